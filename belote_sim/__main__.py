@@ -1,0 +1,7 @@
+"""``python -m belote_sim`` runs the command-line interface."""
+
+import sys
+
+from belote_sim.cli import main
+
+sys.exit(main())

@@ -1,0 +1,252 @@
+"""Playing a whole deal: replaying recorded cards or choosing them by policy.
+
+``play_deal`` is the one loop that plays 32 cards: it takes the cards of a record
+while there are any, then (if a policy is given) asks the policy, checks every card
+against the legal-move rules, keeps the trick winners, card points and belote
+announcements.  ``score_played_deal`` adds declarations and scoring.  The random
+number generator is a xorshift64* kept in a uint64[1] array, so a deal is a pure
+function of its seed.
+"""
+
+import numpy as np
+
+from belote_sim.kernels._jit import kernel
+from belote_sim.kernels.core import (
+    DUTY_NONE,
+    beats,
+    broken_duty,
+    legal_mask,
+    nth_card,
+    popcount,
+)
+from belote_sim.kernels.declarations import (
+    announces_belote,
+    belote_suits,
+    hand_declarations,
+    team_declarations,
+)
+from belote_sim.kernels.scoring import score_deal
+from belote_sim.kernels.tables import (
+    CARD_POINTS,
+    NUM_CARDS,
+    R_BELOTE_ON_DISCARD,
+    R_RAISE_OVER_PARTNER,
+    R_UNDERTRUMP,
+)
+
+POLICY_NONE = -1  # replay only: stop when the recorded cards run out
+POLICY_RANDOM = 0  # uniform among legal cards
+BELOTE_POINTS = 20
+LAST_TRICK_BONUS = 10
+
+U64_MULT = np.uint64(0x2545F4914F6CDD1D)
+
+
+@kernel
+def seed_state(seed):
+    """A xorshift64* state (uint64[1]) from an integer seed (splitmix64 mixing)."""
+    z = np.uint64(seed) + np.uint64(0x9E3779B97F4A7C15)
+    z = (z ^ (z >> np.uint64(30))) * np.uint64(0xBF58476D1CE4E5B9)
+    z = (z ^ (z >> np.uint64(27))) * np.uint64(0x94D049BB133111EB)
+    z = z ^ (z >> np.uint64(31))
+    state = np.empty(1, dtype=np.uint64)
+    state[0] = z if z != np.uint64(0) else np.uint64(1)
+    return state
+
+
+@kernel
+def next_random(state):
+    """Next 32-bit random value (as int64) of a xorshift64* state."""
+    x = state[0]
+    x ^= x >> np.uint64(12)
+    x ^= x << np.uint64(25)
+    x ^= x >> np.uint64(27)
+    state[0] = x
+    return np.int64((x * U64_MULT) >> np.uint64(32))
+
+
+@kernel
+def random_below(state, n):
+    """Uniform integer in [0, n) by multiply-shift (no division; n < 2**31)."""
+    return (next_random(state) * n) >> 32
+
+
+@kernel
+def shuffle_deal(state, hands):
+    """Deal 32 shuffled cards, 8 to each seat, into ``hands`` (4,) masks."""
+    cards = np.arange(NUM_CARDS)
+    for i in range(NUM_CARDS - 1, 0, -1):
+        j = random_below(state, i + 1)
+        tmp = cards[i]
+        cards[i] = cards[j]
+        cards[j] = tmp
+    for seat in range(4):
+        mask = 0
+        for k in range(8):
+            mask |= 1 << cards[8 * seat + k]
+        hands[seat] = mask
+
+
+@kernel
+def choose_card(policy, legal, state):
+    """The card a play policy picks from the ``legal`` mask (policies: ``POLICY_*``)."""
+    # POLICY_RANDOM (the only policy of the rules engine; the simulator adds more).
+    return nth_card(legal, random_below(state, popcount(legal)))
+
+
+@kernel
+def play_deal(hands, leader, strain, rules, announce_mask, plays, n_given, policy, state,
+              out_plays, out_winners, out_belote):
+    """Play a deal from its start.
+
+    ``hands``: (4,) masks (not modified); ``leader``: seat that leads trick 0;
+    ``announce_mask``: bit s set if seat s announces its belote; ``plays``/``n_given``:
+    recorded cards to take first; ``policy``: ``POLICY_*`` for the rest
+    (``POLICY_NONE`` stops when the record ends); ``state``: RNG state.
+    Fills ``out_plays`` (32,) with the cards in order, ``out_winners`` (8,) with the
+    seat that won each completed trick and ``out_belote`` (4,) with the suits in which
+    each seat announced a belote.
+
+    Returns ``(n_played, duty, next_legal, card0, card1, tricks0, tricks1, belote0,
+    belote1)``: cards legally played, the broken duty of card ``n_played`` (0 if
+    none), the legal mask of the next decision (0 when the deal is over), card
+    points per team (last trick included, complete tricks only), tricks won per
+    team and belote points per team.
+    """
+    left = np.empty(4, dtype=np.int64)
+    pending = np.empty(4, dtype=np.int64)
+    for seat in range(4):
+        left[seat] = hands[seat]
+        pending[seat] = belote_suits(hands[seat], strain) if (announce_mask >> seat) & 1 else 0
+        out_belote[seat] = 0
+    raise_op = rules[R_RAISE_OVER_PARTNER]
+    undertrump = rules[R_UNDERTRUMP]
+    on_discard = rules[R_BELOTE_ON_DISCARD]
+    card_pts = np.zeros(2, dtype=np.int64)
+    tricks = np.zeros(2, dtype=np.int64)
+    belote = np.zeros(2, dtype=np.int64)
+    n_cards = popcount(hands[0]) * 4
+    n_played = 0
+    for trick in range(n_cards // 4):
+        led_suit = -1
+        win_card = -1
+        win_pos = -1
+        trick_pts = 0
+        for pos in range(4):
+            seat = (leader + pos) & 3
+            hand = left[seat]
+            legal = legal_mask(hand, led_suit, pos, win_card, win_pos, strain,
+                               raise_op, undertrump)
+            if n_played < n_given:
+                card = plays[n_played]
+                duty = broken_duty(hand, card, led_suit, pos, win_card, win_pos, strain,
+                                   raise_op, undertrump)
+                if duty != DUTY_NONE:
+                    return (n_played, duty, legal, card_pts[0], card_pts[1], tricks[0],
+                            tricks[1], belote[0], belote[1])
+            elif policy == POLICY_NONE:
+                return (n_played, DUTY_NONE, legal, card_pts[0], card_pts[1], tricks[0],
+                        tricks[1], belote[0], belote[1])
+            else:
+                card = choose_card(policy, legal, state)
+            suit = card >> 3
+            rank = card & 7
+            if rank >= 5 and (pending[seat] >> suit) & 1:
+                # First card of a belote pair: announce it or forfeit it (6.2).
+                pending[seat] &= ~(1 << suit)
+                if announces_belote(card, led_suit, pos, strain, on_discard):
+                    out_belote[seat] |= 1 << suit
+                    belote[seat & 1] += BELOTE_POINTS
+            left[seat] = hand & ~(1 << card)
+            out_plays[n_played] = card
+            n_played += 1
+            trick_pts += CARD_POINTS[strain, card]
+            if pos == 0:
+                led_suit = suit
+                win_card = card
+                win_pos = 0
+            elif beats(card, win_card, led_suit, strain):
+                win_card = card
+                win_pos = pos
+        winner = (leader + win_pos) & 3
+        out_winners[trick] = winner
+        team = winner & 1
+        tricks[team] += 1
+        card_pts[team] += trick_pts
+        leader = winner
+    card_pts[leader & 1] += LAST_TRICK_BONUS
+    return (n_played, DUTY_NONE, 0, card_pts[0], card_pts[1], tricks[0], tricks[1],
+            belote[0], belote[1])
+
+
+@kernel
+def deal_declarations(hands, strain, announce_mask, rules, out_decl):
+    """``hand_declarations`` for the four seats into ``out_decl`` (4, 6).
+
+    A seat whose bit in ``announce_mask`` is clear declares nothing (zeros).
+    """
+    for seat in range(4):
+        if (announce_mask >> seat) & 1:
+            d = hand_declarations(hands[seat], strain, rules)
+            for k in range(6):
+                out_decl[seat, k] = d[k]
+        else:
+            for k in range(6):
+                out_decl[seat, k] = 0
+
+
+@kernel
+def score_played_deal(decl, tricks0, tricks1, card0, card1, belote0, belote1, strain,
+                      taker_team, doubling, first_seat, n_tricks, rules):
+    """Team declarations then ``score_deal`` for a fully played deal.
+
+    ``decl``: (4, 6) from ``deal_declarations``.  Returns ``(scored, decl0, decl1)``
+    followed by the 8 values of ``score_deal``.
+    """
+    tricks = np.empty(2, dtype=np.int64)
+    tricks[0] = tricks0
+    tricks[1] = tricks1
+    d0, d1, scored = team_declarations(decl[:, 2], decl[:, 3], decl[:, 4], decl[:, 5],
+                                       tricks, first_seat, rules)
+    r = score_deal(card0, card1, d0, d1, belote0, belote1, tricks0, tricks1, strain,
+                   taker_team, doubling, n_tricks, rules)
+    return scored, d0, d1, r[0], r[1], r[2], r[3], r[4], r[5], r[6], r[7]
+
+
+@kernel
+def random_playouts(n_deals, seed, rules, out):
+    """Benchmark / property-test loop: ``n_deals`` uniform random deals played out.
+
+    Each deal: uniform shuffle, random strain (C D H S NT AT), random taker and
+    dealer, declarations of all four hands, 32 uniformly random legal cards, scoring
+    to MP.  Deal i is a pure function of ``(seed, i)``.  Fills ``out`` (n_deals, 8)
+    with strain, card0, card1, raw0, raw1, mp0, mp1, a checksum of the cards played.
+    """
+    hands = np.empty(4, dtype=np.int64)
+    plays = np.empty(32, dtype=np.int64)
+    winners = np.empty(8, dtype=np.int64)
+    belote = np.empty(4, dtype=np.int64)
+    decl = np.empty((4, 6), dtype=np.int64)
+    for i in range(n_deals):
+        state = seed_state(seed * 0x100000001 + i)
+        shuffle_deal(state, hands)
+        strain = random_below(state, 6)
+        taker = random_below(state, 4)
+        dealer = random_below(state, 4)
+        leader = (dealer + 1) & 3
+        res = play_deal(hands, leader, strain, rules, 15, plays, 0, POLICY_RANDOM, state,
+                        plays, winners, belote)
+        deal_declarations(hands, strain, 15, rules, decl)
+        s = score_played_deal(decl, res[5], res[6], res[3], res[4], res[7], res[8], strain,
+                              taker & 1, 0, leader, 8, rules)
+        checksum = 0
+        for k in range(32):
+            checksum = checksum * 31 + plays[k] & 0xFFFFFFFF
+        out[i, 0] = strain
+        out[i, 1] = res[3]
+        out[i, 2] = res[4]
+        out[i, 3] = s[3]
+        out[i, 4] = s[4]
+        out[i, 5] = s[7]
+        out[i, 6] = s[8]
+        out[i, 7] = checksum

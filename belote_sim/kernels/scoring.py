@@ -1,0 +1,191 @@
+"""Deal scoring (RULES.md sections 7, 8, 10, 14.9-14.15) and game accumulation (9).
+
+Units: *card points* are the points of the cards in tricks (plus 10 for the last
+trick); *raw points* add declarations and belote (and are doubled in NT when
+``nt_double_raw``); *match points* (MP) are raw points divided by ten with the
+rounding of section 8.2.  With ``french`` scoring the "MP" arrays hold French points.
+"""
+
+import numpy as np
+
+from belote_sim.kernels._jit import kernel
+from belote_sim.kernels.tables import (
+    DEAL_CARD_TOTAL,
+    OUTCOME_HANGING,
+    OUTCOME_INSIDE,
+    OUTCOME_MADE,
+    OUTCOME_THROWN_IN,
+    ROUNDING_LIMIT,
+    R_CAPOT_POINTS,
+    R_GAME_TARGET,
+    R_KIRTIK,
+    R_NT_DOUBLE_RAW,
+    R_SCORING,
+    R_THIRD_DOUBLE,
+    R_VALAT_NT_DOUBLE,
+    SCORING_FRENCH,
+    STRAIN_NT,
+)
+
+#: Valat bonus in MP (section 8.6) and the kirtik loss (14.10).
+VALAT_MP = 9
+KIRTIK_MP = 10
+
+
+@kernel
+def round_mp(raw0, raw1, strain):
+    """Raw points of both teams -> match points (section 8.2, 14.12)."""
+    limit = ROUNDING_LIMIT[strain]
+    q0 = raw0 // 10
+    r0 = raw0 - 10 * q0
+    q1 = raw1 // 10
+    r1 = raw1 - 10 * q1
+    m0 = q0 + (1 if r0 > limit else 0)
+    m1 = q1 + (1 if r1 > limit else 0)
+    if r0 == limit and r1 == limit:
+        # Both at the limit: the team with fewer raw points rounds up.
+        if raw0 < raw1:
+            m0 += 1
+        elif raw1 < raw0:
+            m1 += 1
+    return m0, m1
+
+
+@kernel
+def score_deal(card0, card1, decl0, decl1, belote0, belote1, tricks0, tricks1,
+               strain, taker_team, doubling, n_tricks, rules):
+    """Score one played deal.
+
+    Parameters: card points per team (last trick included), scored declaration
+    points per team (runs and carrés), belote points per team, tricks won per team,
+    the strain code, the taker's team, the doubling level (0..3), the number of
+    tricks in a deal and the rules array.
+
+    Returns ``(raw0, raw1, outcome, valat, mp0, mp1, held0, held1)``: raw points,
+    the ``OUTCOME_*`` code seen from the taker's team, the team that won every trick
+    (-1 if none), what each team adds to its score now (MP, or French points) and
+    what is held as hanging points.
+    """
+    valat = -1
+    if tricks0 == n_tricks:
+        valat = 0
+    elif tricks1 == n_tricks:
+        valat = 1
+    defender_team = 1 - taker_team
+    if rules[R_SCORING] == SCORING_FRENCH:
+        # A capot replaces the card total by the capot total (10, 14.15).
+        capot_total = DEAL_CARD_TOTAL[strain] + rules[R_CAPOT_POINTS] - 162
+        if valat == 0:
+            card0 = capot_total
+        elif valat == 1:
+            card1 = capot_total
+    raw0 = card0 + decl0 + belote0
+    raw1 = card1 + decl1 + belote1
+    if strain == STRAIN_NT and rules[R_NT_DOUBLE_RAW]:
+        raw0 *= 2
+        raw1 *= 2
+    raw_taker = raw0 if taker_team == 0 else raw1
+    raw_def = raw1 if taker_team == 0 else raw0
+    if raw_taker > raw_def:
+        outcome = OUTCOME_MADE
+    elif raw_taker < raw_def:
+        outcome = OUTCOME_INSIDE
+    else:
+        outcome = OUTCOME_HANGING
+    mp = np.zeros(2, dtype=np.int64)
+    held = np.zeros(2, dtype=np.int64)
+    belote = (belote0, belote1)
+    if rules[R_SCORING] == SCORING_FRENCH:
+        if outcome == OUTCOME_MADE:
+            mp[0] = raw0
+            mp[1] = raw1
+        elif outcome == OUTCOME_INSIDE:
+            card_total = DEAL_CARD_TOTAL[strain]
+            if valat == defender_team:
+                card_total += rules[R_CAPOT_POINTS] - 162
+            if strain == STRAIN_NT and rules[R_NT_DOUBLE_RAW]:
+                card_total *= 2
+            mp[defender_team] = card_total + decl0 + decl1 + belote[defender_team]
+            mp[taker_team] = belote[taker_team]
+        else:
+            mp[defender_team] = raw_def
+            mp[taker_team] = belote[taker_team]
+            held[taker_team] = raw_taker - belote[taker_team]
+        return raw0, raw1, outcome, valat, mp[0], mp[1], held[0], held[1]
+
+    m0, m1 = round_mp(raw0, raw1, strain)
+    multiplier = 1 << doubling
+    if outcome == OUTCOME_HANGING:
+        if doubling > 0:
+            held[0] = m0 * multiplier
+            held[1] = m1 * multiplier
+        elif taker_team == 0:
+            held[0] = m0
+            mp[1] = m1
+        else:
+            held[1] = m1
+            mp[0] = m0
+    elif doubling > 0 or outcome == OUTCOME_INSIDE:
+        # The team with fewer raw points is inside: the other takes both teams' MP.
+        winner = taker_team if outcome == OUTCOME_MADE else defender_team
+        mp[winner] = (m0 + m1) * multiplier
+    else:
+        mp[0] = m0
+        mp[1] = m1
+    if valat >= 0:
+        bonus = VALAT_MP
+        if strain == STRAIN_NT and rules[R_VALAT_NT_DOUBLE]:
+            bonus = 2 * VALAT_MP
+        mp[valat] += bonus
+    if rules[R_KIRTIK]:
+        for team in range(2):
+            inside = (outcome == OUTCOME_INSIDE and team == taker_team) or (
+                outcome == OUTCOME_MADE and doubling > 0 and team == defender_team)
+            if inside or valat == 1 - team:
+                mp[team] -= KIRTIK_MP
+    return raw0, raw1, outcome, valat, mp[0], mp[1], held[0], held[1]
+
+
+@kernel
+def play_game(outcomes, taker_teams, doublings, valats, mp, held, rules):
+    """Accumulate a game (section 9) over a sequence of scored deals.
+
+    Inputs are per deal (n,): ``OUTCOME_*`` codes (``OUTCOME_THROWN_IN`` for an
+    all-pass deal), taker team, doubling level, valat team (-1 none), and (n, 2)
+    arrays of MP added now and MP held.  Held points wait in a pot that goes to the
+    team that wins the next deal that is neither hanging nor thrown in.  The game
+    ends after a deal when a team has reached the target, nothing is held and the
+    deal was not a valat, won by the team with more points (equal totals play on);
+    with ``third_double`` a made or inside deal at doubling 3 decides the game.
+
+    Returns ``(score0, score1, pot, ended_after, winner)`` (-1 while not ended);
+    deals after the end are ignored.
+    """
+    score0 = 0
+    score1 = 0
+    pot = 0
+    target = rules[R_GAME_TARGET]
+    for i in range(outcomes.shape[0]):
+        outcome = outcomes[i]
+        score0 += mp[i, 0]
+        score1 += mp[i, 1]
+        pot += held[i, 0] + held[i, 1]
+        deal_winner = -1
+        if outcome == OUTCOME_MADE:
+            deal_winner = taker_teams[i]
+        elif outcome == OUTCOME_INSIDE:
+            deal_winner = 1 - taker_teams[i]
+        if deal_winner >= 0 and pot > 0 and outcome != OUTCOME_HANGING:
+            if deal_winner == 0:
+                score0 += pot
+            else:
+                score1 += pot
+            pot = 0
+        if rules[R_THIRD_DOUBLE] and doublings[i] == 3 and deal_winner >= 0:
+            return score0, score1, pot, i, deal_winner
+        if outcome == OUTCOME_THROWN_IN:
+            continue
+        if (score0 >= target or score1 >= target) and pot == 0 and valats[i] < 0 \
+                and score0 != score1:
+            return score0, score1, pot, i, 0 if score0 > score1 else 1
+    return score0, score1, pot, -1, -1

@@ -1,0 +1,47 @@
+"""Random legal playouts as replay records (for tests, samples and tools)."""
+
+from __future__ import annotations
+
+from typing import Any
+
+import numpy as np
+
+from belote_sim.cards import format_card, format_cards
+from belote_sim.kernels.play import POLICY_RANDOM, play_deal, random_below, seed_state, \
+    shuffle_deal
+from belote_sim.kernels.tables import STRAIN_NAMES
+from belote_sim.rules import Rules
+
+
+def random_record(seed: int, rules: Rules | str = "common", n_plays: int = 32,
+                  strain: str | None = None, doubling: int | None = None) -> dict[str, Any]:
+    """A replay record of a uniformly dealt deal played with random legal cards.
+
+    The deal, dealer, taker, strain (among those the rules allow, unless given) and
+    doubling (0..max, unless given) are drawn from ``seed``; ``n_plays`` cards of the
+    random playout are kept in ``plays``.
+    """
+    rules = Rules.from_spec(rules)
+    state = seed_state(seed)
+    hands = np.empty(4, dtype=np.int64)
+    shuffle_deal(state, hands)
+    strains = [s for s in range(6) if rules.strain_allowed(s)]
+    code = STRAIN_NAMES.index(strain) if strain else strains[random_below(state, len(strains))]
+    dealer = int(random_below(state, 4))
+    taker = int(random_below(state, 4))
+    if doubling is None:
+        doubling = int(random_below(state, rules.max_doubling + 1))
+    plays = np.zeros(32, dtype=np.int64)
+    winners = np.zeros(8, dtype=np.int64)
+    belote = np.zeros(4, dtype=np.int64)
+    play_deal(hands, (dealer + 1) % 4, code, rules.to_array(), 15, plays, 0, POLICY_RANDOM,
+              state, plays, winners, belote)
+    return {
+        "ruleset": rules.name,
+        "options": {k: v for k, v in rules.options().items()
+                    if v != Rules.preset(rules.name).options()[k]},
+        "dealer": dealer,
+        "hands": [" ".join(format_cards(int(h))) for h in hands],
+        "contract": {"strain": STRAIN_NAMES[code], "taker": taker, "doubling": doubling},
+        "plays": [format_card(int(c)) for c in plays[:n_plays]],
+    }

@@ -1,0 +1,302 @@
+"""Replay of recorded deals: JSON record in, tricks / legal cards / scores out.
+
+Record (one JSON object)::
+
+    {"ruleset": "common", "options": {...}, "dealer": 3,
+     "hands": ["JH 9H AH TH KS QS 7C 8D", ...4 hands, seats 0..3],
+     "contract": {"strain": "H", "taker": 0, "doubling": 0},
+     "plays": ["7C", ...0 to 32 cards], "belote_silent": [seats]}
+
+Unknown top-level fields are errors, except ``id`` (echoed) and names starting with
+``_`` (RULES.md 14.17).  The result's fields are documented on ``replay``.
+
+Reading chosen for ``revoke_penalty`` (RULES.md section 12): the non-offending team
+scores the deal's card total plus every declaration announced before the illegal
+card -- the runs and carrés of each seat that had already legally played a card
+(they are announced with the first card) and the belotes already announced -- and
+the offending team scores nothing; ``card_points`` then still shows the points of
+the tricks completed before the stop.
+"""
+
+from __future__ import annotations
+
+import json
+from typing import Any, Iterable, TextIO
+
+import numpy as np
+
+from belote_sim.cards import format_card, format_cards, parse_card, parse_hands, parse_strain
+from belote_sim.kernels.core import DUTY_NAMES
+from belote_sim.kernels.play import POLICY_NONE, deal_declarations, play_deal, \
+    score_played_deal, seed_state
+from belote_sim.kernels.scoring import score_deal
+from belote_sim.kernels.tables import (
+    CARRE_POINTS,
+    DEAL_CARD_TOTAL,
+    OUTCOME_NAMES,
+    RANK_A,
+    RUN_LENGTH_POINTS,
+    STRAIN_NT,
+)
+from belote_sim.rules import Rules
+
+RECORD_FIELDS = ("ruleset", "options", "dealer", "hands", "contract", "plays",
+                 "belote_silent")
+CONTRACT_FIELDS = ("strain", "taker", "doubling")
+RUN_NAMES = {3: "tierce", 4: "quarte", 5: "quinte"}
+KIND_ORDER = {"carre": 0, "quinte": 1, "quarte": 2, "tierce": 3, "belote": 4}
+
+
+def _int_field(value: Any, name: str, low: int, high: int) -> int:
+    if isinstance(value, bool) or not isinstance(value, int) or not low <= value <= high:
+        raise ValueError(f"field {name!r} must be an integer {low}..{high}, got {value!r}")
+    return value
+
+
+def parse_record(record: Any) -> dict[str, Any]:
+    """Validate a replay record; returns its parsed parts (rules, masks, card indices).
+
+    Raises ``ValueError`` naming the offending field for anything malformed.
+    """
+    if not isinstance(record, dict):
+        raise ValueError(f"a record must be a JSON object, got {type(record).__name__}")
+    unknown = [k for k in record if k not in RECORD_FIELDS and k != "id"
+               and not (isinstance(k, str) and k.startswith("_"))]
+    if unknown:
+        raise ValueError(f"unknown field(s) {', '.join(map(repr, unknown))}; "
+                         f"known fields: {', '.join(RECORD_FIELDS)}")
+    for name in ("dealer", "hands", "contract"):
+        if name not in record:
+            raise ValueError(f"missing field {name!r}")
+    ruleset = record.get("ruleset", "common")
+    if not isinstance(ruleset, str):
+        raise ValueError(f"field 'ruleset' must be a string, got {ruleset!r}")
+    try:
+        rules = Rules.from_spec(ruleset, record.get("options"))
+    except (ValueError, TypeError) as exc:
+        raise ValueError(f"field 'options': {exc}") from None
+    dealer = _int_field(record["dealer"], "dealer", 0, 3)
+    hands_text = record["hands"]
+    if not isinstance(hands_text, list) or len(hands_text) != 4:
+        raise ValueError("field 'hands' must be a list of 4 hands (seats 0..3)")
+    try:
+        hands = parse_hands(hands_text, size=8)
+    except ValueError as exc:
+        raise ValueError(f"field 'hands': {exc}") from None
+
+    contract = record["contract"]
+    if not isinstance(contract, dict):
+        raise ValueError("field 'contract' must be an object {strain, taker, doubling}")
+    extra = [k for k in contract if k not in CONTRACT_FIELDS]
+    if extra:
+        raise ValueError(f"field 'contract': unknown field(s) {', '.join(map(repr, extra))}")
+    if "strain" not in contract or "taker" not in contract:
+        raise ValueError("field 'contract' needs 'strain' and 'taker'")
+    try:
+        strain = parse_strain(contract["strain"])
+    except ValueError as exc:
+        raise ValueError(f"field 'contract.strain': {exc}") from None
+    if not rules.strain_allowed(strain):
+        raise ValueError(f"field 'contract.strain': {contract['strain']} is not a contract "
+                         f"of the {rules.name} rules (option french_allow_nt_at)")
+    taker = _int_field(contract["taker"], "contract.taker", 0, 3)
+    doubling = _int_field(contract.get("doubling", 0), "contract.doubling", 0,
+                          rules.max_doubling)
+
+    plays_raw = record.get("plays", [])
+    if isinstance(plays_raw, str):
+        plays_raw = plays_raw.replace(",", " ").split()
+    if not isinstance(plays_raw, list) or len(plays_raw) > 32:
+        raise ValueError("field 'plays' must be a list of at most 32 cards")
+    try:
+        plays = [parse_card(c) for c in plays_raw]
+    except ValueError as exc:
+        raise ValueError(f"field 'plays': {exc}") from None
+
+    silent = record.get("belote_silent", [])
+    if not isinstance(silent, list):
+        raise ValueError("field 'belote_silent' must be a list of seats")
+    silent_seats = {_int_field(s, "belote_silent", 0, 3) for s in silent}
+    return dict(rules=rules, dealer=dealer, hands=hands, strain=strain, taker=taker,
+                doubling=doubling, plays=plays, silent=silent_seats)
+
+
+def _run_declarations(seat: int, run_cards: int) -> list[dict[str, Any]]:
+    """Split a mask of declared run cards into tierce / quarte / quinte entries."""
+    out = []
+    for suit in range(4):
+        byte = (run_cards >> (8 * suit)) & 0xFF
+        rank = 0
+        while rank < 8:
+            if not (byte >> rank) & 1:
+                rank += 1
+                continue
+            start = rank
+            while rank < 8 and (byte >> rank) & 1:
+                rank += 1
+            pieces = [(start, rank)] if rank - start <= 5 else [(start + 3, rank), (start, start + 3)]
+            for lo, hi in pieces:
+                cards = [8 * suit + r for r in range(lo, hi)]
+                out.append(dict(seat=seat, kind=RUN_NAMES[hi - lo],
+                                cards=format_cards(cards), points=int(RUN_LENGTH_POINTS[hi - lo])))
+    return out
+
+
+def _carre_declarations(seat: int, carre_ranks: int, strain: int) -> list[dict[str, Any]]:
+    out = []
+    for rank in range(8):
+        if (carre_ranks >> rank) & 1:
+            points = 200 if (strain == STRAIN_NT and rank == RANK_A) else int(CARRE_POINTS[rank])
+            out.append(dict(seat=seat, kind="carre",
+                            cards=format_cards([8 * s + rank for s in range(4)]), points=points))
+    return out
+
+
+def _belote_declarations(seat: int, suits: int) -> list[dict[str, Any]]:
+    return [dict(seat=seat, kind="belote", cards=format_cards([8 * s + 5, 8 * s + 6]), points=20)
+            for s in range(4) if (suits >> s) & 1]
+
+
+def _sort_declarations(items: list[dict[str, Any]]) -> list[dict[str, Any]]:
+    return sorted(items, key=lambda d: (d["seat"], KIND_ORDER[d["kind"]],
+                                        parse_card(d["cards"][0])))
+
+
+def replay(record: dict[str, Any]) -> dict[str, Any]:
+    """Replay one recorded deal (see the module docstring for the record).
+
+    Returns a dict with ``tricks`` (each ``{"leader", "cards", "winner"}``, the trick
+    in progress last with winner ``None``), ``to_play`` and ``legal`` (the next
+    decision, or the one where an illegal card was played; ``None`` when the deal
+    is over), ``illegal`` (``None`` or ``{"trick", "seat", "card", "rule"}``) and the
+    scoring fields, ``None`` unless all 32 cards were legally played:
+    ``card_points`` (card points per team, last-trick 10 included), ``declarations``
+    (per team, the runs, carrés and belotes it scores), ``raw`` (raw points),
+    ``outcome`` (``made`` / ``inside`` / ``hanging``, seen from the taker's team),
+    ``valat`` (team that won every trick, or ``None``), ``mp`` (match points each
+    team adds now -- French points under french scoring) and ``held_mp`` (points
+    held as hanging).  Team 0 is seats {0, 2}.  ``id`` is echoed when present.
+
+    Raises ``ValueError`` naming the field when the record is malformed.
+    """
+    rec = parse_record(record)
+    rules: Rules = rec["rules"]
+    rules_arr = rules.to_array()
+    strain, dealer, taker, doubling = rec["strain"], rec["dealer"], rec["taker"], rec["doubling"]
+    hands = np.array(rec["hands"], dtype=np.int64)
+    plays = np.array(rec["plays"] + [0] * (32 - len(rec["plays"])), dtype=np.int64)
+    announce_mask = sum(1 << s for s in range(4) if s not in rec["silent"])
+    leader = (dealer + 1) % 4
+    out_plays = np.zeros(32, dtype=np.int64)
+    out_winners = np.zeros(8, dtype=np.int64)
+    out_belote = np.zeros(4, dtype=np.int64)
+    (n_played, duty, next_legal, card0, card1, tricks0, tricks1, belote0,
+     belote1) = play_deal(hands, leader, strain, rules_arr, announce_mask, plays,
+                          len(rec["plays"]), POLICY_NONE, seed_state(0), out_plays,
+                          out_winners, out_belote)
+
+    result: dict[str, Any] = {}
+    if "id" in record:
+        result["id"] = record["id"]
+    tricks = []
+    trick_leader = leader
+    for k in range((n_played + 3) // 4):
+        cards = [int(c) for c in out_plays[4 * k:min(4 * k + 4, n_played)]]
+        winner = int(out_winners[k]) if len(cards) == 4 else None
+        tricks.append(dict(leader=trick_leader, cards=[format_card(c) for c in cards],
+                           winner=winner))
+        if winner is not None:
+            trick_leader = winner
+    over = n_played == 32 and duty == 0
+    to_play = None if over else (trick_leader + n_played % 4) % 4
+    result.update(tricks=tricks, to_play=to_play,
+                  legal=None if over else format_cards(int(next_legal)), illegal=None)
+    result.update(card_points=None, declarations=None, raw=None, outcome=None, valat=None,
+                  mp=None, held_mp=None)
+    if duty:
+        result["illegal"] = dict(trick=n_played // 4, seat=to_play,
+                                 card=format_card(rec["plays"][n_played]), rule=DUTY_NAMES[duty])
+    decl = np.zeros((4, 6), dtype=np.int64)
+    deal_declarations(hands, strain, 15, rules_arr, decl)
+    if over:
+        (scored, _d0, _d1, raw0, raw1, outcome, valat, mp0, mp1, held0,
+         held1) = score_played_deal(decl, tricks0, tricks1, card0, card1, belote0, belote1,
+                                    strain, taker % 2, doubling, leader, 8, rules_arr)
+        team_decl: list[list[dict[str, Any]]] = [[], []]
+        for seat in range(4):
+            team = seat % 2
+            if (scored >> team) & 1:
+                team_decl[team] += _run_declarations(seat, int(decl[seat, 1]))
+            if (scored >> (2 + team)) & 1:
+                team_decl[team] += _carre_declarations(seat, int(decl[seat, 0]), strain)
+            team_decl[team] += _belote_declarations(seat, int(out_belote[seat]))
+        result.update(card_points=[int(card0), int(card1)],
+                      declarations=[_sort_declarations(t) for t in team_decl],
+                      raw=[int(raw0), int(raw1)], outcome=OUTCOME_NAMES[outcome],
+                      valat=None if valat < 0 else int(valat), mp=[int(mp0), int(mp1)],
+                      held_mp=[int(held0), int(held1)])
+    elif duty and rules.revoke_penalty:
+        result.update(_revoke_scores(rules, strain, taker, doubling, leader, n_played,
+                                     to_play, decl, out_belote, card0, card1))
+    return result
+
+
+def _revoke_scores(rules: Rules, strain: int, taker: int, doubling: int, leader: int,
+                   n_played: int, offender: int, decl: np.ndarray, belote_suits: np.ndarray,
+                   card0: int, card1: int) -> dict[str, Any]:
+    """Scores of a deal stopped by an illegal card under ``revoke_penalty`` (section 12)."""
+    other = 1 - offender % 2
+    announced: list[dict[str, Any]] = []
+    for seat in range(4):
+        if (seat - leader) % 4 < n_played:  # this seat's first card was legally played
+            announced += _run_declarations(seat, int(decl[seat, 1]))
+            announced += _carre_declarations(seat, int(decl[seat, 0]), strain)
+    decl_points = sum(d["points"] for d in announced)
+    belote_points = 0
+    for seat in range(4):
+        belotes = _belote_declarations(seat, int(belote_suits[seat]))
+        announced += belotes
+        belote_points += 20 * len(belotes)
+    card = [0, 0]
+    card[other] = int(DEAL_CARD_TOTAL[strain])
+    d = [0, 0]
+    d[other] = decl_points
+    b = [0, 0]
+    b[other] = belote_points
+    raw0, raw1, outcome, valat, mp0, mp1, held0, held1 = score_deal(
+        card[0], card[1], d[0], d[1], b[0], b[1], 0, 0, strain, taker % 2, doubling, 8,
+        rules.to_array())
+    team_decl: list[list[dict[str, Any]]] = [[], []]
+    team_decl[other] = _sort_declarations(announced)
+    return dict(card_points=[int(card0), int(card1)], declarations=team_decl,
+                raw=[int(raw0), int(raw1)], outcome=OUTCOME_NAMES[outcome], valat=None,
+                mp=[int(mp0), int(mp1)], held_mp=[int(held0), int(held1)])
+
+
+def replay_lines(lines: Iterable[str], out: TextIO) -> tuple[int, int]:
+    """Replay JSON lines from ``lines`` into ``out``; blank lines are skipped.
+
+    A malformed line yields ``{"error": "line N: ..."}`` and the next line is read.
+    Returns ``(n_records, n_errors)``.
+    """
+    n_records = n_errors = 0
+    for lineno, line in enumerate(lines, 1):
+        if not line.strip():
+            continue
+        n_records += 1
+        try:
+            record = json.loads(line)
+            result = replay(record)
+        except json.JSONDecodeError as exc:
+            n_errors += 1
+            result = {"error": f"line {lineno}: not valid JSON: {exc.msg} at column {exc.colno}"}
+        except ValueError as exc:
+            n_errors += 1
+            result = {"error": f"line {lineno}: {exc}"}
+            if isinstance(record, dict) and "id" in record:
+                result["id"] = record["id"]
+        out.write(json.dumps(result, ensure_ascii=False) + "\n")
+    return n_records, n_errors
+
+
+__all__ = ["replay", "parse_record", "replay_lines"]

@@ -1,0 +1,201 @@
+"""Rule presets and options (RULES.md section 13) as one immutable object.
+
+``Rules.preset("bulgarian", kirtik=True)`` gives the ``bulgarian`` rules with one
+option changed; ``rules.to_array()`` gives the int64 array every kernel takes (its
+layout is the ``R_*`` constants of ``belote_sim.kernels.tables``).  Unknown option
+names, wrong types and impossible combinations raise ``ValueError``.
+"""
+
+from __future__ import annotations
+
+import dataclasses
+from dataclasses import dataclass, field
+from typing import Any, Mapping
+
+import numpy as np
+
+from belote_sim.kernels import tables as T
+
+PRESETS = ("common", "bulgarian", "french")
+_CHOICES = {
+    "declarations_compare": ("best_run", "best_declaration"),
+    "scoring": ("mp", "french"),
+    "dealing": ("shuffle", "cut"),
+    "bidding": ("auction", "two_round", "take_or_pass"),
+}
+
+
+@dataclass(frozen=True)
+class Rules:
+    """A complete rule set: a preset name plus every option of RULES.md.
+
+    Attributes follow RULES.md section 13 (section numbers in brackets):
+    ``raise_over_partner``/``undertrump`` [5], ``card_in_one_declaration``,
+    ``nt_four_aces`` [6.1], ``belote_on_discard`` [6.2], ``declarations_compare``
+    (``best_run`` | ``best_declaration``) and ``declarations_need_trick`` [6.3],
+    ``nt_double_raw`` [7], ``scoring`` (``mp`` | ``french``), ``valat_nt_double``,
+    ``kirtik`` [8.6], ``capot_points`` (card points of a capot, french) [10],
+    ``bidding`` (``auction`` | ``two_round`` | ``take_or_pass``), ``third_double``,
+    ``at_double_ends_auction``, ``dealer_must_take`` [4.1], ``french_allow_nt_at``
+    [4.2], ``doubling`` (take-or-pass doubling) [4.3], ``dealing`` (``shuffle`` |
+    ``cut``) [3], ``revoke_penalty`` [12], ``game_target`` (MP, or French points)
+    [9] and ``players`` [11].
+    """
+
+    name: str = "common"
+    raise_over_partner: bool = False
+    undertrump: bool = True
+    card_in_one_declaration: bool = True
+    belote_on_discard: bool = True
+    nt_four_aces: bool = False
+    declarations_compare: str = "best_run"
+    declarations_need_trick: bool = False
+    nt_double_raw: bool = True
+    scoring: str = "mp"
+    valat_nt_double: bool = True
+    capot_points: int = 250
+    kirtik: bool = False
+    french_allow_nt_at: bool = False
+    third_double: bool = False
+    at_double_ends_auction: bool = False
+    dealer_must_take: bool = False
+    dealing: str = "shuffle"
+    revoke_penalty: bool = False
+    game_target: int = 151
+    players: int = 4
+    bidding: str = "auction"
+    doubling: bool = True
+    _array: np.ndarray = field(default=None, init=False, repr=False, compare=False)  # type: ignore
+
+    def __post_init__(self) -> None:
+        self._validate()
+        object.__setattr__(self, "_array", self._build_array())
+
+    # -- construction -------------------------------------------------------------
+    @classmethod
+    def preset(cls, name: str = "common", **options: Any) -> "Rules":
+        """The preset ``name`` (common, bulgarian, french) with ``options`` changed."""
+        if name not in PRESETS:
+            raise ValueError(f"unknown ruleset {name!r}: expected one of {', '.join(PRESETS)}")
+        base = dict(_PRESET_OPTIONS[name])
+        unknown = sorted(set(options) - set(OPTION_NAMES))
+        if unknown:
+            raise ValueError(f"unknown rule option(s) {', '.join(map(repr, unknown))}; "
+                             f"known options: {', '.join(OPTION_NAMES)}")
+        base.update(options)
+        return cls(name=name, **base)
+
+    @classmethod
+    def from_spec(cls, ruleset: str | "Rules" | None = "common",
+                  options: Mapping[str, Any] | None = None) -> "Rules":
+        """Rules from a preset name (or Rules) and a mapping of option overrides."""
+        if isinstance(ruleset, Rules):
+            return dataclasses.replace(ruleset, **dict(options or {})) if options else ruleset
+        if options is not None and not isinstance(options, Mapping):
+            raise ValueError(f"options must be an object of option: value, got {options!r}")
+        return cls.preset(ruleset if ruleset is not None else "common", **dict(options or {}))
+
+    def replace(self, **options: Any) -> "Rules":
+        """A copy with some options changed (validated again)."""
+        unknown = sorted(set(options) - set(OPTION_NAMES))
+        if unknown:
+            raise ValueError(f"unknown rule option(s) {', '.join(map(repr, unknown))}")
+        return dataclasses.replace(self, **options)
+
+    def options(self) -> dict[str, Any]:
+        """Every option as a plain dict (JSON-ready)."""
+        return {name: getattr(self, name) for name in OPTION_NAMES}
+
+    # -- checks ---------------------------------------------------------------
+    def _validate(self) -> None:
+        for f in dataclasses.fields(self):
+            if f.name.startswith("_") or f.name == "name":
+                continue
+            value = getattr(self, f.name)
+            if f.type in ("bool", bool):
+                if not isinstance(value, (bool, np.bool_)):
+                    raise ValueError(f"option {f.name} must be true or false, got {value!r}")
+            elif f.type in ("int", int):
+                if isinstance(value, bool) or not isinstance(value, (int, np.integer)):
+                    raise ValueError(f"option {f.name} must be an integer, got {value!r}")
+            elif f.name in _CHOICES and value not in _CHOICES[f.name]:
+                raise ValueError(f"option {f.name} must be one of "
+                                 f"{', '.join(_CHOICES[f.name])}, got {value!r}")
+        if self.players != 4:
+            raise ValueError(f"players={self.players}: only the 4-player game is implemented "
+                             "so far (2- and 3-player variants: RULES.md section 11)")
+        if self.scoring == "french":
+            for opt in ("kirtik", "third_double"):
+                if getattr(self, opt):
+                    raise ValueError(f"option {opt} cannot be used with french scoring")
+        if self.french_allow_nt_at and self.bidding != "two_round":
+            raise ValueError("option french_allow_nt_at needs the french two-round bidding")
+        if self.capot_points < 162:
+            raise ValueError(f"capot_points={self.capot_points} is below the 162 card points "
+                             "of a deal")
+        if self.game_target <= 0:
+            raise ValueError(f"game_target must be positive, got {self.game_target}")
+        if self.bidding == "two_round" and (self.third_double or self.at_double_ends_auction
+                                            or self.dealer_must_take):
+            raise ValueError("third_double, at_double_ends_auction and dealer_must_take are "
+                             "auction options; the french two-round bidding has no doubling")
+
+    def _build_array(self) -> np.ndarray:
+        arr = np.zeros(T.NUM_RULE_FIELDS, dtype=np.int64)
+        arr[T.R_RAISE_OVER_PARTNER] = self.raise_over_partner
+        arr[T.R_UNDERTRUMP] = self.undertrump
+        arr[T.R_CARD_IN_ONE_DECLARATION] = self.card_in_one_declaration
+        arr[T.R_BELOTE_ON_DISCARD] = self.belote_on_discard
+        arr[T.R_NT_FOUR_ACES] = self.nt_four_aces
+        arr[T.R_DECLARATIONS_COMPARE] = _CHOICES["declarations_compare"].index(
+            self.declarations_compare)
+        arr[T.R_DECLARATIONS_NEED_TRICK] = self.declarations_need_trick
+        arr[T.R_NT_DOUBLE_RAW] = self.nt_double_raw
+        arr[T.R_SCORING] = _CHOICES["scoring"].index(self.scoring)
+        arr[T.R_VALAT_NT_DOUBLE] = self.valat_nt_double
+        arr[T.R_CAPOT_POINTS] = self.capot_points
+        arr[T.R_KIRTIK] = self.kirtik
+        arr[T.R_FRENCH_ALLOW_NT_AT] = self.french_allow_nt_at
+        arr[T.R_THIRD_DOUBLE] = self.third_double
+        arr[T.R_AT_DOUBLE_ENDS_AUCTION] = self.at_double_ends_auction
+        arr[T.R_DEALER_MUST_TAKE] = self.dealer_must_take
+        arr[T.R_DEALING] = _CHOICES["dealing"].index(self.dealing)
+        arr[T.R_REVOKE_PENALTY] = self.revoke_penalty
+        arr[T.R_GAME_TARGET] = self.game_target
+        arr[T.R_PLAYERS] = self.players
+        arr[T.R_BIDDING] = _CHOICES["bidding"].index(self.bidding)
+        arr[T.R_DOUBLING] = self.doubling
+        arr.setflags(write=False)
+        return arr
+
+    def to_array(self) -> np.ndarray:
+        """The read-only int64 array of options that kernels take."""
+        return self._array
+
+    # -- questions the API asks --------------------------------------------------
+    @property
+    def max_doubling(self) -> int:
+        """Highest doubling level a contract may have (0 without doubling)."""
+        if self.scoring == "french" or self.bidding == "two_round":
+            return 0
+        return 3 if self.third_double else 2
+
+    def strain_allowed(self, strain: int) -> bool:
+        """Whether a contract in this strain code exists under these rules."""
+        if self.bidding == "two_round" and strain >= T.STRAIN_NT:
+            return self.french_allow_nt_at
+        return True
+
+
+OPTION_NAMES = tuple(f.name for f in dataclasses.fields(Rules)
+                     if f.name != "name" and not f.name.startswith("_"))
+
+_PRESET_OPTIONS: dict[str, dict[str, Any]] = {
+    "common": {},
+    "bulgarian": dict(raise_over_partner=True, undertrump=False, belote_on_discard=False,
+                      declarations_need_trick=True, valat_nt_double=False),
+    "french": dict(raise_over_partner=True, undertrump=True, belote_on_discard=True,
+                   declarations_compare="best_declaration", nt_double_raw=False,
+                   scoring="french", valat_nt_double=False, bidding="two_round",
+                   game_target=1000, doubling=False),
+}
