@@ -59,7 +59,7 @@ def _cmd_perft(args: argparse.Namespace) -> int:
 
 
 def _cmd_main(args: argparse.Namespace) -> int:
-    from belote_sim.game import score_game
+    from belote_sim.scoring import score_game
     from belote_sim.replay import replay
 
     out_dir = Path(args.output)

@@ -26,25 +26,17 @@ from typing import Any, Iterable, TextIO
 import numpy as np
 
 from belote_sim.cards import format_card, format_cards, parse_card, parse_hands, parse_strain
+from belote_sim.declarations import belote_entries, carre_entries, run_entries, sort_entries
 from belote_sim.kernels.core import DUTY_NAMES
 from belote_sim.kernels.play import POLICY_NONE, deal_declarations, play_deal, \
     score_played_deal, seed_state
 from belote_sim.kernels.scoring import score_deal
-from belote_sim.kernels.tables import (
-    CARRE_POINTS,
-    DEAL_CARD_TOTAL,
-    OUTCOME_NAMES,
-    RANK_A,
-    RUN_LENGTH_POINTS,
-    STRAIN_NT,
-)
+from belote_sim.kernels.tables import DEAL_CARD_TOTAL, OUTCOME_NAMES
 from belote_sim.rules import Rules
 
 RECORD_FIELDS = ("ruleset", "options", "dealer", "hands", "contract", "plays",
                  "belote_silent")
 CONTRACT_FIELDS = ("strain", "taker", "doubling")
-RUN_NAMES = {3: "tierce", 4: "quarte", 5: "quinte"}
-KIND_ORDER = {"carre": 0, "quinte": 1, "quarte": 2, "tierce": 3, "belote": 4}
 
 
 def _int_field(value: Any, name: str, low: int, high: int) -> int:
@@ -121,47 +113,6 @@ def parse_record(record: Any) -> dict[str, Any]:
                 doubling=doubling, plays=plays, silent=silent_seats)
 
 
-def _run_declarations(seat: int, run_cards: int) -> list[dict[str, Any]]:
-    """Split a mask of declared run cards into tierce / quarte / quinte entries."""
-    out = []
-    for suit in range(4):
-        byte = (run_cards >> (8 * suit)) & 0xFF
-        rank = 0
-        while rank < 8:
-            if not (byte >> rank) & 1:
-                rank += 1
-                continue
-            start = rank
-            while rank < 8 and (byte >> rank) & 1:
-                rank += 1
-            pieces = [(start, rank)] if rank - start <= 5 else [(start + 3, rank), (start, start + 3)]
-            for lo, hi in pieces:
-                cards = [8 * suit + r for r in range(lo, hi)]
-                out.append(dict(seat=seat, kind=RUN_NAMES[hi - lo],
-                                cards=format_cards(cards), points=int(RUN_LENGTH_POINTS[hi - lo])))
-    return out
-
-
-def _carre_declarations(seat: int, carre_ranks: int, strain: int) -> list[dict[str, Any]]:
-    out = []
-    for rank in range(8):
-        if (carre_ranks >> rank) & 1:
-            points = 200 if (strain == STRAIN_NT and rank == RANK_A) else int(CARRE_POINTS[rank])
-            out.append(dict(seat=seat, kind="carre",
-                            cards=format_cards([8 * s + rank for s in range(4)]), points=points))
-    return out
-
-
-def _belote_declarations(seat: int, suits: int) -> list[dict[str, Any]]:
-    return [dict(seat=seat, kind="belote", cards=format_cards([8 * s + 5, 8 * s + 6]), points=20)
-            for s in range(4) if (suits >> s) & 1]
-
-
-def _sort_declarations(items: list[dict[str, Any]]) -> list[dict[str, Any]]:
-    return sorted(items, key=lambda d: (d["seat"], KIND_ORDER[d["kind"]],
-                                        parse_card(d["cards"][0])))
-
-
 def replay(record: dict[str, Any]) -> dict[str, Any]:
     """Replay one recorded deal (see the module docstring for the record).
 
@@ -226,12 +177,12 @@ def replay(record: dict[str, Any]) -> dict[str, Any]:
         for seat in range(4):
             team = seat % 2
             if (scored >> team) & 1:
-                team_decl[team] += _run_declarations(seat, int(decl[seat, 1]))
+                team_decl[team] += run_entries(seat, int(decl[seat, 1]))
             if (scored >> (2 + team)) & 1:
-                team_decl[team] += _carre_declarations(seat, int(decl[seat, 0]), strain)
-            team_decl[team] += _belote_declarations(seat, int(out_belote[seat]))
+                team_decl[team] += carre_entries(seat, int(decl[seat, 0]), strain)
+            team_decl[team] += belote_entries(seat, int(out_belote[seat]))
         result.update(card_points=[int(card0), int(card1)],
-                      declarations=[_sort_declarations(t) for t in team_decl],
+                      declarations=[sort_entries(t) for t in team_decl],
                       raw=[int(raw0), int(raw1)], outcome=OUTCOME_NAMES[outcome],
                       valat=None if valat < 0 else int(valat), mp=[int(mp0), int(mp1)],
                       held_mp=[int(held0), int(held1)])
@@ -249,12 +200,12 @@ def _revoke_scores(rules: Rules, strain: int, taker: int, doubling: int, leader:
     announced: list[dict[str, Any]] = []
     for seat in range(4):
         if (seat - leader) % 4 < n_played:  # this seat's first card was legally played
-            announced += _run_declarations(seat, int(decl[seat, 1]))
-            announced += _carre_declarations(seat, int(decl[seat, 0]), strain)
+            announced += run_entries(seat, int(decl[seat, 1]))
+            announced += carre_entries(seat, int(decl[seat, 0]), strain)
     decl_points = sum(d["points"] for d in announced)
     belote_points = 0
     for seat in range(4):
-        belotes = _belote_declarations(seat, int(belote_suits[seat]))
+        belotes = belote_entries(seat, int(belote_suits[seat]))
         announced += belotes
         belote_points += 20 * len(belotes)
     card = [0, 0]
@@ -267,7 +218,7 @@ def _revoke_scores(rules: Rules, strain: int, taker: int, doubling: int, leader:
         card[0], card[1], d[0], d[1], b[0], b[1], 0, 0, strain, taker % 2, doubling, 8,
         rules.to_array())
     team_decl: list[list[dict[str, Any]]] = [[], []]
-    team_decl[other] = _sort_declarations(announced)
+    team_decl[other] = sort_entries(announced)
     return dict(card_points=[int(card0), int(card1)], declarations=team_decl,
                 raw=[int(raw0), int(raw1)], outcome=OUTCOME_NAMES[outcome], valat=None,
                 mp=[int(mp0), int(mp1)], held_mp=[int(held0), int(held1)])

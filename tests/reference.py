@@ -46,7 +46,8 @@ R8  revoke_penalty (§12): the non-offending team's raw = (card total + every
     "need a trick") x 2 in NT when ``nt_double_raw``; the offending team's raw is
     0.  "Announced so far" = runs/carres of seats that had legally played at
     least one card, and belotes already announced (first of K/Q legally played).
-    ``declarations`` lists those announced, under the holder's team.
+    ``declarations`` lists those announced, all under the non-offending team
+    (it scores them).
     ``card_points`` = points of the completed tricks (no last-trick 10 since the
     deal did not finish). ``valat`` is None.  MP: outcome from raw as usual, the
     offending team is the inside team (it gets 0, or -10 with kirtik), the other
@@ -56,6 +57,16 @@ R9  play_game: the end-of-game test runs after every deal, thrown-in deals
     single number (the pot, both teams' held points together).
 R10 perft with ``depth`` larger than the number of cards left returns 0 (no
     sequence of that length exists); depth 0 returns 1.
+R11 play_game with ``third_double``: a deal at doubling 3 that is made or inside
+    ends the game at once (checked before the target test), won by that deal's
+    winner (made -> taker team, inside -> defenders) whatever the totals; a
+    hanging doubling-3 deal does not end it.  The pot is paid to that winner too.
+R12 legal_cards: only the relative order in the trick matters (partner = the card
+    two places before the player), so ``leader`` does not change the answer.
+R13 replay: ``doubling`` 3 is accepted only with ``third_double``; doubling > 0
+    under ``scoring == "french"`` and NT/AT in the ``french`` ruleset without
+    ``french_allow_nt_at`` are ValueErrors (§14.15).  ``plays`` may also be one
+    space-separated string; ``ruleset`` defaults to ``common``.
 """
 
 from __future__ import annotations
@@ -773,9 +784,11 @@ def replay(record):
         announced = [[], []]
         for s in range(4):
             if played[s] > 0:  # runs/carres are announced with the first card
-                announced[s % 2] += [dict(d, seat=s) for d in seat_decls[s]]
+                announced[1 - offender] += [dict(d, seat=s) for d in seat_decls[s]]
+        # "declarations" lists what each team scores: all of it goes to the
+        # non-offending team (owner's decision on the output contract).
         for b in belotes:
-            announced[b["seat"] % 2].append(b)
+            announced[1 - offender].append(b)
         for t in (0, 1):
             announced[t].sort(key=_team_sort_key)
         decl_points = sum(d["points"] for t in (0, 1) for d in announced[t])
@@ -847,6 +860,7 @@ def play_game(deals, rules):
             pending = 0
         # thrown_in: wins nothing, the pot stays (R9)
         if opts["third_double"] and deal.get("doubling", 0) == 3 and deal_winner is not None:
+            # R11: a third-level double decides the game.
             return {"scores": scores, "held": pending, "ended_after": i, "winner": deal_winner}
         if (max(scores) >= target and pending == 0 and deal.get("valat") is None
                 and scores[0] != scores[1]):

@@ -9,6 +9,8 @@ is comparing declarations in the order of section 6.3 ``french`` (points, then c
 over run, then rank / top card, then trump over non-trump).
 """
 
+import numpy as np
+
 from belote_sim.kernels._jit import kernel
 from belote_sim.kernels.tables import (
     CARRE_POINTS,
@@ -200,3 +202,15 @@ def announces_belote(card, led_suit, n_played, strain, rules_belote_on_discard):
         return True
     suit = card >> 3
     return suit == led_suit or (strain != STRAIN_AT and strain != STRAIN_NT and suit == strain)
+
+
+@kernel
+def hand_declarations_batch(hands, strains, rules):
+    """``hand_declarations`` over (n,) hands and strains -> (n, 6) int64 array."""
+    n = hands.shape[0]
+    out = np.empty((n, 6), dtype=np.int64)
+    for i in range(n):
+        d = hand_declarations(hands[i], strains[i], rules)
+        for k in range(6):
+            out[i, k] = d[k]
+    return out

@@ -30,6 +30,8 @@ from belote_sim.kernels.tables import (
     CARD_POINTS,
     NUM_CARDS,
     R_BELOTE_ON_DISCARD,
+    RANK_K,
+    RANK_Q,
     R_RAISE_OVER_PARTNER,
     R_UNDERTRUMP,
 )
@@ -151,7 +153,7 @@ def play_deal(hands, leader, strain, rules, announce_mask, plays, n_given, polic
                 card = choose_card(policy, legal, state)
             suit = card >> 3
             rank = card & 7
-            if rank >= 5 and (pending[seat] >> suit) & 1:
+            if (rank == RANK_Q or rank == RANK_K) and (pending[seat] >> suit) & 1:
                 # First card of a belote pair: announce it or forfeit it (6.2).
                 pending[seat] &= ~(1 << suit)
                 if announces_belote(card, led_suit, pos, strain, on_discard):

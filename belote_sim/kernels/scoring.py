@@ -96,21 +96,22 @@ def score_deal(card0, card1, decl0, decl1, belote0, belote1, tricks0, tricks1,
     held = np.zeros(2, dtype=np.int64)
     belote = (belote0, belote1)
     if rules[R_SCORING] == SCORING_FRENCH:
+        factor = 2 if strain == STRAIN_NT and rules[R_NT_DOUBLE_RAW] else 1
         if outcome == OUTCOME_MADE:
             mp[0] = raw0
             mp[1] = raw1
         elif outcome == OUTCOME_INSIDE:
+            # "162, or 250 for a capot" (14.14): the card total of the deal, which is
+            # the capot total when either team won every trick.
             card_total = DEAL_CARD_TOTAL[strain]
-            if valat == defender_team:
+            if valat >= 0:
                 card_total += rules[R_CAPOT_POINTS] - 162
-            if strain == STRAIN_NT and rules[R_NT_DOUBLE_RAW]:
-                card_total *= 2
-            mp[defender_team] = card_total + decl0 + decl1 + belote[defender_team]
-            mp[taker_team] = belote[taker_team]
+            mp[defender_team] = factor * (card_total + decl0 + decl1 + belote[defender_team])
+            mp[taker_team] = factor * belote[taker_team]
         else:
             mp[defender_team] = raw_def
-            mp[taker_team] = belote[taker_team]
-            held[taker_team] = raw_taker - belote[taker_team]
+            mp[taker_team] = factor * belote[taker_team]
+            held[taker_team] = raw_taker - factor * belote[taker_team]
         return raw0, raw1, outcome, valat, mp[0], mp[1], held[0], held[1]
 
     m0, m1 = round_mp(raw0, raw1, strain)

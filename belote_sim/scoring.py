@@ -1,4 +1,10 @@
-"""Game accumulation over scored deals (RULES.md section 9)."""
+"""Scoring a deal (RULES.md sections 7, 8, 10) and a game (section 9).
+
+Units: card points (cards in tricks + 10 for the last trick), raw points (card
+points + declarations + belote, doubled in NT with ``nt_double_raw``) and match
+points (MP, raw / 10 rounded per section 8.2); with ``french`` scoring the MP
+fields hold French points.
+"""
 
 from __future__ import annotations
 
@@ -6,9 +12,37 @@ from typing import Any, Iterable, Mapping
 
 import numpy as np
 
-from belote_sim.kernels.scoring import play_game
+from belote_sim.cards import parse_strain
+from belote_sim.kernels.scoring import play_game, score_deal as _score_deal
 from belote_sim.kernels.tables import OUTCOME_NAMES
 from belote_sim.rules import Rules
+
+
+def score_deal(card_points: tuple[int, int], declarations: tuple[int, int],
+               belote: tuple[int, int], tricks: tuple[int, int], strain: str,
+               taker_team: int, doubling: int = 0,
+               rules: Rules | str = "common") -> dict[str, Any]:
+    """Score a played deal from its per-team totals.
+
+    ``card_points``: card points per team (last-trick 10 included); ``declarations``:
+    scored run and carré points per team (after the comparison of section 6.3);
+    ``belote``: belote points per team; ``tricks``: tricks won per team.  Returns
+    ``{"raw", "outcome", "valat", "mp", "held_mp"}`` as in ``replay``.
+    """
+    rules = Rules.from_spec(rules)
+    if taker_team not in (0, 1):
+        raise ValueError(f"taker_team must be 0 or 1, got {taker_team!r}")
+    if not 0 <= doubling <= rules.max_doubling:
+        raise ValueError(f"doubling must be 0..{rules.max_doubling}, got {doubling!r}")
+    if sum(tricks) != 8 or min(tricks) < 0:
+        raise ValueError(f"tricks must be two counts adding up to 8, got {tricks!r}")
+    code = parse_strain(strain)
+    raw0, raw1, outcome, valat, mp0, mp1, held0, held1 = _score_deal(
+        card_points[0], card_points[1], declarations[0], declarations[1], belote[0],
+        belote[1], tricks[0], tricks[1], code, taker_team, doubling, 8, rules.to_array())
+    return {"raw": [int(raw0), int(raw1)], "outcome": OUTCOME_NAMES[outcome],
+            "valat": None if valat < 0 else int(valat), "mp": [int(mp0), int(mp1)],
+            "held_mp": [int(held0), int(held1)]}
 
 
 def score_game(deals: Iterable[Mapping[str, Any]], rules: Rules | str = "common") -> dict[str, Any]:
