@@ -51,7 +51,7 @@ def perft(hands: list[str] | list[int], strain: str | int, leader: int, depth: i
         raise ValueError(f"depth must be 1..{max_depth} for hands of {max_depth // 4} cards")
     code = parse_strain(strain) if isinstance(strain, str) else int(strain)
     rules = Rules.from_spec(rules)
-    return int(perft_count(np.array(masks, dtype=np.int64), leader, 0, -1, -1, -1, code,
+    return int(perft_count(np.array(masks, dtype=np.int64), leader, code,
                            int(rules.raise_over_partner), int(rules.undertrump), depth))
 
 
@@ -88,9 +88,11 @@ def read_perft_file(path: str | Path) -> list[PerftCase]:
 
     lines = Path(path).read_text(encoding="utf-8").splitlines()
     for lineno, line in enumerate(lines, 1):
-        text = line.split("#", 1)[0].strip()
-        if not text:
+        if not line.strip():
             flush(lineno)
+            continue
+        text = line.split("#", 1)[0].strip()
+        if not text:  # a comment line
             continue
         key, _, value = text.partition(" ")
         value = value.strip()

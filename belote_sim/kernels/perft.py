@@ -2,44 +2,82 @@
 
 Used to pin the legal-move generator against frozen counts and the pure-Python
 reference (python-chess / Stockfish style).  The last ply is bulk-counted with
-``popcount(legal_mask)``.
+``popcount(legal_mask)``.  The search is an explicit-stack loop, not recursion:
+numba's on-disk cache does not reload recursive functions safely.
 """
+
+import numpy as np
 
 from belote_sim.kernels._jit import kernel
 from belote_sim.kernels.core import beats, legal_mask, lowest_card, popcount
 
 
 @kernel
-def perft_count(hands, leader, n_in_trick, led_suit, win_card, win_pos, strain,
-                raise_op, undertrump, depth):
-    """Number of legal sequences of ``depth`` cards from this state (hands modified
-    during the search and restored)."""
-    seat = (leader + n_in_trick) & 3
-    legal = legal_mask(hands[seat], led_suit, n_in_trick, win_card, win_pos, strain,
-                       raise_op, undertrump)
+def perft_count(hands, leader, strain, raise_op, undertrump, depth):
+    """Number of legal sequences of ``depth`` cards from the start of a trick led by
+    ``leader`` (``hands`` (4,) is modified during the search and restored)."""
+    if depth <= 0:
+        return 1
+    # Per ply: seat to move, trick state before its card, cards still to try.
+    seat_at = np.empty(depth, dtype=np.int64)
+    lead_at = np.empty(depth, dtype=np.int64)
+    n_at = np.empty(depth, dtype=np.int64)
+    led_at = np.empty(depth, dtype=np.int64)
+    win_card_at = np.empty(depth, dtype=np.int64)
+    win_pos_at = np.empty(depth, dtype=np.int64)
+    todo = np.empty(depth, dtype=np.int64)
+    played = np.empty(depth, dtype=np.int64)
+    seat_at[0] = leader
+    lead_at[0] = leader
+    n_at[0] = 0
+    led_at[0] = -1
+    win_card_at[0] = -1
+    win_pos_at[0] = -1
+    todo[0] = legal_mask(hands[leader], -1, 0, -1, -1, strain, raise_op, undertrump)
     if depth == 1:
-        return popcount(legal)
+        return popcount(todo[0])
     total = 0
-    cards = legal
-    while cards:
-        card = lowest_card(cards)
-        cards &= cards - 1
+    ply = 0
+    while ply >= 0:
+        if todo[ply] == 0:
+            ply -= 1
+            if ply >= 0:
+                hands[seat_at[ply]] |= 1 << played[ply]
+            continue
+        card = lowest_card(todo[ply])
+        todo[ply] &= todo[ply] - 1
+        seat = seat_at[ply]
         hands[seat] &= ~(1 << card)
-        if n_in_trick == 0:
-            n_led, n_win, n_pos = card >> 3, card, 0
-        elif beats(card, win_card, led_suit, strain):
-            n_led, n_win, n_pos = led_suit, card, n_in_trick
+        played[ply] = card
+        n = n_at[ply]
+        if n == 0:
+            led, win_card, win_pos = card >> 3, card, 0
+        elif beats(card, win_card_at[ply], led_at[ply], strain):
+            led, win_card, win_pos = led_at[ply], card, n
         else:
-            n_led, n_win, n_pos = led_suit, win_card, win_pos
-        if n_in_trick == 3:
-            winner = (leader + n_pos) & 3
-            if hands[winner] == 0:
-                total += 1 if depth == 1 else 0
-            else:
-                total += perft_count(hands, winner, 0, -1, -1, -1, strain, raise_op,
-                                     undertrump, depth - 1)
+            led, win_card, win_pos = led_at[ply], win_card_at[ply], win_pos_at[ply]
+        lead = lead_at[ply]
+        if n == 3:
+            lead = (lead + win_pos) & 3
+            n, led, win_card, win_pos = 0, -1, -1, -1
+            if hands[lead] == 0:  # deal over before ``depth`` cards
+                hands[seat] |= 1 << card
+                continue
         else:
-            total += perft_count(hands, leader, n_in_trick + 1, n_led, n_win, n_pos, strain,
-                                 raise_op, undertrump, depth - 1)
-        hands[seat] |= 1 << card
+            n += 1
+        next_seat = (lead + n) & 3
+        legal = legal_mask(hands[next_seat], led, n, win_card, win_pos, strain, raise_op,
+                           undertrump)
+        if ply + 2 == depth:
+            total += popcount(legal)
+            hands[seat] |= 1 << card
+            continue
+        ply += 1
+        seat_at[ply] = next_seat
+        lead_at[ply] = lead
+        n_at[ply] = n
+        led_at[ply] = led
+        win_card_at[ply] = win_card
+        win_pos_at[ply] = win_pos
+        todo[ply] = legal
     return total

@@ -1,0 +1,60 @@
+"""The belote-sim command line."""
+
+import json
+import subprocess
+import sys
+from pathlib import Path
+
+from belote_sim.cli import main
+from belote_sim.playout import random_record
+
+ROOT = Path(__file__).resolve().parents[1]
+
+
+def test_replay_command_lines_and_errors(tmp_path, capsys):
+    good = random_record(1, "common")
+    lines = [json.dumps(good), "", "{not json", json.dumps(dict(good, play=[])),
+             json.dumps(dict(good, hands=good["hands"][:3])), json.dumps({**good, "id": 7})]
+    src = tmp_path / "in.jsonl"
+    src.write_text("\n".join(lines) + "\n")
+    dst = tmp_path / "out.jsonl"
+    status = main(["replay", str(src), "-o", str(dst)])
+    assert status == 1  # some lines failed
+    out = [json.loads(x) for x in dst.read_text().splitlines()]
+    assert len(out) == 5  # the blank line is skipped
+    assert out[0]["mp"] is not None
+    assert "not valid JSON" in out[1]["error"] and out[1]["error"].startswith("line 3")
+    assert "'play'" in out[2]["error"]
+    assert "hands" in out[3]["error"]
+    assert out[4]["id"] == 7 and out[4]["raw"] == out[0]["raw"]
+    assert "3 of 5 records failed" in capsys.readouterr().err
+
+
+def test_replay_command_all_good_exit_0(tmp_path):
+    src = tmp_path / "in.jsonl"
+    src.write_text("\n".join(json.dumps(random_record(s, "french")) for s in range(5)))
+    assert main(["replay", str(src), "-o", str(tmp_path / "o.jsonl")]) == 0
+
+
+def test_missing_input_is_one_line(capsys):
+    assert main(["replay", "/nonexistent/file.jsonl"]) == 2
+    err = capsys.readouterr().err
+    assert "cannot read" in err and "Traceback" not in err
+
+
+def test_perft_command():
+    assert main(["perft", str(ROOT / "tests/data/common.perft"), "--max-nodes", "100000"]) == 0
+
+
+def test_main_job(tmp_path, capsys):
+    assert main(["main", "-o", str(tmp_path)]) == 0
+    text = capsys.readouterr().out
+    assert "replayed 12 bundled sample deals" in text
+    results = [json.loads(x) for x in (tmp_path / "sample_replay.jsonl").read_text().splitlines()]
+    assert len(results) == 12 and all(r["mp"] is not None for r in results)
+
+
+def test_python_dash_m_entry_point():
+    proc = subprocess.run([sys.executable, "-m", "belote_sim", "--version"], cwd=ROOT,
+                          capture_output=True, text=True)
+    assert proc.returncode == 0 and proc.stdout.startswith("belote-sim ")
