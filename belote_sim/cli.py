@@ -1,10 +1,12 @@
-"""belote-sim command line: replay recorded deals, count legal sequences, run the main job.
+"""belote-sim command line.
 
 Commands::
 
-    belote-sim replay IN.jsonl [-o OUT.jsonl]   replay records (one JSON per line)
-    belote-sim perft FILE.perft [--max-nodes N] check a perft suite
-    belote-sim main [-o DIR]                    the default job (bundled sample deals)
+    belote-sim simulate --deals N [-o deals.parquet] ...   simulate deals (or --games N)
+    belote-sim export-replay deals.parquet --rows A:B     rows as replay records
+    belote-sim replay IN.jsonl [-o OUT.jsonl]             replay records (JSON lines)
+    belote-sim perft FILE.perft [--max-nodes N]           check a perft suite
+    belote-sim main [-o DIR]                              the default study
 """
 
 from __future__ import annotations
@@ -13,8 +15,8 @@ import argparse
 import json
 import sys
 import time
-from importlib import resources
 from pathlib import Path
+from typing import Any
 
 from belote_sim import __version__
 
@@ -58,38 +60,155 @@ def _cmd_perft(args: argparse.Namespace) -> int:
     return 1 if failures else 0
 
 
+def _parse_option(text: str) -> tuple[str, Any]:
+    """``name=value`` with value parsed as JSON when it can be (true, 3, "x")."""
+    name, sep, value = text.partition("=")
+    if not sep or not name:
+        raise ValueError(f"--option needs name=value, got {text!r}")
+    try:
+        return name.strip(), json.loads(value)
+    except json.JSONDecodeError:
+        return name.strip(), value.strip()
+
+
+def _parse_seat_map(items: list[str] | None, what: str) -> dict[int, str]:
+    out: dict[int, str] = {}
+    for item in items or []:
+        seat, sep, value = item.partition(":")
+        if not sep or seat.strip() not in ("0", "1", "2", "3"):
+            raise ValueError(f"--{what} needs SEAT:VALUE with seat 0..3, got {item!r}")
+        out[int(seat)] = value.strip()
+    return out
+
+
+def _parse_constraint(text: str) -> dict[str, Any]:
+    """``min_H=3,max_S=2,strength=20-60,require=JH AH,exclude=AS`` -> a constraint dict."""
+    spec: dict[str, Any] = {}
+    for part in text.split(","):
+        key, sep, value = part.partition("=")
+        key = key.strip()
+        if not sep:
+            raise ValueError(f"constraint {part!r}: expected key=value")
+        if key.startswith(("min_", "max_")):
+            spec.setdefault(key[:3], {})[key[4:].upper()] = int(value)
+        elif key == "strength":
+            low, _, high = value.partition("-")
+            spec["strength"] = (int(low), int(high))
+        elif key in ("require", "exclude"):
+            spec[key] = value
+        else:
+            raise ValueError(f"unknown constraint {key!r}: use min_S, max_S, strength, "
+                             "require, exclude")
+    return spec
+
+
+def _study_from_args(args: argparse.Namespace):
+    from belote_sim.simulate import make_study
+
+    options = dict(_parse_option(o) for o in args.option or [])
+    play: Any = args.play
+    if args.play_seat:
+        play = [args.play] * 4
+        for seat, spec in _parse_seat_map(args.play_seat, "play-seat").items():
+            play[seat] = spec
+    bidding: Any = args.bid
+    if args.bid_seat:
+        bidding = [args.bid or ("take" if args.ruleset == "french" else "threshold")] * 4
+        for seat, spec in _parse_seat_map(args.bid_seat, "bid-seat").items():
+            bidding[seat] = spec
+    constraints = {seat: _parse_constraint(text)
+                   for seat, text in _parse_seat_map(args.constraint, "constraint").items()}
+    return make_study(args.ruleset, bidding, play, args.seed,
+                      _parse_seat_map(args.predeal, "predeal"), constraints, args.dealer,
+                      args.chunk_size, options)
+
+
+class _Progress:
+    """A tqdm progress bar with ETA on a terminal, nothing otherwise."""
+
+    def __init__(self, total: int, unit: str, enabled: bool):
+        self.bar = None
+        if enabled:
+            from tqdm import tqdm
+
+            self.bar = tqdm(total=total, unit=unit, unit_scale=True, file=sys.stderr)
+
+    def __call__(self, n: int) -> None:
+        if self.bar is not None:
+            self.bar.update(n)
+
+    def close(self) -> None:
+        if self.bar is not None:
+            self.bar.close()
+
+
+def _cmd_simulate(args: argparse.Namespace) -> int:
+    from belote_sim.results import format_summary
+    from belote_sim.simulate import simulate_games, simulate_to_parquet
+
+    study = _study_from_args(args)
+    show = sys.stderr.isatty() and not args.quiet
+    print(f"belote-sim {__version__}: seed {study.seed}, rules {study.rules.name}, "
+          f"bidding {', '.join(sorted({str(s) for s in study.bidding}))}, "
+          f"play {', '.join(sorted({str(s) for s in study.play}))}")
+    if args.games:
+        start = time.perf_counter()
+        games = simulate_games(args.games, study.rules, [str(s) for s in study.bidding],
+                               [str(s) for s in study.play], study.seed, args.threads,
+                               args.max_deals)
+        elapsed = time.perf_counter() - start
+        if args.output:
+            games.to_parquet(args.output, index=False)
+        decided = games["winner"].notna().sum()
+        print(f"{args.games:,} games ({games['deals'].sum():,} deals) in {elapsed:.1f} s; "
+              f"team 0 won {(games['winner'] == 0).sum() / max(decided, 1):.1%} of "
+              f"{decided:,} finished games; mean {games['deals'].mean():.1f} deals per game")
+        if args.output:
+            print(f"wrote {args.output}")
+        return 0
+    output = args.output or "deals.parquet"
+    progress = _Progress(args.deals, "deal", show)
+    try:
+        summary = simulate_to_parquet(output, args.deals, study, args.threads, args.trick_log,
+                                      progress)
+    finally:
+        progress.close()
+    print(format_summary(summary))
+    print(f"wrote {output}")
+    return 0
+
+
+def _cmd_export(args: argparse.Namespace) -> int:
+    from belote_sim.export import export_replay
+
+    out = sys.stdout if args.output in (None, "-") else open(args.output, "w", encoding="utf-8")
+    try:
+        n = export_replay(args.table, args.rows, out)
+    finally:
+        if out is not sys.stdout:
+            out.close()
+    print(f"belote-sim export-replay: {n} records", file=sys.stderr)
+    return 0
+
+
 def _cmd_main(args: argparse.Namespace) -> int:
-    from belote_sim.scoring import score_game
-    from belote_sim.replay import replay
+    """The default study: simulate deals with the default policies and summarise them."""
+    from belote_sim.results import format_summary
+    from belote_sim.simulate import make_study, simulate_to_parquet
 
     out_dir = Path(args.output)
     out_dir.mkdir(parents=True, exist_ok=True)
-    sample = resources.files("belote_sim").joinpath("data/sample_deals.jsonl")
-    records = [json.loads(line) for line in sample.read_text(encoding="utf-8").splitlines()
-               if line.strip()]
-    start = time.perf_counter()
-    results = [replay(r) for r in records]
-    elapsed = time.perf_counter() - start
-    out_path = out_dir / "sample_replay.jsonl"
-    with open(out_path, "w", encoding="utf-8") as fh:
-        for res in results:
-            fh.write(json.dumps(res) + "\n")
-    print(f"belote-sim {__version__}: replayed {len(records)} bundled sample deals "
-          f"in {elapsed * 1000:.1f} ms (the simulator's default study replaces this job)")
-    print(f"{'id':<14}{'ruleset':<11}{'contract':<10}{'raw':>11}{'outcome':>9}{'mp':>11}")
-    games: dict[str, list[dict]] = {}
-    for rec, res in zip(records, results):
-        c = rec["contract"]
-        contract = f"{c['strain']}x{2 ** c.get('doubling', 0)} by {c['taker']}"
-        print(f"{rec.get('id', ''):<14}{rec['ruleset']:<11}{contract:<10}"
-              f"{str(res['raw']):>11}{res['outcome']:>9}{str(res['mp']):>11}")
-        games.setdefault(rec["ruleset"], []).append(
-            dict(res, taker_team=c["taker"] % 2, doubling=c.get("doubling", 0)))
-    for ruleset, deals in games.items():
-        game = score_game(deals, ruleset)
-        print(f"{ruleset}: running score after {len(deals)} deals {game['scores']}, "
-              f"held {game['held']}")
-    print(f"wrote {out_path}")
+    study = make_study("common", None, "greedy", seed=args.seed)
+    path = out_dir / "deals.parquet"
+    print(f"belote-sim {__version__}: default study, {args.deals:,} deals, rules common, "
+          f"threshold bidding, greedy play, seed {args.seed}")
+    progress = _Progress(args.deals, "deal", sys.stderr.isatty())
+    try:
+        summary = simulate_to_parquet(str(path), args.deals, study, None, False, progress)
+    finally:
+        progress.close()
+    print(format_summary(summary))
+    print(f"wrote {path}")
     return 0
 
 
@@ -110,8 +229,42 @@ def build_parser() -> argparse.ArgumentParser:
                    help="skip counts above this many sequences")
     p.set_defaults(func=_cmd_perft)
 
-    p = sub.add_parser("main", help="run the default job")
+    p = sub.add_parser("simulate", help="simulate deals (or whole games) to a Parquet table")
+    p.add_argument("--deals", type=int, default=100_000, help="number of deals")
+    p.add_argument("--games", type=int, default=0, help="play N whole games instead")
+    p.add_argument("--max-deals", type=int, default=200, help="game mode: deals per game cap")
+    p.add_argument("--ruleset", default="common", help="common, bulgarian or french")
+    p.add_argument("--option", action="append", metavar="NAME=VALUE",
+                   help="rule option override, e.g. --option kirtik=true (repeatable)")
+    p.add_argument("--dealing", choices=("shuffle", "cut"), help="shorthand for --option dealing=...")
+    p.add_argument("--bid", default=None, help="bidding policy: threshold[:suit,nt,at,double,"
+                   "redouble], fixed:SEAT,STRAIN,DOUBLING (strain 0..5 = C D H S NT AT), take")
+    p.add_argument("--bid-seat", action="append", metavar="SEAT:POLICY")
+    p.add_argument("--play", default="greedy", help="play policy: greedy[:draw,give], random")
+    p.add_argument("--play-seat", action="append", metavar="SEAT:POLICY")
+    p.add_argument("--predeal", action="append", metavar="SEAT:CARDS",
+                   help='cards fixed in a hand, e.g. --predeal "0:JH 9H AH TS 7C"')
+    p.add_argument("--constraint", action="append", metavar="SEAT:SPEC",
+                   help='e.g. --constraint "1:min_H=3,max_S=2,strength=20-60,exclude=AS"')
+    p.add_argument("--dealer", type=int, choices=range(4), help="fixed dealer (default: rotate)")
+    p.add_argument("--seed", type=int, default=0)
+    p.add_argument("--threads", type=int, default=None, help="numba threads (default: all)")
+    p.add_argument("--chunk-size", type=int, default=1 << 16)
+    p.add_argument("--trick-log", action="store_true", help="keep every card played")
+    p.add_argument("-q", "--quiet", action="store_true", help="no progress bar")
+    p.add_argument("-o", "--output", help="output Parquet file (default deals.parquet)")
+    p.set_defaults(func=_cmd_simulate)
+
+    p = sub.add_parser("export-replay", help="rows of a deals table as replay records")
+    p.add_argument("table")
+    p.add_argument("--rows", default="0:10", help="A:B (0-based, B excluded)")
+    p.add_argument("-o", "--output", help="output JSON-lines file (default: standard output)")
+    p.set_defaults(func=_cmd_export)
+
+    p = sub.add_parser("main", help="run the default study")
     p.add_argument("-o", "--output", default="output", help="output directory")
+    p.add_argument("--deals", type=int, default=1_000_000)
+    p.add_argument("--seed", type=int, default=2026)
     p.set_defaults(func=_cmd_main)
     return parser
 
@@ -120,6 +273,8 @@ def main(argv: list[str] | None = None) -> int:
     """Entry point of the ``belote-sim`` command; returns the exit status."""
     parser = build_parser()
     args = parser.parse_args(argv)
+    if getattr(args, "dealing", None):
+        args.option = (args.option or []) + [f"dealing={args.dealing}"]
     try:
         return args.func(args)
     except (ValueError, OSError) as exc:

@@ -7,19 +7,21 @@ from typing import Any
 import numpy as np
 
 from belote_sim.cards import format_card, format_cards
-from belote_sim.kernels.play import POLICY_RANDOM, play_deal, random_below, seed_state, \
-    shuffle_deal
+from belote_sim.kernels.play import play_deal, shuffle_deal
+from belote_sim.kernels.rng import random_below, seed_state
+from belote_sim.policies import PLAY_POLICIES, per_seat, to_arrays
 from belote_sim.kernels.tables import STRAIN_NAMES
 from belote_sim.rules import Rules
 
 
 def random_record(seed: int, rules: Rules | str = "common", n_plays: int = 32,
-                  strain: str | None = None, doubling: int | None = None) -> dict[str, Any]:
+                  strain: str | None = None, doubling: int | None = None,
+                  play: Any = "random") -> dict[str, Any]:
     """A replay record of a uniformly dealt deal played with random legal cards.
 
     The deal, dealer, taker, strain (among those the rules allow, unless given) and
-    doubling (0..max, unless given) are drawn from ``seed``; ``n_plays`` cards of the
-    random playout are kept in ``plays``.
+    doubling (0..max, unless given) are drawn from ``seed``; the cards are played by
+    the ``play`` policies (one name, or four) and ``n_plays`` of them are kept.
     """
     rules = Rules.from_spec(rules)
     state = seed_state(seed)
@@ -34,8 +36,9 @@ def random_record(seed: int, rules: Rules | str = "common", n_plays: int = 32,
     plays = np.zeros(32, dtype=np.int64)
     winners = np.zeros(8, dtype=np.int64)
     belote = np.zeros(4, dtype=np.int64)
-    play_deal(hands, (dealer + 1) % 4, code, rules.to_array(), 15, plays, 0, POLICY_RANDOM,
-              state, plays, winners, belote)
+    ids, params = to_arrays(per_seat(play, PLAY_POLICIES, "play"), PLAY_POLICIES)
+    play_deal(hands, (dealer + 1) % 4, code, taker, rules.to_array(), 15, plays, 0, ids,
+              params, state, plays, winners, belote)
     return {
         "ruleset": rules.name,
         "options": {k: v for k, v in rules.options().items()

@@ -11,20 +11,15 @@ function of its seed.
 import numpy as np
 
 from belote_sim.kernels._jit import kernel
-from belote_sim.kernels.core import (
-    DUTY_NONE,
-    beats,
-    broken_duty,
-    legal_mask,
-    nth_card,
-    popcount,
-)
+from belote_sim.kernels.core import DUTY_NONE, beats, broken_duty, legal_mask, popcount
 from belote_sim.kernels.declarations import (
     announces_belote,
     belote_suits,
     hand_declarations,
     team_declarations,
 )
+from belote_sim.kernels.policies import POLICY_NONE, POLICY_RANDOM, choose_card
+from belote_sim.kernels.rng import random_below, seed_state
 from belote_sim.kernels.scoring import score_deal
 from belote_sim.kernels.tables import (
     CARD_POINTS,
@@ -36,41 +31,9 @@ from belote_sim.kernels.tables import (
     R_UNDERTRUMP,
 )
 
-POLICY_NONE = -1  # replay only: stop when the recorded cards run out
-POLICY_RANDOM = 0  # uniform among legal cards
 BELOTE_POINTS = 20
 LAST_TRICK_BONUS = 10
 
-U64_MULT = np.uint64(0x2545F4914F6CDD1D)
-
-
-@kernel
-def seed_state(seed):
-    """A xorshift64* state (uint64[1]) from an integer seed (splitmix64 mixing)."""
-    z = np.uint64(seed) + np.uint64(0x9E3779B97F4A7C15)
-    z = (z ^ (z >> np.uint64(30))) * np.uint64(0xBF58476D1CE4E5B9)
-    z = (z ^ (z >> np.uint64(27))) * np.uint64(0x94D049BB133111EB)
-    z = z ^ (z >> np.uint64(31))
-    state = np.empty(1, dtype=np.uint64)
-    state[0] = z if z != np.uint64(0) else np.uint64(1)
-    return state
-
-
-@kernel
-def next_random(state):
-    """Next 32-bit random value (as int64) of a xorshift64* state."""
-    x = state[0]
-    x ^= x >> np.uint64(12)
-    x ^= x << np.uint64(25)
-    x ^= x >> np.uint64(27)
-    state[0] = x
-    return np.int64((x * U64_MULT) >> np.uint64(32))
-
-
-@kernel
-def random_below(state, n):
-    """Uniform integer in [0, n) by multiply-shift (no division; n < 2**31)."""
-    return (next_random(state) * n) >> 32
 
 
 @kernel
@@ -90,21 +53,15 @@ def shuffle_deal(state, hands):
 
 
 @kernel
-def choose_card(policy, legal, state):
-    """The card a play policy picks from the ``legal`` mask (policies: ``POLICY_*``)."""
-    # POLICY_RANDOM (the only policy of the rules engine; the simulator adds more).
-    return nth_card(legal, random_below(state, popcount(legal)))
-
-
-@kernel
-def play_deal(hands, leader, strain, rules, announce_mask, plays, n_given, policy, state,
-              out_plays, out_winners, out_belote):
+def play_deal(hands, leader, strain, taker, rules, announce_mask, plays, n_given, policies,
+              params, state, out_plays, out_winners, out_belote):
     """Play a deal from its start.
 
     ``hands``: (4,) masks (not modified); ``leader``: seat that leads trick 0;
-    ``announce_mask``: bit s set if seat s announces its belote; ``plays``/``n_given``:
-    recorded cards to take first; ``policy``: ``POLICY_*`` for the rest
-    (``POLICY_NONE`` stops when the record ends); ``state``: RNG state.
+    ``taker``: the taker's seat (policies use it); ``announce_mask``: bit s set if seat s
+    announces its belote; ``plays``/``n_given``: recorded cards to take first;
+    ``policies`` (4,) and ``params`` (4, k): each seat's play policy id and parameters
+    for the rest (``POLICY_NONE`` stops when the record ends); ``state``: RNG state.
     Fills ``out_plays`` (32,) with the cards in order, ``out_winners`` (8,) with the
     seat that won each completed trick and ``out_belote`` (4,) with the suits in which
     each seat announced a belote.
@@ -129,6 +86,7 @@ def play_deal(hands, leader, strain, rules, announce_mask, plays, n_given, polic
     belote = np.zeros(2, dtype=np.int64)
     n_cards = popcount(hands[0]) * 4
     n_played = 0
+    played = 0
     for trick in range(n_cards // 4):
         led_suit = -1
         win_card = -1
@@ -146,11 +104,12 @@ def play_deal(hands, leader, strain, rules, announce_mask, plays, n_given, polic
                 if duty != DUTY_NONE:
                     return (n_played, duty, legal, card_pts[0], card_pts[1], tricks[0],
                             tricks[1], belote[0], belote[1])
-            elif policy == POLICY_NONE:
+            elif policies[seat] == POLICY_NONE:
                 return (n_played, DUTY_NONE, legal, card_pts[0], card_pts[1], tricks[0],
                         tricks[1], belote[0], belote[1])
             else:
-                card = choose_card(policy, legal, state)
+                card = choose_card(policies[seat], params[seat], hand, legal, pos, led_suit,
+                                   win_card, win_pos, played, strain, seat, taker, state)
             suit = card >> 3
             rank = card & 7
             if (rank == RANK_Q or rank == RANK_K) and (pending[seat] >> suit) & 1:
@@ -160,6 +119,7 @@ def play_deal(hands, leader, strain, rules, announce_mask, plays, n_given, polic
                     out_belote[seat] |= 1 << suit
                     belote[seat & 1] += BELOTE_POINTS
             left[seat] = hand & ~(1 << card)
+            played |= 1 << card
             out_plays[n_played] = card
             n_played += 1
             trick_pts += CARD_POINTS[strain, card]
@@ -229,6 +189,8 @@ def random_playouts(n_deals, seed, rules, out):
     winners = np.empty(8, dtype=np.int64)
     belote = np.empty(4, dtype=np.int64)
     decl = np.empty((4, 6), dtype=np.int64)
+    policies = np.full(4, POLICY_RANDOM, dtype=np.int64)
+    params = np.zeros((4, 1), dtype=np.float64)
     for i in range(n_deals):
         state = seed_state(seed * 0x100000001 + i)
         shuffle_deal(state, hands)
@@ -236,8 +198,8 @@ def random_playouts(n_deals, seed, rules, out):
         taker = random_below(state, 4)
         dealer = random_below(state, 4)
         leader = (dealer + 1) & 3
-        res = play_deal(hands, leader, strain, rules, 15, plays, 0, POLICY_RANDOM, state,
-                        plays, winners, belote)
+        res = play_deal(hands, leader, strain, taker, rules, 15, plays, 0, policies, params,
+                        state, plays, winners, belote)
         deal_declarations(hands, strain, 15, rules, decl)
         s = score_played_deal(decl, res[5], res[6], res[3], res[4], res[7], res[8], strain,
                               taker & 1, 0, leader, 8, rules)

@@ -148,45 +148,51 @@ def score_deal(card0, card1, decl0, decl1, belote0, belote1, tricks0, tricks1,
 
 
 @kernel
+def game_step(totals, outcome, taker_team, doubling, valat, mp0, mp1, held0, held1, rules):
+    """Add one scored deal to a game in progress (section 9).
+
+    ``totals``: int64 (3,) array ``[score0, score1, pot]`` updated in place; the pot
+    holds hanging points until the next deal that is neither hanging nor thrown in,
+    whose winner takes it.  Returns the winning team if the game ends after this
+    deal, else -1: it ends when a team has reached the target, nothing is held and
+    the deal was not a valat (equal totals play on); with ``third_double`` a made or
+    inside deal at doubling 3 decides the game.
+    """
+    totals[0] += mp0
+    totals[1] += mp1
+    totals[2] += held0 + held1
+    deal_winner = -1
+    if outcome == OUTCOME_MADE:
+        deal_winner = taker_team
+    elif outcome == OUTCOME_INSIDE:
+        deal_winner = 1 - taker_team
+    if deal_winner >= 0 and totals[2] > 0:
+        totals[deal_winner] += totals[2]
+        totals[2] = 0
+    if rules[R_THIRD_DOUBLE] and doubling == 3 and deal_winner >= 0:
+        return deal_winner
+    if outcome == OUTCOME_THROWN_IN:
+        return -1
+    target = rules[R_GAME_TARGET]
+    if (totals[0] >= target or totals[1] >= target) and totals[2] == 0 and valat < 0 \
+            and totals[0] != totals[1]:
+        return 0 if totals[0] > totals[1] else 1
+    return -1
+
+
+@kernel
 def play_game(outcomes, taker_teams, doublings, valats, mp, held, rules):
-    """Accumulate a game (section 9) over a sequence of scored deals.
+    """Accumulate a game over a sequence of scored deals (see ``game_step``).
 
     Inputs are per deal (n,): ``OUTCOME_*`` codes (``OUTCOME_THROWN_IN`` for an
     all-pass deal), taker team, doubling level, valat team (-1 none), and (n, 2)
-    arrays of MP added now and MP held.  Held points wait in a pot that goes to the
-    team that wins the next deal that is neither hanging nor thrown in.  The game
-    ends after a deal when a team has reached the target, nothing is held and the
-    deal was not a valat, won by the team with more points (equal totals play on);
-    with ``third_double`` a made or inside deal at doubling 3 decides the game.
-
-    Returns ``(score0, score1, pot, ended_after, winner)`` (-1 while not ended);
-    deals after the end are ignored.
+    arrays of MP added now and MP held.  Returns ``(score0, score1, pot,
+    ended_after, winner)`` (-1 while not ended); deals after the end are ignored.
     """
-    score0 = 0
-    score1 = 0
-    pot = 0
-    target = rules[R_GAME_TARGET]
+    totals = np.zeros(3, dtype=np.int64)
     for i in range(outcomes.shape[0]):
-        outcome = outcomes[i]
-        score0 += mp[i, 0]
-        score1 += mp[i, 1]
-        pot += held[i, 0] + held[i, 1]
-        deal_winner = -1
-        if outcome == OUTCOME_MADE:
-            deal_winner = taker_teams[i]
-        elif outcome == OUTCOME_INSIDE:
-            deal_winner = 1 - taker_teams[i]
-        if deal_winner >= 0 and pot > 0 and outcome != OUTCOME_HANGING:
-            if deal_winner == 0:
-                score0 += pot
-            else:
-                score1 += pot
-            pot = 0
-        if rules[R_THIRD_DOUBLE] and doublings[i] == 3 and deal_winner >= 0:
-            return score0, score1, pot, i, deal_winner
-        if outcome == OUTCOME_THROWN_IN:
-            continue
-        if (score0 >= target or score1 >= target) and pot == 0 and valats[i] < 0 \
-                and score0 != score1:
-            return score0, score1, pot, i, 0 if score0 > score1 else 1
-    return score0, score1, pot, -1, -1
+        winner = game_step(totals, outcomes[i], taker_teams[i], doublings[i], valats[i],
+                           mp[i, 0], mp[i, 1], held[i, 0], held[i, 1], rules)
+        if winner >= 0:
+            return totals[0], totals[1], totals[2], i, winner
+    return totals[0], totals[1], totals[2], -1, -1

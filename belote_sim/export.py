@@ -1,0 +1,128 @@
+"""Export rows of a deals table as replay records (``belote-sim export-replay``).
+
+Each played deal becomes a record with its rules, dealer, hands, contract and all 32
+cards.  If the table has no trick log the cards are re-simulated from the row's
+seed with the study's provenance; the re-simulated row must reproduce the stored
+scores exactly, else the export stops with an error (a table written by another
+version of the package, say).  Thrown-in deals have no contract and are skipped.
+"""
+
+from __future__ import annotations
+
+import json
+from typing import Any, Iterator, TextIO
+
+import numpy as np
+import pandas as pd
+
+from belote_sim.cards import format_cards
+from belote_sim.results import deals_frame, read_deals
+from belote_sim.rules import Rules
+from belote_sim.simulate import make_study
+
+CHECK_COLUMNS = ("strain", "taker", "doubling", "raw0", "raw1", "mp0", "mp1")
+
+
+def parse_rows(text: str, n_rows: int) -> slice:
+    """``"A:B"`` (either side may be empty) as a slice within ``n_rows`` rows."""
+    a, sep, b = text.partition(":")
+    try:
+        start = int(a) if a.strip() else 0
+        stop = int(b) if b.strip() else n_rows
+    except ValueError:
+        raise ValueError(f"--rows must be A:B with integers, got {text!r}") from None
+    if not sep:
+        stop = start + 1
+    if not 0 <= start <= stop:
+        raise ValueError(f"--rows {text!r}: need 0 <= A <= B")
+    return slice(start, min(stop, n_rows))
+
+
+def study_of(provenance: dict[str, Any]):
+    """The ``Study`` that wrote a table, from its provenance."""
+    try:
+        return make_study(
+            Rules.preset(provenance["ruleset"], **provenance["options"]),
+            bidding=provenance["bidding"], play=provenance["play"], seed=provenance["seed"],
+            predeal={int(k): v for k, v in provenance.get("predeal", {}).items()},
+            constraints={int(k): v for k, v in provenance.get("constraints", {}).items()},
+            dealer=provenance.get("dealer"), chunk_size=provenance["chunk_size"])
+    except (KeyError, TypeError) as exc:
+        raise ValueError(f"incomplete provenance in the table: {exc}") from None
+
+
+def _resimulate(df: pd.DataFrame, provenance: dict[str, Any]) -> list[str]:
+    """The playing order of every row, re-simulated from its seed."""
+    study = study_of(provenance)
+    plays: dict[int, str] = {}
+    ids = df["deal_id"].to_numpy()
+    chunks = ids // study.chunk_size
+    for chunk in np.unique(chunks):
+        offsets = ids[chunks == chunk] - chunk * study.chunk_size
+        raw = study.run_chunk(int(chunk), int(offsets.max()) + 1, keep_plays=True,
+                              rows=offsets)
+        again = deals_frame(raw)
+        stored = df[chunks == chunk].reset_index(drop=True)
+        for col in CHECK_COLUMNS:
+            if not stored[col].astype(object).equals(again[col].astype(object)):
+                raise ValueError("re-simulating the table does not reproduce its column "
+                                 f"{col!r}: it was written by another version or study")
+        for deal_id, text in zip(again["deal_id"], again["plays"]):
+            plays[int(deal_id)] = text
+    return [plays[int(i)] for i in ids]
+
+
+def records(df: pd.DataFrame, provenance: dict[str, Any]) -> Iterator[dict[str, Any]]:
+    """Replay records of the played deals of ``df`` (rows of a deals table)."""
+    played = df[df["outcome"] != "thrown_in"].reset_index(drop=True)
+    if "plays" in played.columns:
+        plays = list(played["plays"])
+    else:
+        plays = _resimulate(played, provenance)
+    defaults = Rules.preset(provenance["ruleset"]).options()
+    options = {k: v for k, v in provenance["options"].items() if defaults.get(k) != v}
+    for row, cards in zip(played.itertuples(index=False), plays):
+        record = {"id": int(row.deal_id), "ruleset": provenance["ruleset"]}
+        if options:
+            record["options"] = options
+        record.update({
+            "dealer": int(row.dealer),
+            "hands": [" ".join(format_cards(int(getattr(row, f"hand{s}")))) for s in range(4)],
+            "contract": {"strain": str(row.strain), "taker": int(row.taker),
+                         "doubling": int(row.doubling)},
+            "plays": cards.split(),
+        })
+        yield record
+
+
+def read_rows(path: str, rows: str) -> tuple[pd.DataFrame, dict[str, Any]]:
+    """Rows ``A:B`` of a deals table (reading only the row groups they live in)."""
+    import pyarrow as pa
+    import pyarrow.parquet as pq
+
+    read_deals(path, columns=["deal_id"])  # validates the file and its provenance
+    pf = pq.ParquetFile(path)
+    provenance = json.loads(pf.schema_arrow.metadata[b"belote_sim"])
+    wanted = parse_rows(rows, pf.metadata.num_rows)
+    tables = []
+    first = 0
+    for group in range(pf.metadata.num_row_groups):
+        size = pf.metadata.row_group(group).num_rows
+        lo, hi = max(wanted.start, first), min(wanted.stop, first + size)
+        if lo < hi:
+            tables.append(pf.read_row_group(group).slice(lo - first, hi - lo))
+        first += size
+    if not tables:
+        return deals_frame(None), provenance
+    return pa.concat_tables(tables).to_pandas(), provenance
+
+
+def export_replay(path: str, rows: str, out: TextIO) -> int:
+    """Write rows ``A:B`` of a deals table as replay records (JSON lines); returns the
+    number of records written."""
+    df, provenance = read_rows(path, rows)
+    n = 0
+    for record in records(df, provenance):
+        out.write(json.dumps(record) + "\n")
+        n += 1
+    return n

@@ -1,0 +1,213 @@
+"""Bidding policies (RULES.md section 4): the auction, the french two rounds, fixed contracts.
+
+Strain scores from the five cards seen during bidding (``cards`` is a mask; the
+french turned card is added for its bidding):
+
+- suit X: trump points of the cards of X (J 20, 9 14, A 11, T 10, K 4, Q 3)
+  + 10 per card of X + 8 per ace of another suit;
+- NT: plain points of all cards (A 11, T 10, K 4, Q 3, J 2) + 5 per ace;
+- AT: trump points of all cards + 5 per jack.
+
+``threshold`` (parameters ``[suit, nt, at, double, redouble]``): on its turn a seat
+doubles the opponents' undoubled contract when its own score in that strain
+reaches ``double``; redoubles its team's doubled contract when its score reaches
+``redouble``; otherwise, unless its partner holds the contract, bids the strain
+above the current one whose score exceeds its threshold by most; otherwise
+passes.  With ``third_double`` it re-doubles a redoubled opponent contract at
+``redouble + 20``; with ``dealer_must_take`` a dealer after three passes bids its
+best strain whatever the thresholds.
+
+``take`` (french, parameters ``[round1, round2, nt, at]``): in round one a seat
+takes the turned card when its score in the turned suit (turned card included)
+reaches ``round1``; in round two it names the other suit with the best margin over
+``round2`` (and NT / AT over their thresholds when ``french_allow_nt_at``).
+
+``fixed`` (parameters ``[seat, strain, doubling]``): no auction; the seat takes the
+strain (0..5 = C D H S NT AT) at that doubling level.
+
+The auction is written as one character per call: ``p`` pass, ``C D H S N A`` a bid
+(N = NT, A = AT), ``x`` double, ``r`` redouble, ``t`` third double; ``f`` marks a
+fixed contract.
+"""
+
+import numpy as np
+
+from belote_sim.kernels._jit import kernel
+from belote_sim.kernels.core import lowest_card
+from belote_sim.kernels.tables import (
+    PLAIN_POINTS,
+    RANK_A,
+    RANK_J,
+    R_AT_DOUBLE_ENDS_AUCTION,
+    R_DEALER_MUST_TAKE,
+    R_FRENCH_ALLOW_NT_AT,
+    R_THIRD_DOUBLE,
+    STRAIN_AT,
+    STRAIN_NT,
+    TRUMP_POINTS,
+)
+
+BID_THRESHOLD = 0
+BID_FIXED = 1
+BID_TAKE = 2
+THRESHOLD_DEFAULTS = (50.0, 52.0, 75.0, 60.0, 60.0)
+TAKE_DEFAULTS = (50.0, 55.0, 60.0, 80.0)
+
+MAX_CALLS = 40
+CALL_PASS = ord("p")
+CALL_DOUBLE = ord("x")
+CALL_REDOUBLE = ord("r")
+CALL_THIRD = ord("t")
+CALL_FIXED = ord("f")
+STRAIN_CALLS = np.array([ord(c) for c in "CDHSNA"], dtype=np.uint8)
+
+
+def _score_table():
+    """SCORE[strain, card]: what a card adds to a strain's bidding score."""
+    table = np.zeros((6, 32), dtype=np.int64)
+    for strain in range(6):
+        for card in range(32):
+            suit, rank = card >> 3, card & 7
+            if strain == STRAIN_NT:
+                table[strain, card] = PLAIN_POINTS[rank] + (5 if rank == RANK_A else 0)
+            elif strain == STRAIN_AT:
+                table[strain, card] = TRUMP_POINTS[rank] + (5 if rank == RANK_J else 0)
+            elif suit == strain:
+                table[strain, card] = TRUMP_POINTS[rank] + 10
+            elif rank == RANK_A:
+                table[strain, card] = 8
+    return table
+
+
+SCORE = _score_table()
+
+
+@kernel
+def strain_score(cards, strain):
+    """Bidding score of a set of cards for one strain (module docstring formula)."""
+    score = 0
+    mask = cards
+    while mask:
+        score += SCORE[strain, lowest_card(mask)]
+        mask &= mask - 1
+    return score
+
+
+@kernel
+def _threshold(params, strain):
+    if strain == STRAIN_NT:
+        return params[1]
+    if strain == STRAIN_AT:
+        return params[2]
+    return params[0]
+
+
+@kernel
+def run_auction(bid_cards, dealer, rules, bid_ids, bid_params, out_calls):
+    """Auction (section 4.1) with the ``threshold`` policy for every seat.
+
+    ``bid_cards``: (4,) masks of the five cards each seat sees.  Writes the calls to
+    ``out_calls`` (uint8, MAX_CALLS) and returns ``(strain, taker, doubling, n_calls)``
+    with strain -1 when the deal is thrown in.
+    """
+    scores = np.zeros((4, 6), dtype=np.int64)
+    for seat in range(4):
+        mask = bid_cards[seat]
+        while mask:
+            card = lowest_card(mask)
+            mask &= mask - 1
+            for strain in range(6):
+                scores[seat, strain] += SCORE[strain, card]
+    max_level = 3 if rules[R_THIRD_DOUBLE] else 2
+    current = -1
+    bidder = -1
+    level = 0
+    passes = 0
+    n_calls = 0
+    seat = (dealer + 1) & 3
+    while n_calls < MAX_CALLS:
+        params = bid_params[seat]
+        opponents_hold = current >= 0 and (bidder & 1) != (seat & 1)
+        call = CALL_PASS
+        bid = -1
+        if opponents_hold and level == 0 and scores[seat, current] >= params[3]:
+            call = CALL_DOUBLE
+        elif current >= 0 and not opponents_hold and level == 1 \
+                and scores[seat, current] >= params[4]:
+            call = CALL_REDOUBLE
+        elif opponents_hold and level == 2 and max_level == 3 \
+                and scores[seat, current] >= params[4] + 20:
+            call = CALL_THIRD
+        elif current < 0 or opponents_hold:
+            best_margin = 0.0
+            forced = rules[R_DEALER_MUST_TAKE] and current < 0 and n_calls == 3
+            for strain in range(current + 1, 6):
+                margin = scores[seat, strain] - _threshold(params, strain)
+                if (margin >= 0 or forced) and (bid < 0 or margin > best_margin):
+                    bid = strain
+                    best_margin = margin
+            if bid >= 0:
+                call = STRAIN_CALLS[bid]
+        out_calls[n_calls] = call
+        n_calls += 1
+        if call == CALL_PASS:
+            passes += 1
+            if (current < 0 and passes == 4) or (current >= 0 and passes == 3):
+                break
+        elif bid >= 0:
+            current = bid
+            bidder = seat
+            level = 0
+            passes = 0
+        else:
+            level += 1
+            passes = 0
+            if current == STRAIN_AT and (level == max_level or (
+                    level == 1 and rules[R_AT_DOUBLE_ENDS_AUCTION])):
+                break
+        seat = (seat + 1) & 3
+    if current < 0:
+        return -1, -1, 0, n_calls
+    return current, bidder, level, n_calls
+
+
+@kernel
+def french_take(bid_cards, turned, dealer, rules, bid_params, out_calls):
+    """French two-round bidding (section 4.2) with the ``take`` policy.
+
+    Returns ``(strain, taker, n_calls)``, strain -1 when all pass twice.
+    """
+    turned_suit = turned >> 3
+    n_calls = 0
+    for i in range(4):
+        seat = (dealer + 1 + i) & 3
+        cards = bid_cards[seat] | (1 << turned)
+        if strain_score(cards, turned_suit) >= bid_params[seat, 0]:
+            out_calls[n_calls] = STRAIN_CALLS[turned_suit]
+            return turned_suit, seat, n_calls + 1
+        out_calls[n_calls] = CALL_PASS
+        n_calls += 1
+    last = 6 if rules[R_FRENCH_ALLOW_NT_AT] else 4
+    for i in range(4):
+        seat = (dealer + 1 + i) & 3
+        cards = bid_cards[seat] | (1 << turned)
+        best = -1
+        best_margin = 0.0
+        for strain in range(last):
+            if strain == turned_suit:
+                continue
+            threshold = bid_params[seat, 1]
+            if strain == STRAIN_NT:
+                threshold = bid_params[seat, 2]
+            elif strain == STRAIN_AT:
+                threshold = bid_params[seat, 3]
+            margin = strain_score(cards, strain) - threshold
+            if margin >= 0 and (best < 0 or margin > best_margin):
+                best = strain
+                best_margin = margin
+        if best >= 0:
+            out_calls[n_calls] = STRAIN_CALLS[best]
+            return best, seat, n_calls + 1
+        out_calls[n_calls] = CALL_PASS
+        n_calls += 1
+    return -1, -1, n_calls

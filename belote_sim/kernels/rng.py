@@ -1,0 +1,41 @@
+"""Random numbers inside kernels: xorshift64* in a uint64[1] state array.
+
+A deal is a pure function of its seed: ``seed_state(seed)`` mixes a 64-bit seed
+with splitmix64, then every draw advances the state.  Bounded draws use the
+multiply-shift reduction (no integer division in the hot loop).
+"""
+
+import numpy as np
+
+from belote_sim.kernels._jit import kernel
+
+U64_MULT = np.uint64(0x2545F4914F6CDD1D)
+
+
+@kernel
+def seed_state(seed):
+    """A xorshift64* state (uint64[1]) from an integer seed (splitmix64 mixing)."""
+    z = np.uint64(seed) + np.uint64(0x9E3779B97F4A7C15)
+    z = (z ^ (z >> np.uint64(30))) * np.uint64(0xBF58476D1CE4E5B9)
+    z = (z ^ (z >> np.uint64(27))) * np.uint64(0x94D049BB133111EB)
+    z = z ^ (z >> np.uint64(31))
+    state = np.empty(1, dtype=np.uint64)
+    state[0] = z if z != np.uint64(0) else np.uint64(1)
+    return state
+
+
+@kernel
+def next_random(state):
+    """Next 32-bit random value (as int64) of a xorshift64* state."""
+    x = state[0]
+    x ^= x >> np.uint64(12)
+    x ^= x << np.uint64(25)
+    x ^= x >> np.uint64(27)
+    state[0] = x
+    return np.int64((x * U64_MULT) >> np.uint64(32))
+
+
+@kernel
+def random_below(state, n):
+    """Uniform integer in [0, n) by multiply-shift (no division; n < 2**31)."""
+    return (next_random(state) * n) >> 32

@@ -1,0 +1,219 @@
+"""The simulation loops: many independent deals, or whole games, in parallel.
+
+Deal ``i`` is a pure function of ``seeds[i]`` (its RNG is seeded from it), so the
+output does not depend on how ``prange`` splits the work between threads.  Each
+deal writes one row of ``out`` (columns ``COL_*``), its calls to ``calls[i]`` and,
+when a trick log is kept, its 32 cards in playing order to ``plays[i]``.
+"""
+
+import numpy as np
+from numba import prange
+
+from belote_sim.kernels._jit import kernel
+from belote_sim.kernels.bidding import BID_FIXED, BID_TAKE, CALL_FIXED, MAX_CALLS, \
+    french_take, run_auction
+from belote_sim.kernels.dealing import (
+    cut_deck,
+    deal_conditioned,
+    french_hands,
+    hands_from_deck,
+    shuffle_deck,
+    TURNED_POSITION,
+)
+from belote_sim.kernels.play import deal_declarations, play_deal, score_played_deal
+from belote_sim.kernels.rng import random_below, seed_state
+from belote_sim.kernels.scoring import game_step
+from belote_sim.kernels.tables import OUTCOME_THROWN_IN, R_BIDDING, R_DEALING
+
+(COL_DEALER, COL_HAND0, COL_HAND1, COL_HAND2, COL_HAND3, COL_BID0, COL_BID1, COL_BID2,
+ COL_BID3, COL_STRAIN, COL_TAKER, COL_DOUBLING, COL_OUTCOME, COL_CARD0, COL_CARD1,
+ COL_DECL0, COL_DECL1, COL_BELOTE0, COL_BELOTE1, COL_RAW0, COL_RAW1, COL_MP0, COL_MP1,
+ COL_HELD0, COL_HELD1, COL_TRICKS0, COL_TRICKS1, COL_VALAT, COL_TURNED,
+ COL_TRIES) = range(30)
+NUM_COLS = 30
+
+BIDDING_TWO_ROUND = 1
+
+(G_DEALS, G_SCORE0, G_SCORE1, G_HELD, G_WINNER, G_THROWN_IN, G_HANGING, G_VALATS,
+ G_FIRST_DEALER) = range(9)
+NUM_GAME_COLS = 9
+
+
+@kernel
+def play_one_deal(deck, dealer, rules, bid_ids, bid_params, play_ids, play_params, state,
+                  row, calls, plays, hands, bid, winners, belote, decl):
+    """Bid, deal the rest, play and score one deal from a dealt ``deck``.
+
+    ``row`` (NUM_COLS,) receives the results; ``calls`` the auction characters;
+    ``plays`` (32,) the cards in playing order.  ``hands``, ``bid``, ``winners``,
+    ``belote`` and ``decl`` are work buffers.  Returns whether a contract was played.
+    """
+    two_round = rules[R_BIDDING] == BIDDING_TWO_ROUND
+    hands_from_deck(deck, dealer, hands, bid)
+    turned = -1
+    for k in range(MAX_CALLS):
+        calls[k] = 0
+    if bid_ids[0] == BID_FIXED:
+        taker = np.int64(bid_params[0, 0])
+        strain = np.int64(bid_params[0, 1])
+        doubling = np.int64(bid_params[0, 2])
+        calls[0] = CALL_FIXED
+        if two_round:
+            turned = deck[TURNED_POSITION]
+            french_hands(deck, dealer, taker, hands)
+    elif two_round:
+        turned = deck[TURNED_POSITION]
+        strain, taker, _ = french_take(bid, turned, dealer, rules, bid_params, calls)
+        doubling = 0
+        if strain >= 0:
+            french_hands(deck, dealer, taker, hands)
+    else:
+        strain, taker, doubling, _ = run_auction(bid, dealer, rules, bid_ids, bid_params,
+                                                 calls)
+    row[COL_DEALER] = dealer
+    for seat in range(4):
+        row[COL_HAND0 + seat] = hands[seat] if strain >= 0 or not two_round else bid[seat]
+        row[COL_BID0 + seat] = bid[seat]
+    row[COL_TURNED] = turned
+    for k in range(COL_STRAIN, NUM_COLS):
+        if k != COL_TURNED and k != COL_TRIES:
+            row[k] = 0
+    if strain < 0:
+        row[COL_STRAIN] = -1
+        row[COL_TAKER] = -1
+        row[COL_OUTCOME] = OUTCOME_THROWN_IN
+        row[COL_VALAT] = -1
+        return False
+    leader = (dealer + 1) & 3
+    res = play_deal(hands, leader, strain, taker, rules, 15, plays, 0, play_ids, play_params,
+                    state, plays, winners, belote)
+    deal_declarations(hands, strain, 15, rules, decl)
+    s = score_played_deal(decl, res[5], res[6], res[3], res[4], res[7], res[8], strain,
+                          taker & 1, doubling, leader, 8, rules)
+    row[COL_STRAIN] = strain
+    row[COL_TAKER] = taker
+    row[COL_DOUBLING] = doubling
+    row[COL_CARD0] = res[3]
+    row[COL_CARD1] = res[4]
+    row[COL_TRICKS0] = res[5]
+    row[COL_TRICKS1] = res[6]
+    row[COL_BELOTE0] = res[7]
+    row[COL_BELOTE1] = res[8]
+    row[COL_DECL0] = s[1]
+    row[COL_DECL1] = s[2]
+    row[COL_RAW0] = s[3]
+    row[COL_RAW1] = s[4]
+    row[COL_OUTCOME] = s[5]
+    row[COL_VALAT] = s[6]
+    row[COL_MP0] = s[7]
+    row[COL_MP1] = s[8]
+    row[COL_HELD0] = s[9]
+    row[COL_HELD1] = s[10]
+    return True
+
+
+@kernel(parallel=True)
+def simulate_deals(seeds, dealers, rules, bid_ids, bid_params, play_ids, play_params,
+                   predeal, cons, check_cons, max_tries, out, calls, plays, keep_plays):
+    """Simulate ``len(seeds)`` independent deals in parallel.
+
+    ``dealers`` (n,): each deal's dealer; ``predeal`` (4, 8) and ``cons`` (4, k): see
+    ``deal_conditioned``.  Fills ``out`` (n, NUM_COLS), ``calls`` (n, MAX_CALLS) and,
+    when ``keep_plays``, ``plays`` (n, 32).  A deal whose constraints could not be met
+    in ``max_tries`` gets ``COL_TRIES = -1``.
+    """
+    n = seeds.shape[0]
+    # Work buffers are allocated once per block, not per deal; blocks are a fixed
+    # split of the deals, so the output does not depend on the thread count.
+    n_blocks = min(n, 256)
+    for b in prange(n_blocks):
+        deck = np.empty(32, dtype=np.int64)
+        free_pos = np.empty(8, dtype=np.int64)
+        free_cards = np.empty(32, dtype=np.int64)
+        hands = np.empty(4, dtype=np.int64)
+        bid = np.empty(4, dtype=np.int64)
+        deal_plays = np.zeros(32, dtype=np.int64)
+        winners = np.empty(8, dtype=np.int64)
+        belote = np.empty(4, dtype=np.int64)
+        decl = np.empty((4, 6), dtype=np.int64)
+        for i in range(b * n // n_blocks, (b + 1) * n // n_blocks):
+            state = seed_state(seeds[i])
+            dealer = dealers[i]
+            tries = deal_conditioned(state, dealer, predeal, cons, check_cons, max_tries,
+                                     deck, free_pos, free_cards, hands, bid)
+            out[i, COL_TRIES] = tries
+            if tries < 0:
+                out[i, COL_STRAIN] = -1
+                out[i, COL_OUTCOME] = OUTCOME_THROWN_IN
+                continue
+            play_one_deal(deck, dealer, rules, bid_ids, bid_params, play_ids, play_params,
+                          state, out[i], calls[i], deal_plays, hands, bid, winners, belote,
+                          decl)
+            if keep_plays:
+                for k in range(32):
+                    plays[i, k] = deal_plays[k]
+
+
+@kernel(parallel=True)
+def simulate_games(seeds, rules, bid_ids, bid_params, play_ids, play_params, max_deals, out):
+    """Play ``len(seeds)`` whole games (section 9) in parallel, one row of ``out`` each.
+
+    The first dealer is drawn from the game's seed and the deal passes to the right
+    (dealer + 1) after every deal.  With ``dealing = cut`` the next deck is the cards
+    in the order they were played (a thrown-in deal: in the order they were dealt),
+    cut at a uniform position; otherwise every deal is a fresh shuffle.  Columns
+    ``G_*``: deals played, final scores, points still held, winner (-1 if the game
+    did not end within ``max_deals``), thrown-in, hanging and valat deals, first dealer.
+    """
+    n = seeds.shape[0]
+    for g in prange(n):
+        state = seed_state(seeds[g])
+        deck = np.arange(32)
+        work = np.empty(32, dtype=np.int64)
+        hands = np.empty(4, dtype=np.int64)
+        bid = np.empty(4, dtype=np.int64)
+        plays = np.zeros(32, dtype=np.int64)
+        winners = np.empty(8, dtype=np.int64)
+        belote = np.empty(4, dtype=np.int64)
+        decl = np.empty((4, 6), dtype=np.int64)
+        row = np.zeros(NUM_COLS, dtype=np.int64)
+        calls = np.zeros(MAX_CALLS, dtype=np.uint8)
+        totals = np.zeros(3, dtype=np.int64)
+        dealer = random_below(state, 4)
+        out[g, G_FIRST_DEALER] = dealer
+        shuffle_deck(state, deck)
+        cut = rules[R_DEALING] == 1
+        winner = -1
+        thrown = 0
+        hanging = 0
+        valats = 0
+        k = 0
+        while k < max_deals and winner < 0:
+            if k > 0:
+                if cut:
+                    cut_deck(state, deck, work)
+                else:
+                    shuffle_deck(state, deck)
+            played = play_one_deal(deck, dealer, rules, bid_ids, bid_params, play_ids,
+                                   play_params, state, row, calls, plays, hands, bid, winners,
+                                   belote, decl)
+            if played and cut:
+                for j in range(32):
+                    deck[j] = plays[j]
+            outcome = row[COL_OUTCOME]
+            thrown += outcome == OUTCOME_THROWN_IN
+            hanging += outcome == 2
+            valats += row[COL_VALAT] >= 0
+            winner = game_step(totals, outcome, row[COL_TAKER] & 1, row[COL_DOUBLING],
+                               row[COL_VALAT], row[COL_MP0], row[COL_MP1], row[COL_HELD0],
+                               row[COL_HELD1], rules)
+            dealer = (dealer + 1) & 3
+            k += 1
+        out[g, G_DEALS] = k
+        out[g, G_SCORE0] = totals[0]
+        out[g, G_SCORE1] = totals[1]
+        out[g, G_HELD] = totals[2]
+        out[g, G_WINNER] = winner
+        out[g, G_THROWN_IN] = thrown
+        out[g, G_HANGING] = hanging
+        out[g, G_VALATS] = valats

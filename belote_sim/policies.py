@@ -1,0 +1,103 @@
+"""Play and bidding policies by name: ids, parameter vectors and their meaning.
+
+A policy spec is a name (``"greedy"``), optionally with parameters
+(``"greedy:1,0"`` or ``PolicySpec("greedy", (1, 0))``); per-seat specs are a list of
+four.  The algorithms are documented in ``belote_sim.kernels.policies`` (play) and
+``belote_sim.kernels.bidding`` (bidding).
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from typing import Sequence
+
+import numpy as np
+
+from belote_sim.kernels import bidding as B
+from belote_sim.kernels import policies as P
+
+
+@dataclass(frozen=True)
+class PolicyInfo:
+    """A built-in policy: kernel id, default parameters and their names."""
+
+    id: int
+    defaults: tuple[float, ...]
+    param_names: tuple[str, ...]
+    doc: str
+
+
+PLAY_POLICIES = {
+    "random": PolicyInfo(P.POLICY_RANDOM, (), (), "uniform among the legal cards"),
+    "greedy": PolicyInfo(P.POLICY_GREEDY, (1.0, 1.0), ("draw_trumps", "give_points"),
+                         "rule-based: cheapest winning card, feeds a winning partner, "
+                         "leads masters, taker's side draws trumps"),
+}
+
+BID_POLICIES = {
+    "threshold": PolicyInfo(B.BID_THRESHOLD, B.THRESHOLD_DEFAULTS,
+                            ("suit", "nt", "at", "double", "redouble"),
+                            "bids the best strain whose 5-card score clears its threshold"),
+    "fixed": PolicyInfo(B.BID_FIXED, (0.0, 2.0, 0.0), ("seat", "strain", "doubling"),
+                        "the given seat takes the given strain (0..5 = C D H S NT AT) "
+                        "at the given doubling level"),
+    "take": PolicyInfo(B.BID_TAKE, B.TAKE_DEFAULTS, ("round1", "round2", "nt", "at"),
+                       "french two rounds: takes the turned card when its suit scores "
+                       "enough, else names its best suit in round two"),
+}
+
+MAX_PARAMS = 8
+
+
+@dataclass(frozen=True)
+class PolicySpec:
+    """A policy name with its parameter vector (defaults filled in)."""
+
+    name: str
+    params: tuple[float, ...]
+
+    def __str__(self) -> str:
+        return self.name + (":" + ",".join(f"{p:g}" for p in self.params) if self.params else "")
+
+
+def parse_policy(spec: str | PolicySpec, table: dict[str, PolicyInfo], what: str) -> PolicySpec:
+    """Parse ``name`` or ``name:p1,p2,...``; missing parameters take their defaults."""
+    if isinstance(spec, PolicySpec):
+        spec = str(spec)
+    if not isinstance(spec, str):
+        raise ValueError(f"{what} policy must be a name, got {spec!r}")
+    name, _, rest = spec.strip().partition(":")
+    if name not in table:
+        raise ValueError(f"unknown {what} policy {name!r}: expected one of {', '.join(table)}")
+    info = table[name]
+    params = list(info.defaults)
+    if rest:
+        try:
+            values = [float(x) for x in rest.split(",")]
+        except ValueError:
+            raise ValueError(f"{what} policy {spec!r}: parameters must be numbers") from None
+        if len(values) > len(info.defaults):
+            raise ValueError(f"{what} policy {name!r} takes at most {len(info.defaults)} "
+                             f"parameters ({', '.join(info.param_names) or 'none'})")
+        params[:len(values)] = values
+    return PolicySpec(name, tuple(params))
+
+
+def per_seat(spec: str | PolicySpec | Sequence[str | PolicySpec], table: dict[str, PolicyInfo],
+             what: str) -> list[PolicySpec]:
+    """One spec for every seat, or a list of four."""
+    if isinstance(spec, (str, PolicySpec)):
+        return [parse_policy(spec, table, what)] * 4
+    specs = list(spec)
+    if len(specs) != 4:
+        raise ValueError(f"{what} policies: give one for all seats or a list of 4, got {len(specs)}")
+    return [parse_policy(s, table, what) for s in specs]
+
+
+def to_arrays(specs: list[PolicySpec], table: dict[str, PolicyInfo]) -> tuple[np.ndarray, np.ndarray]:
+    """(ids (4,), params (4, MAX_PARAMS)) for the kernels."""
+    ids = np.array([table[s.name].id for s in specs], dtype=np.int64)
+    params = np.zeros((4, MAX_PARAMS), dtype=np.float64)
+    for seat, s in enumerate(specs):
+        params[seat, :len(s.params)] = s.params
+    return ids, params

@@ -1,0 +1,174 @@
+"""The deals table: columns, conversion from kernel arrays, Parquet reading.
+
+One row per deal.  Team 0 is seats {0, 2}.  Units: card points, raw points, match
+points (MP; French points under french scoring).
+
+=================  ========  ====================================================
+column             dtype     meaning
+=================  ========  ====================================================
+deal_id            int64     index of the deal in the study
+seed               uint64    the deal's seed (re-simulates it exactly)
+dealer             int8      dealer seat; seat dealer+1 bids first and leads
+hand0..hand3       uint32    8-card hand masks (bit 8*suit+rank; for a thrown-in
+                             french deal: the 5 cards dealt)
+bid0..bid3         uint32    the 5 cards each seat saw during the bidding
+turned             Int8      french turned card index (null otherwise)
+auction            string    one char per call: p pass, C D H S N A bid, x double,
+                             r redouble, t third double; f = fixed contract
+strain             category  C D H S NT AT; null when thrown in
+taker              Int8      taker seat; null when thrown in
+doubling           int8      0 plain, 1 doubled, 2 redoubled, 3 third double
+outcome            category  made / inside / hanging / thrown_in (taker's view)
+card_points0/1     int16     card points of tricks won (last-trick 10 included)
+decl0/1            int16     run and carré points scored per team (after 6.3)
+belote0/1          int16     belote points scored per team
+raw0/1             int16     raw points (x2 in NT with nt_double_raw)
+mp0/1              int16     points each team adds now (MP or French points)
+held_mp0/1         int16     points held as hanging
+tricks0/1          int8      tricks won per team
+valat              Int8      team that won every trick, null if none
+plays              string    (with a trick log) the 32 cards in playing order
+=================  ========  ====================================================
+"""
+
+from __future__ import annotations
+
+import json
+from typing import Any
+
+import numpy as np
+import pandas as pd
+import pyarrow as pa
+
+from belote_sim.cards import format_card
+from belote_sim.kernels import simulate as K
+from belote_sim.kernels.bidding import MAX_CALLS
+from belote_sim.kernels.tables import OUTCOME_NAMES, STRAIN_NAMES
+
+PROVENANCE_KEY = b"belote_sim"
+STRAIN_DTYPE = pd.CategoricalDtype(list(STRAIN_NAMES))
+OUTCOME_DTYPE = pd.CategoricalDtype(list(OUTCOME_NAMES))
+CARD_NAMES = np.array([format_card(c) for c in range(32)])
+
+DEAL_COLUMNS = (
+    ["deal_id", "seed", "dealer"] + [f"hand{s}" for s in range(4)]
+    + [f"bid{s}" for s in range(4)]
+    + ["turned", "auction", "strain", "taker", "doubling", "outcome", "card_points0",
+       "card_points1", "decl0", "decl1", "belote0", "belote1", "raw0", "raw1", "mp0", "mp1",
+       "held_mp0", "held_mp1", "tricks0", "tricks1", "valat"])
+
+
+def _nullable(values: np.ndarray, dtype: str = "Int8") -> pd.arrays.IntegerArray:
+    """Nullable integers: negative kernel values (-1 = none) become null."""
+    mask = values < 0
+    return pd.arrays.IntegerArray(np.where(mask, 0, values).astype(dtype.lower()), mask)
+
+
+def deals_frame(raw: dict[str, np.ndarray] | None) -> pd.DataFrame:
+    """DataFrame of the deals table from the arrays of ``Study.run_chunk``."""
+    if raw is None:
+        raw = {"deal_id": np.zeros(0, np.int64), "seed": np.zeros(0, np.uint64),
+               "out": np.zeros((0, K.NUM_COLS), np.int64),
+               "calls": np.zeros((0, MAX_CALLS), np.uint8), "plays": None}
+    out = raw["out"]
+    cols: dict[str, Any] = {
+        "deal_id": raw["deal_id"].astype(np.int64),
+        "seed": raw["seed"].astype(np.uint64),
+        "dealer": out[:, K.COL_DEALER].astype(np.int8),
+    }
+    for s in range(4):
+        cols[f"hand{s}"] = out[:, K.COL_HAND0 + s].astype(np.uint32)
+    for s in range(4):
+        cols[f"bid{s}"] = out[:, K.COL_BID0 + s].astype(np.uint32)
+    cols["turned"] = _nullable(out[:, K.COL_TURNED])
+    calls = np.ascontiguousarray(raw["calls"])
+    auction = pa.array(calls.view(f"S{MAX_CALLS}").ravel()).cast(pa.string())
+    cols["auction"] = pd.array(auction, dtype=pd.StringDtype("pyarrow"))
+    strain = out[:, K.COL_STRAIN]
+    cols["strain"] = pd.Categorical.from_codes(strain, dtype=STRAIN_DTYPE)
+    cols["taker"] = _nullable(out[:, K.COL_TAKER])
+    cols["doubling"] = out[:, K.COL_DOUBLING].astype(np.int8)
+    cols["outcome"] = pd.Categorical.from_codes(out[:, K.COL_OUTCOME], dtype=OUTCOME_DTYPE)
+    pairs = [("card_points", K.COL_CARD0), ("decl", K.COL_DECL0), ("belote", K.COL_BELOTE0),
+             ("raw", K.COL_RAW0), ("mp", K.COL_MP0), ("held_mp", K.COL_HELD0)]
+    for name, col in pairs:
+        cols[f"{name}0"] = out[:, col].astype(np.int16)
+        cols[f"{name}1"] = out[:, col + 1].astype(np.int16)
+    cols["tricks0"] = out[:, K.COL_TRICKS0].astype(np.int8)
+    cols["tricks1"] = out[:, K.COL_TRICKS1].astype(np.int8)
+    cols["valat"] = _nullable(out[:, K.COL_VALAT])
+    df = pd.DataFrame(cols)
+    if raw.get("plays") is not None:
+        names = CARD_NAMES[raw["plays"]]
+        joined = np.array([" ".join(row) for row in names], dtype=object)
+        joined[out[:, K.COL_STRAIN] < 0] = None
+        df["plays"] = pd.array(joined, dtype="string")
+    return df
+
+
+def games_frame(seeds: np.ndarray, out: np.ndarray) -> pd.DataFrame:
+    """DataFrame of the games table from ``simulate_games`` kernel output."""
+    return pd.DataFrame({
+        "game_id": np.arange(len(seeds), dtype=np.int64),
+        "seed": seeds.astype(np.uint64),
+        "first_dealer": out[:, K.G_FIRST_DEALER].astype(np.int8),
+        "deals": out[:, K.G_DEALS].astype(np.int32),
+        "score0": out[:, K.G_SCORE0].astype(np.int32),
+        "score1": out[:, K.G_SCORE1].astype(np.int32),
+        "held": out[:, K.G_HELD].astype(np.int32),
+        "winner": _nullable(out[:, K.G_WINNER]),
+        "thrown_in": out[:, K.G_THROWN_IN].astype(np.int32),
+        "hanging": out[:, K.G_HANGING].astype(np.int32),
+        "valats": out[:, K.G_VALATS].astype(np.int32),
+    })
+
+
+def summary_counts(df: pd.DataFrame, counts: dict[str, Any]) -> dict[str, Any]:
+    """Accumulate contract mix and success counts of a chunk into ``counts``."""
+    mix = counts.setdefault("contracts", {})
+    made = counts.setdefault("made", {})
+    for strain, n in df["strain"].value_counts(sort=False).items():
+        mix[strain] = mix.get(strain, 0) + int(n)
+    ok = df[df["outcome"] == "made"]["strain"].value_counts(sort=False)
+    for strain, n in ok.items():
+        made[strain] = made.get(strain, 0) + int(n)
+    counts["thrown_in"] = counts.get("thrown_in", 0) + int((df["outcome"] == "thrown_in").sum())
+    return counts
+
+
+def format_summary(summary: dict[str, Any]) -> str:
+    """A few lines for the terminal: speed, contract mix, success rates."""
+    lines = [f"{summary['deals']:,} deals in {summary['seconds']:.1f} s "
+             f"({summary['deals_per_s']:,.0f} deals/s)"]
+    total = max(summary["deals"], 1)
+    lines.append(f"thrown in: {summary.get('thrown_in', 0) / total:.1%}")
+    lines.append("strain  contracts  share   made")
+    for strain in STRAIN_NAMES:
+        n = summary.get("contracts", {}).get(strain, 0)
+        if n:
+            made = summary.get("made", {}).get(strain, 0)
+            lines.append(f"{strain:<6}  {n:>9,}  {n / total:5.1%}  {made / n:5.1%}")
+    return "\n".join(lines)
+
+
+def read_deals(path: str, columns: list[str] | None = None) -> pd.DataFrame:
+    """Read a deals table written by ``belote-sim simulate``; provenance in ``attrs``.
+
+    Raises ``ValueError`` for a file that is not a readable belote-sim Parquet table.
+    """
+    import pyarrow.parquet as pq
+
+    try:
+        pf = pq.ParquetFile(path)
+        meta = pf.schema_arrow.metadata or {}
+        if PROVENANCE_KEY not in meta:
+            raise ValueError("no belote-sim provenance in its metadata")
+        provenance = json.loads(meta[PROVENANCE_KEY])
+        missing = [c for c in DEAL_COLUMNS if c not in pf.schema_arrow.names]
+        if missing:
+            raise ValueError(f"missing column(s) {', '.join(missing)}")
+        df = pf.read(columns=columns).to_pandas()
+    except (OSError, pa.ArrowException, json.JSONDecodeError, ValueError) as exc:
+        raise ValueError(f"{path}: not a readable belote-sim deals table: {exc}") from None
+    df.attrs["belote_sim"] = provenance
+    return df

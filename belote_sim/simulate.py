@@ -1,0 +1,392 @@
+"""Monte Carlo simulation of many deals (or whole games) into a columnar table.
+
+``simulate(n_deals, rules=..., bidding=..., play=..., seed=...)`` returns a pandas
+DataFrame, one row per deal (columns in ``belote_sim.results``).  Deals are made in
+chunks of ``chunk_size``; chunk c takes its seeds from
+``SeedSequence(seed, spawn_key=(c,))`` (the c-th child of ``SeedSequence(seed)``),
+one 64-bit seed per deal, and a deal is a pure function of its seed.  The table is
+therefore the same whatever the number of threads.  ``simulate_to_parquet`` streams
+chunks to a Parquet file in bounded memory; ``simulate_games`` plays whole games.
+"""
+
+from __future__ import annotations
+
+import contextlib
+import json
+import time
+from dataclasses import dataclass, field
+from typing import Any, Callable, Iterator, Mapping, Sequence
+
+import numba
+import numpy as np
+import pandas as pd
+
+from belote_sim import __version__
+from belote_sim.cards import parse_cards, parse_hand, format_cards
+from belote_sim.kernels import dealing as D
+from belote_sim.kernels.bidding import BID_FIXED, BID_TAKE, BID_THRESHOLD, MAX_CALLS
+from belote_sim.kernels.simulate import NUM_COLS, simulate_deals, simulate_games as _games_kernel
+from belote_sim.kernels.tables import SUIT_CHARS
+from belote_sim.policies import BID_POLICIES, PLAY_POLICIES, PolicySpec, per_seat, to_arrays
+from belote_sim.results import deals_frame, games_frame
+from belote_sim.rules import Rules
+
+DEFAULT_CHUNK = 1 << 16
+MAX_TRIES = 1_000_000
+PILOT_DEALS = 20_000
+
+
+@dataclass
+class Study:
+    """Everything that fixes a simulation's output, validated, as kernel inputs."""
+
+    rules: Rules
+    bidding: list[PolicySpec]
+    play: list[PolicySpec]
+    seed: int
+    dealer: int | None = None
+    predeal: dict[int, list[str]] = field(default_factory=dict)
+    constraints: dict[int, dict[str, Any]] = field(default_factory=dict)
+    chunk_size: int = DEFAULT_CHUNK
+
+    def __post_init__(self) -> None:
+        if not isinstance(self.seed, (int, np.integer)) or self.seed < 0:
+            raise ValueError(f"seed must be a non-negative integer, got {self.seed!r}")
+        if self.dealer is not None and self.dealer not in (0, 1, 2, 3):
+            raise ValueError(f"dealer must be a seat 0..3 or None (rotate), got {self.dealer!r}")
+        if self.chunk_size < 1:
+            raise ValueError("chunk_size must be positive")
+        bid_names = {s.name for s in self.bidding}
+        if len(bid_names) > 1 and "fixed" in bid_names:
+            raise ValueError("the fixed bidding policy sets the contract for all seats; "
+                             "it cannot be mixed with other bidding policies")
+        two_round = self.rules.bidding == "two_round"
+        if two_round and bid_names - {"take", "fixed"}:
+            raise ValueError(f"the {self.rules.name} rules bid in two rounds: use the 'take' "
+                             "(or 'fixed') bidding policy")
+        if not two_round and "take" in bid_names:
+            raise ValueError("the 'take' bidding policy is for the french two-round bidding")
+        if self.rules.bidding == "take_or_pass":
+            raise ValueError("take-or-pass bidding (2- and 3-player games) is not simulated yet")
+        if "fixed" in bid_names:
+            seat, strain, doubling = self.bidding[0].params[:3]
+            if seat not in (0, 1, 2, 3) or strain not in range(6) or not self.rules.strain_allowed(int(strain)):
+                raise ValueError(f"fixed bidding: bad seat/strain {self.bidding[0]}")
+            if doubling not in range(self.rules.max_doubling + 1):
+                raise ValueError(f"fixed bidding: doubling must be 0..{self.rules.max_doubling}")
+        self.predeal_array, self.constraint_array, self.check_constraints = \
+            _conditions(self.predeal, self.constraints, two_round)
+
+    @property
+    def bid_arrays(self) -> tuple[np.ndarray, np.ndarray]:
+        return to_arrays(self.bidding, BID_POLICIES)
+
+    @property
+    def play_arrays(self) -> tuple[np.ndarray, np.ndarray]:
+        return to_arrays(self.play, PLAY_POLICIES)
+
+    def provenance(self, n_deals: int, mode: str = "deals") -> dict[str, Any]:
+        """JSON-ready description of the study (kept with the table)."""
+        return {
+            "belote_sim": __version__, "mode": mode, "n": int(n_deals),
+            "ruleset": self.rules.name, "options": self.rules.options(),
+            "bidding": [str(s) for s in self.bidding], "play": [str(s) for s in self.play],
+            "seed": int(self.seed), "dealer": self.dealer, "chunk_size": self.chunk_size,
+            "predeal": {str(k): v for k, v in self.predeal.items()},
+            "constraints": {str(k): v for k, v in self.constraints.items()},
+        }
+
+    def chunk_seeds(self, chunk: int, length: int) -> np.ndarray:
+        """The per-deal seeds of chunk ``chunk`` (``length`` deals)."""
+        ss = np.random.SeedSequence(int(self.seed), spawn_key=(chunk,))
+        return ss.generate_state(length, dtype=np.uint64)
+
+    def dealers(self, first_deal: int, length: int) -> np.ndarray:
+        if self.dealer is not None:
+            return np.full(length, self.dealer, dtype=np.int64)
+        return (np.arange(first_deal, first_deal + length, dtype=np.int64)) % 4
+
+    def run_chunk(self, chunk: int, length: int, keep_plays: bool = False,
+                  rows: np.ndarray | None = None) -> dict[str, np.ndarray]:
+        """Simulate one chunk (or the given row offsets of it); raw kernel arrays."""
+        seeds = self.chunk_seeds(chunk, length)
+        first = chunk * self.chunk_size
+        dealers = self.dealers(first, length)
+        ids = np.arange(first, first + length, dtype=np.int64)
+        if rows is not None:
+            seeds, dealers, ids = seeds[rows], dealers[rows], ids[rows]
+        n = len(seeds)
+        out = np.zeros((n, NUM_COLS), dtype=np.int64)
+        calls = np.zeros((n, MAX_CALLS), dtype=np.uint8)
+        plays = np.zeros((n if keep_plays else 1, 32), dtype=np.int64)
+        bid_ids, bid_params = self.bid_arrays
+        play_ids, play_params = self.play_arrays
+        simulate_deals(seeds.view(np.int64), dealers, self.rules.to_array(), bid_ids, bid_params,
+                       play_ids, play_params, self.predeal_array, self.constraint_array,
+                       self.check_constraints, MAX_TRIES, out, calls, plays, keep_plays)
+        if (out[:, -1] < 0).any():
+            raise ValueError(f"constraints could not be met in {MAX_TRIES} tries for a deal: "
+                             "they are too rare to sample")
+        return {"deal_id": ids, "seed": seeds, "out": out, "calls": calls,
+                "plays": plays if keep_plays else None}
+
+    def check_feasible(self) -> float:
+        """Acceptance rate of the rejection constraints on a pilot run (error if none)."""
+        if not self.check_constraints:
+            return 1.0
+        ss = np.random.SeedSequence(int(self.seed), spawn_key=(2**31 - 1,))
+        seeds = ss.generate_state(PILOT_DEALS, dtype=np.uint64).view(np.int64)
+        out = np.zeros((PILOT_DEALS, NUM_COLS), dtype=np.int64)
+        calls = np.zeros((PILOT_DEALS, MAX_CALLS), dtype=np.uint8)
+        bid_ids, bid_params = self.bid_arrays
+        play_ids, play_params = self.play_arrays
+        simulate_deals(seeds, self.dealers(0, PILOT_DEALS), self.rules.to_array(), bid_ids,
+                       bid_params, play_ids, play_params, self.predeal_array,
+                       self.constraint_array, True, 50, out, calls,
+                       np.zeros((1, 32), dtype=np.int64), False)
+        accepted = (out[:, -1] > 0).sum()
+        if accepted == 0:
+            raise ValueError(f"constraints are impossible or too rare: none of {PILOT_DEALS} "
+                             "pilot deals met them within 50 tries each")
+        return float(1.0 / np.mean(out[out[:, -1] > 0, -1]))
+
+
+def make_study(rules: Rules | str = "common", bidding: Any = None, play: Any = "greedy",
+               seed: int = 0, predeal: Mapping[int, Any] | None = None,
+               constraints: Mapping[int, Mapping[str, Any]] | None = None,
+               dealer: int | None = None, chunk_size: int = DEFAULT_CHUNK,
+               options: Mapping[str, Any] | None = None) -> Study:
+    """Validate the arguments of ``simulate`` into a ``Study``."""
+    rules = Rules.from_spec(rules, options)
+    if bidding is None:
+        bidding = "take" if rules.bidding == "two_round" else "threshold"
+    predeal_lists = {}
+    for seat, cards in (predeal or {}).items():
+        seat = _seat(seat, "predeal")
+        predeal_lists[seat] = [format_cards([c])[0] for c in parse_cards(cards)]
+    cons = {_seat(seat, "constraints"): dict(c) for seat, c in (constraints or {}).items()}
+    return Study(rules=rules, bidding=per_seat(bidding, BID_POLICIES, "bidding"),
+                 play=per_seat(play, PLAY_POLICIES, "play"), seed=seed, dealer=dealer,
+                 predeal=predeal_lists, constraints=cons, chunk_size=chunk_size)
+
+
+def _seat(seat: Any, what: str) -> int:
+    try:
+        value = int(seat)
+    except (TypeError, ValueError):
+        value = -1
+    if value not in (0, 1, 2, 3):
+        raise ValueError(f"{what}: seat must be 0..3, got {seat!r}")
+    return value
+
+
+CONSTRAINT_KEYS = ("require", "exclude", "min", "max", "strength")
+
+
+def _conditions(predeal: dict[int, list[str]], constraints: dict[int, dict[str, Any]],
+                two_round: bool) -> tuple[np.ndarray, np.ndarray, bool]:
+    """Predeal and constraints as kernel arrays, with contradictions rejected."""
+    pre = np.full((4, 8), -1, dtype=np.int64)
+    cons = np.zeros((4, D.NUM_CONSTRAINT_FIELDS), dtype=np.int64)
+    cons[:, D.C_MAX_SUIT:D.C_MAX_SUIT + 4] = 8
+    cons[:, D.C_MAX_STRENGTH] = 10_000
+    used = 0
+    for seat, cards in predeal.items():
+        if len(cards) > 8:
+            raise ValueError(f"predeal: seat {seat} gets {len(cards)} cards, at most 8")
+        if two_round and len(cards) > 5:
+            raise ValueError("predeal: the french deal fixes at most the 5 bidding cards "
+                             "(the rest depends on who takes)")
+        for k, card in enumerate(cards):
+            bit = parse_hand([card], size=None)
+            if used & bit:
+                raise ValueError(f"predeal: card {card} is given twice")
+            used |= bit
+            pre[seat, k] = bit.bit_length() - 1
+    check = False
+    for seat, spec in constraints.items():
+        unknown = set(spec) - set(CONSTRAINT_KEYS)
+        if unknown:
+            raise ValueError(f"constraints for seat {seat}: unknown key(s) "
+                             f"{', '.join(sorted(unknown))}; known: {', '.join(CONSTRAINT_KEYS)}")
+        if two_round:
+            raise ValueError("constraints are not supported with the french deal (the final "
+                             "hands depend on the bidding); use predeal for the bidding cards")
+        required = parse_hand(spec.get("require", []), size=None)
+        excluded = parse_hand(spec.get("exclude", []), size=None)
+        if required & excluded:
+            card = format_cards(required & excluded)[0]
+            raise ValueError(f"constraints for seat {seat}: {card} is both required and excluded")
+        if required & used & ~_mask_of_seat(pre, seat):
+            card = format_cards(required & used & ~_mask_of_seat(pre, seat))[0]
+            raise ValueError(f"constraints for seat {seat}: required {card} is predealt "
+                             "to another seat or required twice")
+        if excluded & _mask_of_seat(pre, seat):
+            raise ValueError(f"constraints for seat {seat}: an excluded card is predealt to it")
+        used |= required
+        n_fixed = bin(required | _mask_of_seat(pre, seat)).count("1")
+        if n_fixed > 8:
+            raise ValueError(f"constraints for seat {seat}: {n_fixed} predealt and required cards")
+        cons[seat, D.C_REQUIRED] = required
+        cons[seat, D.C_EXCLUDED] = excluded
+        for key, base in (("min", D.C_MIN_SUIT), ("max", D.C_MAX_SUIT)):
+            for suit, length in dict(spec.get(key, {})).items():
+                if suit not in SUIT_CHARS or not isinstance(length, int) or not 0 <= length <= 8:
+                    raise ValueError(f"constraints for seat {seat}: {key} needs suit C/D/H/S -> "
+                                     f"0..8, got {suit!r}: {length!r}")
+                cons[seat, base + SUIT_CHARS.index(suit)] = length
+        if "strength" in spec:
+            low, high = spec["strength"]
+            if low > high:
+                raise ValueError(f"constraints for seat {seat}: strength range {low}..{high} "
+                                 "is empty")
+            cons[seat, D.C_MIN_STRENGTH] = low
+            cons[seat, D.C_MAX_STRENGTH] = high
+        mins = cons[seat, D.C_MIN_SUIT:D.C_MIN_SUIT + 4]
+        maxs = cons[seat, D.C_MAX_SUIT:D.C_MAX_SUIT + 4]
+        if (mins > maxs).any() or mins.sum() > 8 or maxs.sum() < 8:
+            raise ValueError(f"constraints for seat {seat}: suit lengths min {list(mins)} / "
+                             f"max {list(maxs)} cannot make an 8-card hand")
+        check = check or bool(excluded) or mins.any() or (maxs < 8).any() or "strength" in spec
+    for suit in range(4):
+        if cons[:, D.C_MIN_SUIT + suit].sum() > 8:
+            raise ValueError(f"constraints: the seats need more than 8 {SUIT_CHARS[suit]} cards")
+    return pre, cons, bool(check)
+
+
+def _mask_of_seat(pre: np.ndarray, seat: int) -> int:
+    return sum(1 << int(c) for c in pre[seat] if c >= 0)
+
+
+@contextlib.contextmanager
+def _threads(threads: int | None) -> Iterator[int]:
+    previous = numba.get_num_threads()
+    if threads is None:
+        threads = numba.config.NUMBA_NUM_THREADS
+    if not 1 <= threads <= numba.config.NUMBA_NUM_THREADS:
+        raise ValueError(f"threads must be 1..{numba.config.NUMBA_NUM_THREADS}, got {threads}")
+    numba.set_num_threads(threads)
+    try:
+        yield threads
+    finally:
+        numba.set_num_threads(previous)
+
+
+def iter_chunks(study: Study, n_deals: int, threads: int | None = None,
+                keep_plays: bool = False) -> Iterator[pd.DataFrame]:
+    """Simulate ``n_deals`` deals chunk by chunk, yielding one DataFrame per chunk."""
+    if isinstance(n_deals, bool) or not isinstance(n_deals, (int, np.integer)) or n_deals < 0:
+        raise ValueError(f"n_deals must be a non-negative integer, got {n_deals!r}")
+    study.check_feasible()
+    with _threads(threads):
+        n_chunks = -(-n_deals // study.chunk_size)
+        for chunk in range(n_chunks):
+            length = min(study.chunk_size, n_deals - chunk * study.chunk_size)
+            yield deals_frame(study.run_chunk(chunk, length, keep_plays))
+
+
+def simulate(n_deals: int, rules: Rules | str = "common", bidding: Any = None,
+             play: Any = "greedy", seed: int = 0, threads: int | None = None,
+             predeal: Mapping[int, Any] | None = None,
+             constraints: Mapping[int, Mapping[str, Any]] | None = None,
+             dealer: int | None = None, trick_log: bool = False,
+             chunk_size: int = DEFAULT_CHUNK, options: Mapping[str, Any] | None = None,
+             progress: Callable[[int], None] | None = None) -> pd.DataFrame:
+    """Simulate ``n_deals`` deals and return them as a DataFrame (one row per deal).
+
+    Parameters
+    ----------
+    rules, options : a ``Rules`` or preset name, and option overrides.
+    bidding : bidding policy spec -- ``"threshold"`` (default), ``"fixed:seat,strain,
+        doubling"``, ``"take"`` (french); one for all seats or a list of four.
+    play : play policy spec (``"greedy"``, ``"random"``, ``"greedy:1,0"``), or four.
+    seed : the study's seed (``SeedSequence`` entropy).
+    threads : numba threads (default: all); the table does not depend on it.
+    predeal : ``{seat: "JH 9H AH TS 7C"}`` cards fixed in a seat's hand, in dealing
+        order (the first five are its bidding cards).
+    constraints : ``{seat: {"require": "JH", "exclude": "AS", "min": {"H": 3},
+        "max": {"S": 2}, "strength": (20, 60)}}``; strength is the plain card points
+        of the 8 cards (A 11, T 10, K 4, Q 3, J 2).  Deals are exactly uniform among
+        those that meet them; impossible constraints raise ``ValueError``.
+    dealer : fixed dealer seat, or None to rotate (dealer = deal_id % 4).
+    trick_log : keep the 32 cards of each deal in playing order (column ``plays``).
+
+    The DataFrame's ``attrs["belote_sim"]`` holds the study's provenance.
+    """
+    study = make_study(rules, bidding, play, seed, predeal, constraints, dealer, chunk_size,
+                       options)
+    frames = []
+    for frame in iter_chunks(study, n_deals, threads, trick_log):
+        frames.append(frame)
+        if progress:
+            progress(len(frame))
+    df = pd.concat(frames, ignore_index=True) if frames else deals_frame(None)
+    df.attrs["belote_sim"] = study.provenance(n_deals)
+    return df
+
+
+def simulate_to_parquet(path: str, n_deals: int, study: Study, threads: int | None = None,
+                        trick_log: bool = False,
+                        progress: Callable[[int], None] | None = None) -> dict[str, Any]:
+    """Stream a simulation to a Parquet file chunk by chunk (bounded memory).
+
+    Returns a summary: deals, seconds, deals per second, contract mix and success.
+    """
+    import pyarrow as pa
+    import pyarrow.parquet as pq
+
+    from belote_sim.results import PROVENANCE_KEY, summary_counts
+
+    start = time.perf_counter()
+    writer = None
+    counts: dict[str, Any] = {}
+    try:
+        for frame in iter_chunks(study, n_deals, threads, trick_log):
+            table = pa.Table.from_pandas(frame, preserve_index=False)
+            if writer is None:
+                meta = dict(table.schema.metadata or {})
+                meta[PROVENANCE_KEY] = json.dumps(study.provenance(n_deals)).encode()
+                table = table.replace_schema_metadata(meta)
+                writer = pq.ParquetWriter(path, table.schema)
+            else:
+                table = table.replace_schema_metadata(writer.schema.metadata)
+            writer.write_table(table)
+            summary_counts(frame, counts)
+            if progress:
+                progress(len(frame))
+    finally:
+        if writer is not None:
+            writer.close()
+    elapsed = time.perf_counter() - start
+    return {"deals": n_deals, "seconds": elapsed,
+            "deals_per_s": n_deals / elapsed if elapsed > 0 else float("inf"), **counts}
+
+
+def simulate_games(n_games: int, rules: Rules | str = "common", bidding: Any = None,
+                   play: Any = "greedy", seed: int = 0, threads: int | None = None,
+                   max_deals: int = 200, options: Mapping[str, Any] | None = None
+                   ) -> pd.DataFrame:
+    """Play ``n_games`` whole games to the target; one row per game.
+
+    Dealing follows the rules' ``dealing`` option (``shuffle`` or ``cut``).  Columns:
+    ``game_id``, ``seed``, ``first_dealer``, ``deals``, ``score0``, ``score1``
+    (final scores: MP, or French points), ``held`` (points still held), ``winner``
+    (team, or null if no end within ``max_deals``), ``thrown_in``, ``hanging``,
+    ``valats`` (deal counts).
+    """
+    study = make_study(rules, bidding, play, seed, options=options)
+    if isinstance(n_games, bool) or not isinstance(n_games, (int, np.integer)) or n_games < 0:
+        raise ValueError(f"n_games must be a non-negative integer, got {n_games!r}")
+    if not 1 <= max_deals <= 100_000:
+        raise ValueError("max_deals must be 1..100000")
+    seeds = np.random.SeedSequence(int(seed), spawn_key=(0,)).generate_state(
+        n_games, dtype=np.uint64)
+    out = np.zeros((n_games, 9), dtype=np.int64)
+    bid_ids, bid_params = study.bid_arrays
+    play_ids, play_params = study.play_arrays
+    with _threads(threads):
+        _games_kernel(seeds.view(np.int64), study.rules.to_array(), bid_ids, bid_params,
+                      play_ids, play_params, max_deals, out)
+    df = games_frame(seeds, out)
+    df.attrs["belote_sim"] = study.provenance(n_games, mode="games")
+    return df

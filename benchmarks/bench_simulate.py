@@ -1,0 +1,73 @@
+"""Simulator throughput: full deals per second, printed as one JSON object.
+
+A full deal is: uniform deal, threshold auction, declarations of all four hands,
+32 cards played by the policy, scoring to match points (``common`` rules).  Keys
+``random_1thread``, ``random_2threads``, ``greedy_1thread``, ``greedy_2threads`` are
+deals per second of the compiled simulation (kernel output arrays, chunks of 65,536
+deals); ``greedy_2threads_dataframe`` is the end-to-end ``simulate()`` rate including
+the pandas table.  ``--stream N`` also streams N deals to Parquet and reports the
+peak resident memory (``stream_peak_rss_mb``).
+
+    python benchmarks/bench_simulate.py [--deals N] [--stream N]
+"""
+
+import argparse
+import json
+import os
+import resource
+import sys
+import tempfile
+import time
+
+sys.path.insert(0, os.path.join(os.path.dirname(os.path.abspath(__file__)), ".."))
+
+import numba  # noqa: E402
+
+from belote_sim import __version__  # noqa: E402
+from belote_sim.simulate import make_study, simulate, simulate_to_parquet  # noqa: E402
+
+
+def kernel_rate(play, threads, n_deals):
+    study = make_study("common", None, play, seed=1)
+    numba.set_num_threads(threads)
+    study.run_chunk(0, 1000)  # compile / load
+    chunk = study.chunk_size
+    best = float("inf")
+    for _ in range(2):
+        start = time.perf_counter()
+        for c in range(n_deals // chunk):
+            study.run_chunk(c, chunk)
+        best = min(best, time.perf_counter() - start)
+    return (n_deals // chunk) * chunk / best
+
+
+def main():
+    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser.add_argument("--deals", type=int, default=2_000_000)
+    parser.add_argument("--stream", type=int, default=0)
+    args = parser.parse_args()
+    result = {}
+    for play in ("random", "greedy"):
+        for threads, key in ((1, "1thread"), (2, "2threads")):
+            if threads <= numba.config.NUMBA_NUM_THREADS:
+                result[f"{play}_{key}"] = round(kernel_rate(play, threads, args.deals))
+    numba.set_num_threads(min(2, numba.config.NUMBA_NUM_THREADS))
+    start = time.perf_counter()
+    simulate(args.deals, play="greedy", seed=2)
+    result["greedy_2threads_dataframe"] = round(args.deals / (time.perf_counter() - start))
+    if args.stream:
+        with tempfile.TemporaryDirectory() as tmp:
+            summary = simulate_to_parquet(os.path.join(tmp, "d.parquet"), args.stream,
+                                          make_study(seed=3))
+            result["stream_deals"] = args.stream
+            result["stream_deals_per_s"] = round(summary["deals_per_s"])
+            result["stream_file_mb"] = round(os.path.getsize(os.path.join(tmp, "d.parquet")) / 2**20)
+        result["stream_peak_rss_mb"] = round(
+            resource.getrusage(resource.RUSAGE_SELF).ru_maxrss / 1024)
+    result.update(numba=numba.__version__, belote_sim=__version__,
+                  max_threads=numba.config.NUMBA_NUM_THREADS)
+    print(json.dumps(result))
+
+
+if __name__ == "__main__":
+    main()
