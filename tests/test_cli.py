@@ -47,11 +47,39 @@ def test_perft_command():
 
 
 def test_main_job(tmp_path, capsys):
-    assert main(["main", "-o", str(tmp_path)]) == 0
+    assert main(["main", "-o", str(tmp_path), "--deals", "3000"]) == 0
     text = capsys.readouterr().out
-    assert "replayed 12 bundled sample deals" in text
-    results = [json.loads(x) for x in (tmp_path / "sample_replay.jsonl").read_text().splitlines()]
-    assert len(results) == 12 and all(r["mp"] is not None for r in results)
+    assert "default study, 3,000 deals" in text and "deals/s" in text
+    from belote_sim.results import read_deals
+
+    assert len(read_deals(str(tmp_path / "deals.parquet"))) == 3000
+
+
+def test_simulate_and_export_commands(tmp_path, capsys):
+    table = tmp_path / "d.parquet"
+    assert main(["simulate", "--deals", "2000", "--seed", "5", "--ruleset", "bulgarian",
+                 "--option", "kirtik=true", "--play-seat", "1:random", "-o", str(table)]) == 0
+    out = capsys.readouterr().out
+    assert "2,000 deals" in out and "made" in out
+    records = tmp_path / "r.jsonl"
+    assert main(["export-replay", str(table), "--rows", "10:40", "-o", str(records)]) == 0
+    lines = records.read_text().splitlines()
+    assert 20 <= len(lines) <= 30
+    assert main(["replay", str(records), "-o", str(tmp_path / "o.jsonl")]) == 0
+
+
+def test_simulate_bad_options_one_line(capsys):
+    assert main(["simulate", "--deals", "10", "--play", "clever"]) == 2
+    err = capsys.readouterr().err
+    assert "unknown play policy" in err and "Traceback" not in err
+    assert main(["simulate", "--deals", "10", "--constraint", "0:min_H=9"]) == 2
+    assert main(["export-replay", "/nonexistent.parquet"]) == 2
+
+
+def test_games_command(tmp_path, capsys):
+    assert main(["simulate", "--games", "50", "--dealing", "cut", "-o",
+                 str(tmp_path / "g.parquet")]) == 0
+    assert "50 games" in capsys.readouterr().out
 
 
 def test_python_dash_m_entry_point():
