@@ -6,7 +6,10 @@ Commands::
     belote-sim export-replay deals.parquet --rows A:B     rows as replay records
     belote-sim replay IN.jsonl [-o OUT.jsonl]             replay records (JSON lines)
     belote-sim perft FILE.perft [--max-nodes N]           check a perft suite
-    belote-sim main [-o DIR]                              the default study
+    belote-sim report deals.parquet [-o reports/]         HTML report
+    belote-sim hand "JH 9H AH TS 7C" [--seat S --dealer D] strength of one hand
+    belote-sim study bidding --param suit --values 40,50  bidding threshold sweep
+    belote-sim main [-o DIR]                              the default study and report
 """
 
 from __future__ import annotations
@@ -192,7 +195,8 @@ def _cmd_export(args: argparse.Namespace) -> int:
 
 
 def _cmd_main(args: argparse.Namespace) -> int:
-    """The default study: simulate deals with the default policies and summarise them."""
+    """The default study: simulate deals with the default policies, then the report."""
+    from belote_sim.report import write_report
     from belote_sim.results import format_summary
     from belote_sim.simulate import make_study, simulate_to_parquet
 
@@ -209,6 +213,62 @@ def _cmd_main(args: argparse.Namespace) -> int:
         progress.close()
     print(format_summary(summary))
     print(f"wrote {path}")
+    start = time.perf_counter()
+    index = write_report(str(path), out_dir / "report",
+                         title=f"belote-sim default study ({args.deals:,} deals)")
+    print(f"report written in {time.perf_counter() - start:.1f} s: {index.resolve()}")
+    return 0
+
+
+def _cmd_report(args: argparse.Namespace) -> int:
+    from belote_sim.report import write_report
+
+    index = write_report(args.table, args.output)
+    print(f"report: {index.resolve()}")
+    return 0
+
+
+def _cmd_hand(args: argparse.Namespace) -> int:
+    from belote_sim.strength import hand_strength
+
+    options = dict(_parse_option(o) for o in args.option or [])
+    start = time.perf_counter()
+    table = hand_strength(args.cards, seat=args.seat, dealer=args.dealer, deals=args.deals,
+                          rules=args.ruleset, play=args.play, seed=args.seed,
+                          options=options)
+    elapsed = time.perf_counter() - start
+    print(f"hand {args.cards} at seat {args.seat}, dealer {args.dealer}, {args.ruleset} "
+          f"rules, {args.play} play, {args.deals:,} deals per strain (seed {args.seed}); "
+          "taker's team, 95% intervals")
+    print(f"{'strain':<7}{'P(made)':>9}{'interval':>17}{'raw':>8}{'interval':>17}"
+          f"{'MP':>7}{'interval':>15}")
+    for r in table.itertuples():
+        print(f"{r.strain:<7}{r.p_made:>9.3f}   [{r.p_low:.3f}, {r.p_high:.3f}]"
+              f"{r.mean_raw:>8.1f}   [{r.raw_low:6.1f}, {r.raw_high:6.1f}]"
+              f"{r.mean_mp:>7.2f}   [{r.mp_low:5.2f}, {r.mp_high:5.2f}]")
+    print(f"({elapsed:.1f} s)")
+    return 0
+
+
+def _cmd_study(args: argparse.Namespace) -> int:
+    from belote_sim.study import bidding_sweep
+
+    values = [float(v) for v in args.values.split(",")]
+    table = bidding_sweep(args.param, values, deals=args.deals, rules=args.ruleset,
+                          play=args.play, seed=args.seed, games=args.games,
+                          threads=args.threads)
+    print(f"bidding study: team 0 sweeps threshold '{args.param}', team 1 keeps the "
+          f"baseline; {args.deals:,} paired deals, seed {args.seed}")
+    cols = ["value", "mean_net_mp", "se", "delta", "delta_se"]
+    if args.games:
+        cols += ["win_rate", "win_delta", "win_delta_se"]
+    print(table[cols].to_string(index=False, float_format=lambda v: f"{v:.3f}"))
+    best = table[table["best"]].iloc[0]
+    print(f"best: {args.param} = {best['value']:g} ({best['mean_net_mp']:.3f} MP per deal, "
+          f"{best['delta']:+.3f} ± {best['delta_se']:.3f} vs baseline)")
+    if args.output:
+        table.to_csv(args.output, index=False)
+        print(f"wrote {args.output}")
     return 0
 
 
@@ -260,6 +320,35 @@ def build_parser() -> argparse.ArgumentParser:
     p.add_argument("--rows", default="0:10", help="A:B (0-based, B excluded)")
     p.add_argument("-o", "--output", help="output JSON-lines file (default: standard output)")
     p.set_defaults(func=_cmd_export)
+
+    p = sub.add_parser("report", help="HTML report of a deals table")
+    p.add_argument("table", help="deals Parquet file or dataset directory")
+    p.add_argument("-o", "--output", default="reports", help="output directory")
+    p.set_defaults(func=_cmd_report)
+
+    p = sub.add_parser("hand", help="strength of one hand per strain (conditional Monte Carlo)")
+    p.add_argument("cards", help='5 bidding cards or 8 cards, e.g. "JH 9H AH TS 7C"')
+    p.add_argument("--seat", type=int, default=0, choices=range(4))
+    p.add_argument("--dealer", type=int, default=3, choices=range(4))
+    p.add_argument("--deals", type=int, default=20_000, help="deals per strain")
+    p.add_argument("--ruleset", default="common")
+    p.add_argument("--option", action="append", metavar="NAME=VALUE")
+    p.add_argument("--play", default="greedy")
+    p.add_argument("--seed", type=int, default=0)
+    p.set_defaults(func=_cmd_hand)
+
+    p = sub.add_parser("study", help="studies: 'study bidding' sweeps a bidding threshold")
+    p.add_argument("kind", choices=["bidding"])
+    p.add_argument("--param", default="suit", help="suit, nt, at, double or redouble")
+    p.add_argument("--values", default="40,45,50,55,60,65")
+    p.add_argument("--deals", type=int, default=100_000)
+    p.add_argument("--games", type=int, default=0, help="also play N games per setting")
+    p.add_argument("--ruleset", default="common")
+    p.add_argument("--play", default="greedy")
+    p.add_argument("--seed", type=int, default=0)
+    p.add_argument("--threads", type=int, default=None)
+    p.add_argument("-o", "--output", help="CSV of the table")
+    p.set_defaults(func=_cmd_study)
 
     p = sub.add_parser("main", help="run the default study")
     p.add_argument("-o", "--output", default="output", help="output directory")

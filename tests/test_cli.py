@@ -86,3 +86,30 @@ def test_python_dash_m_entry_point():
     proc = subprocess.run([sys.executable, "-m", "belote_sim", "--version"], cwd=ROOT,
                           capture_output=True, text=True)
     assert proc.returncode == 0 and proc.stdout.startswith("belote-sim ")
+
+
+def test_report_hand_study_commands(tmp_path, capsys):
+    table = tmp_path / "d.parquet"
+    assert main(["simulate", "--deals", "5000", "--seed", "2", "-q", "-o", str(table)]) == 0
+    assert main(["report", str(table), "-o", str(tmp_path / "rep")]) == 0
+    assert (tmp_path / "rep" / "index.html").is_file()
+    assert main(["hand", "JH 9H AH TS 7C", "--deals", "500"]) == 0
+    out = capsys.readouterr().out
+    assert "P(made)" in out and "AT" in out
+    assert main(["study", "bidding", "--param", "suit", "--values", "45,55", "--deals",
+                 "2000", "-o", str(tmp_path / "s.csv")]) == 0
+    assert "best: suit =" in capsys.readouterr().out
+    assert main(["study", "bidding", "--param", "colour", "--deals", "10"]) == 2
+    assert main(["report", str(tmp_path / "missing.parquet")]) == 2
+
+
+def test_analyses_scripts_use_only_the_public_api():
+    import ast
+
+    for path in (ROOT / "analyses").glob("*.py"):
+        tree = ast.parse(path.read_text())
+        doc = ast.get_docstring(tree)
+        assert doc and "Seed" in doc and "Question" in doc, path
+        for node in ast.walk(tree):
+            if isinstance(node, ast.ImportFrom) and node.module:
+                assert "kernels" not in node.module, path

@@ -1,0 +1,513 @@
+"""Run a study on a Dask cluster into a partitioned Parquet dataset; read it back.
+
+``run_study(study, n_deals, out_dir, scheduler=...)`` runs the chunks of a ``Study``
+as ``dask.distributed`` tasks, one task per chunk.  Chunk c is simulated exactly as
+``Study.run_chunk`` does it locally (per-deal seeds from
+``SeedSequence(study.seed, spawn_key=(c,))``), so the dataset holds the same table as
+``simulate()`` with the same seed and chunk size, whatever the cluster.
+
+The output directory holds one Parquet file per chunk, ``part-{c:06d}.parquet``, each
+with the study's provenance in its metadata (key ``belote_sim``), and
+``manifest.json``: the study's provenance, and for each finished chunk its id, seed
+(entropy and spawn key), first deal, row count, the SHA-256 of its file and its
+aggregates (contract mix, made counts, match points per strain).
+
+Nothing lost, nothing doubled:
+
+* a task writes its part to a temporary name in the directory, fsyncs it and renames
+  it into place (``os.replace``); a chunk's file has one name, so a chunk run twice
+  (a retried task) is still one file;
+* a chunk counts only once the client has its task's result (rows, checksum,
+  aggregates) in the manifest, which is itself replaced atomically; temporary files
+  left by a crash are deleted on the next run and never read;
+* rerunning the same study into the same directory resumes: a chunk whose part file
+  is there with the checksum recorded in the manifest is skipped (the check runs on
+  the workers), every other chunk is simulated again;
+* dask reschedules the tasks of a worker that dies, and ``retries`` re-runs a task
+  that raised.
+
+The summary is reduced from the tasks' small aggregates: no deal row travels to the
+client.  ``read_dataset`` opens the parts listed in the manifest as a
+``pyarrow.dataset.Dataset`` (larger than memory is fine); ``dataset_summary``
+computes the aggregates by streaming record batches.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import json
+import os
+import re
+import time
+import uuid
+from pathlib import Path
+from typing import Any, Callable
+
+import numpy as np
+
+from belote_sim.kernels.tables import STRAIN_NAMES
+from belote_sim.results import PROVENANCE_KEY, deals_frame, summary_counts
+
+MANIFEST = "manifest.json"
+MANIFEST_FORMAT = "belote-sim-dataset/1"
+PART_TEMPLATE = "part-{:06d}.parquet"
+PART_RE = re.compile(r"^part-(\d{6,})\.parquet$")
+TEMP_MARK = ".tmp-"
+CHUNK_KEY = b"belote_sim_chunk"
+SUMMARY_COLUMNS = ["strain", "outcome", "taker", "mp0", "mp1"]
+
+
+# --------------------------------------------------------------------------- aggregates
+
+def _empty_aggregates() -> dict[str, Any]:
+    return {"contracts": {s: 0 for s in STRAIN_NAMES}, "made": {s: 0 for s in STRAIN_NAMES},
+            "thrown_in": 0,
+            "mp": {s: {"taker": 0, "defenders": 0} for s in STRAIN_NAMES}}
+
+
+def _mp_sums(strain: np.ndarray, taker: np.ndarray, mp0: np.ndarray, mp1: np.ndarray,
+             into: dict[str, Any]) -> None:
+    """Add the taker's and the defenders' match points per strain (codes; -1 = none)."""
+    played = strain >= 0
+    strain, taker = strain[played], taker[played]
+    mp0, mp1 = mp0[played].astype(np.int64), mp1[played].astype(np.int64)
+    team0_takes = (taker % 2) == 0
+    taker_mp = np.where(team0_takes, mp0, mp1)
+    defender_mp = np.where(team0_takes, mp1, mp0)
+    n = len(STRAIN_NAMES)
+    taker_sum = np.zeros(n, np.int64)
+    defender_sum = np.zeros(n, np.int64)
+    np.add.at(taker_sum, strain, taker_mp)
+    np.add.at(defender_sum, strain, defender_mp)
+    for k, name in enumerate(STRAIN_NAMES):
+        into["mp"][name]["taker"] += int(taker_sum[k])
+        into["mp"][name]["defenders"] += int(defender_sum[k])
+
+
+def frame_aggregates(df) -> dict[str, Any]:
+    """Aggregates of an in-memory deals table (the reference for the streamed ones).
+
+    ``contracts``, ``made``, ``thrown_in`` as ``results.summary_counts``; ``mp``: per
+    strain, the sums of the taker's team's and of the defenders' match points.
+    """
+    agg = _empty_aggregates()
+    counts = summary_counts(df, {})
+    for key in ("contracts", "made"):
+        for strain, n in counts.get(key, {}).items():
+            agg[key][str(strain)] += int(n)
+    agg["thrown_in"] = int(counts.get("thrown_in", 0))
+    strain = df["strain"].cat.codes.to_numpy(np.int64)
+    taker = df["taker"].fillna(-1).to_numpy(np.int64)
+    _mp_sums(strain, taker, df["mp0"].to_numpy(np.int64), df["mp1"].to_numpy(np.int64), agg)
+    return agg
+
+
+def _merge(total: dict[str, Any], part: dict[str, Any]) -> dict[str, Any]:
+    for key in ("contracts", "made"):
+        for strain, n in part[key].items():
+            total[key][strain] = total[key].get(strain, 0) + int(n)
+    total["thrown_in"] += int(part["thrown_in"])
+    for strain, sums in part["mp"].items():
+        for side in ("taker", "defenders"):
+            total["mp"][strain][side] += int(sums[side])
+    return total
+
+
+def _with_means(agg: dict[str, Any]) -> dict[str, Any]:
+    agg["mean_mp"] = {}
+    for strain in STRAIN_NAMES:
+        n = agg["contracts"].get(strain, 0)
+        sums = agg["mp"][strain]
+        agg["mean_mp"][strain] = ({"taker": sums["taker"] / n, "defenders": sums["defenders"] / n}
+                                  if n else None)
+    return agg
+
+
+# --------------------------------------------------------------------------- files
+
+def _fsync_dir(path: str) -> None:
+    try:
+        fd = os.open(path, os.O_RDONLY)
+    except OSError:
+        return
+    try:
+        os.fsync(fd)
+    except OSError:
+        pass
+    finally:
+        os.close(fd)
+
+
+def _atomic_write(path: str, data: bytes) -> None:
+    """Write ``data`` to ``path`` via a fsynced temporary file and ``os.replace``."""
+    directory, name = os.path.split(path)
+    tmp = os.path.join(directory, f".{name}{TEMP_MARK}{uuid.uuid4().hex}")
+    try:
+        with open(tmp, "wb") as f:
+            f.write(data)
+            f.flush()
+            os.fsync(f.fileno())
+        os.replace(tmp, path)
+    except BaseException:
+        try:
+            os.unlink(tmp)
+        except OSError:
+            pass
+        raise
+    _fsync_dir(directory or ".")
+
+
+def file_sha256(path: str | os.PathLike) -> str:
+    with open(path, "rb") as f:
+        return hashlib.file_digest(f, "sha256").hexdigest()
+
+
+def _is_temp(name: str) -> bool:
+    return name.startswith(".") and TEMP_MARK in name
+
+
+# --------------------------------------------------------------------------- the task
+
+def _chunk_task(study, chunk: int, length: int, out_dir: str, provenance: bytes,
+                expected_sha256: str | None, trick_log: bool, numba_threads: int
+                ) -> dict[str, Any]:
+    """Simulate one chunk into its part file (on a worker); return its small aggregate.
+
+    With ``expected_sha256`` (the chunk is in the manifest) and a part file with that
+    checksum, nothing is simulated: ``{"chunk": c, "skipped": True}``.
+    """
+    import numba
+    import pyarrow as pa
+    import pyarrow.parquet as pq
+
+    name = PART_TEMPLATE.format(chunk)
+    path = os.path.join(out_dir, name)
+    if expected_sha256 is not None and os.path.exists(path):
+        if file_sha256(path) == expected_sha256:
+            return {"chunk": chunk, "skipped": True}
+    start = time.perf_counter()
+    previous = numba.get_num_threads()
+    numba.set_num_threads(max(1, min(numba_threads, numba.config.NUMBA_NUM_THREADS)))
+    try:
+        raw = study.run_chunk(chunk, length, keep_plays=trick_log)
+    finally:
+        numba.set_num_threads(previous)
+    df = deals_frame(raw)
+    table = pa.Table.from_pandas(df, preserve_index=False)
+    meta = dict(table.schema.metadata or {})
+    meta[PROVENANCE_KEY] = provenance
+    meta[CHUNK_KEY] = json.dumps({"chunk": chunk, "first_deal": chunk * study.chunk_size,
+                                  "rows": length}).encode()
+    table = table.replace_schema_metadata(meta)
+    sink = pa.BufferOutputStream()
+    pq.write_table(table, sink)
+    data = sink.getvalue()
+    sha = hashlib.sha256(memoryview(data)).hexdigest()
+    _atomic_write(path, memoryview(data))
+    return {"chunk": chunk, "skipped": False, "rows": int(len(df)), "sha256": sha,
+            "bytes": int(data.size), "aggregates": frame_aggregates(df),
+            "seconds": time.perf_counter() - start}
+
+
+# --------------------------------------------------------------------------- manifest
+
+def load_manifest(out_dir: str | os.PathLike) -> dict[str, Any] | None:
+    """The dataset's manifest, or None if the directory has none."""
+    path = os.path.join(out_dir, MANIFEST)
+    if not os.path.exists(path):
+        return None
+    try:
+        with open(path, "rb") as f:
+            manifest = json.load(f)
+        if manifest.get("format") != MANIFEST_FORMAT:
+            raise ValueError(f"unknown format {manifest.get('format')!r}")
+    except (OSError, ValueError) as exc:
+        raise ValueError(f"{path}: not a readable belote-sim dataset manifest ({exc}); "
+                         "remove the directory to start over") from None
+    return manifest
+
+
+def _write_manifest(out_dir: str, manifest: dict[str, Any]) -> None:
+    manifest["updated"] = time.strftime("%Y-%m-%dT%H:%M:%S%z")
+    manifest["chunks"] = sorted(manifest["chunks"], key=lambda e: e["chunk"])
+    _atomic_write(os.path.join(out_dir, MANIFEST),
+                  json.dumps(manifest, indent=1, sort_keys=False).encode())
+
+
+def _new_manifest(provenance: dict[str, Any], n_deals: int, chunk_size: int, seed: int,
+                  trick_log: bool) -> dict[str, Any]:
+    return {"format": MANIFEST_FORMAT, "provenance": provenance, "n_deals": n_deals,
+            "chunk_size": chunk_size, "n_chunks": -(-n_deals // chunk_size),
+            "trick_log": bool(trick_log),
+            "seeds": {"entropy": int(seed),
+                      "rule": "chunk c: numpy.random.SeedSequence(entropy, spawn_key=(c,))"
+                              ".generate_state(rows, uint64)"},
+            "complete": False, "chunks": []}
+
+
+def _check_same_study(out_dir: str, old: dict[str, Any], new: dict[str, Any]) -> None:
+    diffs = []
+    for key in ("n_deals", "chunk_size", "trick_log"):
+        if old.get(key) != new[key]:
+            diffs.append(f"{key}: {old.get(key)!r} there, {new[key]!r} now")
+    old_prov, new_prov = old.get("provenance", {}), new["provenance"]
+    for key in sorted(set(old_prov) | set(new_prov)):
+        if key in ("n", "chunk_size"):
+            continue
+        if old_prov.get(key) != new_prov.get(key):
+            diffs.append(f"{key}: {old_prov.get(key)!r} there, {new_prov.get(key)!r} now")
+    if diffs:
+        raise ValueError(f"{out_dir} holds a different study ({'; '.join(diffs)}); "
+                         "use another output directory, or delete it to start over")
+
+
+def _prepare_dir(out_dir: str, manifest: dict[str, Any]) -> dict[str, Any]:
+    """Create or check the output directory; return the manifest to continue from."""
+    os.makedirs(out_dir, exist_ok=True)
+    old = load_manifest(out_dir)
+    names = os.listdir(out_dir)
+    if old is None:
+        parts = [n for n in names if PART_RE.match(n)]
+        if parts:
+            raise ValueError(f"{out_dir} has part files but no {MANIFEST}: not a dataset "
+                             "written by run_study; use another output directory")
+    else:
+        _check_same_study(out_dir, old, manifest)
+        manifest["chunks"] = [e for e in old.get("chunks", [])
+                              if 0 <= e["chunk"] < manifest["n_chunks"]]
+    for name in names:  # leftovers of a crash: never counted, removed
+        if _is_temp(name):
+            try:
+                os.unlink(os.path.join(out_dir, name))
+            except OSError:
+                pass
+    return manifest
+
+
+# --------------------------------------------------------------------------- run
+
+def run_study(study, n_deals: int, out_dir: str | os.PathLike, scheduler: str | None = None,
+              workers: int | None = None, threads_per_worker: int = 1,
+              progress: Callable[[int], None] | None = None, *, trick_log: bool = False,
+              retries: int = 3, numba_threads: int = 1,
+              manifest_interval: float = 1.0) -> dict[str, Any]:
+    """Run ``n_deals`` deals of ``study`` as chunk tasks on dask.distributed.
+
+    Parameters
+    ----------
+    study : a ``belote_sim.simulate.Study`` (``make_study(...)``).
+    out_dir : output directory (created); on a cluster, a path every worker and the
+        client see (shared filesystem).  Rerunning into it resumes.
+    scheduler : address of a running scheduler (``tcp://HOST:8786``); or None to
+        start a ``LocalCluster`` of ``workers`` processes (default: one per core) with
+        ``threads_per_worker`` threads each, closed at the end.
+    progress : called with the number of deals of each chunk as it finishes (skipped
+        chunks included), on the calling thread.
+    trick_log : keep the playing order (column ``plays``).
+    retries : re-runs of a task that raised (a task lost with its worker is
+        rescheduled by dask anyway).
+    numba_threads : numba threads a task uses (1: one chunk per dask thread).
+    manifest_interval : at most this many seconds between manifest updates while
+        chunks finish (a crash loses at most that much recorded work).
+
+    Returns a summary: ``deals``, ``seconds``, ``deals_per_s`` (deals simulated in this
+    run per second), ``contracts``, ``made``, ``thrown_in`` (as
+    ``simulate_to_parquet``; ``results.format_summary`` prints it), ``mp`` and
+    ``mean_mp`` per strain, ``chunks``, ``computed_chunks``, ``skipped_chunks``,
+    ``out_dir``, ``manifest``.
+    """
+    from dask.distributed import Client, LocalCluster, as_completed
+
+    if isinstance(n_deals, bool) or not isinstance(n_deals, (int, np.integer)) or n_deals < 0:
+        raise ValueError(f"n_deals must be a non-negative integer, got {n_deals!r}")
+    if scheduler is not None and workers is not None:
+        raise ValueError("give either a scheduler address or a number of local workers, "
+                         "not both")
+    if workers is not None and (isinstance(workers, bool) or workers < 1):
+        raise ValueError(f"workers must be a positive integer, got {workers!r}")
+    if threads_per_worker < 1:
+        raise ValueError(f"threads_per_worker must be positive, got {threads_per_worker!r}")
+    n_deals = int(n_deals)
+    study.check_feasible()
+    out_dir = os.path.abspath(os.fspath(out_dir))
+    provenance = study.provenance(n_deals)
+    provenance = json.loads(json.dumps(provenance))  # as it reads back from JSON
+    manifest = _new_manifest(provenance, n_deals, study.chunk_size, study.seed, trick_log)
+    manifest = _prepare_dir(out_dir, manifest)
+    _write_manifest(out_dir, manifest)
+
+    start = time.perf_counter()
+    n_chunks = manifest["n_chunks"]
+    done = {e["chunk"]: e for e in manifest["chunks"]}
+    prov_bytes = json.dumps(provenance).encode()
+    computed: list[int] = []
+    skipped: list[int] = []
+    computed_deals = 0
+
+    if n_chunks:
+        cluster = None
+        if scheduler is None:
+            n_workers = workers or max(1, (os.cpu_count() or 1) // threads_per_worker)
+            cluster = LocalCluster(n_workers=n_workers, threads_per_worker=threads_per_worker,
+                                   processes=True, dashboard_address=None)
+        try:
+            with Client(cluster if cluster is not None else scheduler) as client:
+                run_id = uuid.uuid4().hex[:12]
+                futures = []
+                for c in range(n_chunks):
+                    length = min(study.chunk_size, n_deals - c * study.chunk_size)
+                    expected = done[c]["sha256"] if c in done else None
+                    futures.append(client.submit(
+                        _chunk_task, study, c, length, out_dir, prov_bytes, expected,
+                        bool(trick_log), numba_threads, key=f"belote-sim-chunk-{run_id}-{c:06d}",
+                        retries=retries, pure=False))
+                last_write = time.monotonic()
+                try:
+                    for future in as_completed(futures):
+                        result = future.result()
+                        future.release()
+                        c = result["chunk"]
+                        first = c * study.chunk_size
+                        length = min(study.chunk_size, n_deals - first)
+                        if result["skipped"]:
+                            skipped.append(c)
+                        else:
+                            computed.append(c)
+                            computed_deals += result["rows"]
+                            if result["rows"] != length:
+                                raise RuntimeError(f"chunk {c}: {result['rows']} rows, "
+                                                   f"expected {length}")
+                            done[c] = {
+                                "chunk": c, "file": PART_TEMPLATE.format(c), "first_deal": first,
+                                "rows": result["rows"], "entropy": int(study.seed),
+                                "spawn_key": [c], "sha256": result["sha256"],
+                                "bytes": result["bytes"], "aggregates": result["aggregates"]}
+                            if time.monotonic() - last_write >= manifest_interval:
+                                manifest["chunks"] = list(done.values())
+                                _write_manifest(out_dir, manifest)
+                                last_write = time.monotonic()
+                        if progress:
+                            progress(length)
+                finally:
+                    manifest["chunks"] = list(done.values())
+                    manifest["complete"] = len(done) == n_chunks
+                    _write_manifest(out_dir, manifest)
+                    for future in futures:
+                        future.cancel()
+        finally:
+            if cluster is not None:
+                cluster.close()
+    else:
+        manifest["complete"] = True
+        _write_manifest(out_dir, manifest)
+
+    elapsed = time.perf_counter() - start
+    total = _empty_aggregates()
+    for c in sorted(done):
+        _merge(total, done[c]["aggregates"])
+    return {"deals": n_deals, "seconds": elapsed,
+            "deals_per_s": computed_deals / elapsed if elapsed > 0 else float("inf"),
+            **_with_means(total), "chunks": n_chunks, "computed_chunks": sorted(computed),
+            "skipped_chunks": sorted(skipped), "out_dir": out_dir,
+            "manifest": os.path.join(out_dir, MANIFEST)}
+
+
+# --------------------------------------------------------------------------- reading
+
+def _part_paths(out_dir: str | os.PathLike, allow_incomplete: bool) -> tuple[dict, list[str]]:
+    out_dir = os.fspath(out_dir)
+    manifest = load_manifest(out_dir)
+    if manifest is None:
+        raise ValueError(f"{out_dir}: no {MANIFEST}; not a dataset written by run_study")
+    chunks = sorted(manifest["chunks"], key=lambda e: e["chunk"])
+    if not allow_incomplete and len(chunks) != manifest["n_chunks"]:
+        missing = sorted(set(range(manifest["n_chunks"])) - {e["chunk"] for e in chunks})
+        raise ValueError(f"{out_dir}: dataset incomplete, {len(missing)} of "
+                         f"{manifest['n_chunks']} chunks missing (first: {missing[:5]}); "
+                         "rerun the same command to finish it")
+    return manifest, [os.path.join(out_dir, e["file"]) for e in chunks]
+
+
+def read_dataset(out_dir: str | os.PathLike, allow_incomplete: bool = False):
+    """The finished parts of a dataset as a ``pyarrow.dataset.Dataset`` (deal order).
+
+    Only files recorded in the manifest are part of it (never a temporary or stray
+    file).  ``dataset.to_table().to_pandas()`` gives the deals table;
+    ``dataset.to_batches(columns=...)`` streams it.  The schema metadata holds the
+    provenance under ``belote_sim``.  An incomplete dataset is an error unless
+    ``allow_incomplete``.
+    """
+    import pyarrow.dataset as ds
+
+    _, paths = _part_paths(out_dir, allow_incomplete)
+    if not paths:
+        import pyarrow as pa
+
+        return ds.dataset(pa.Table.from_pandas(deals_frame(None), preserve_index=False))
+    return ds.dataset(paths, format="parquet")
+
+
+def verify_dataset(out_dir: str | os.PathLike) -> list[str]:
+    """Problems of a dataset (missing chunks, missing or altered files); [] if none."""
+    manifest, _ = _part_paths(out_dir, allow_incomplete=True)
+    problems = []
+    seen = {e["chunk"] for e in manifest["chunks"]}
+    for c in sorted(set(range(manifest["n_chunks"])) - seen):
+        problems.append(f"chunk {c}: not finished")
+    for e in manifest["chunks"]:
+        path = os.path.join(out_dir, e["file"])
+        if not os.path.exists(path):
+            problems.append(f"chunk {e['chunk']}: {e['file']} missing")
+        elif file_sha256(path) != e["sha256"]:
+            problems.append(f"chunk {e['chunk']}: {e['file']} checksum mismatch")
+    return problems
+
+
+def _strain_codes(array) -> np.ndarray:
+    import pyarrow as pa
+    import pyarrow.compute as pc
+
+    if pa.types.is_dictionary(array.type):
+        array = array.dictionary_decode()
+    codes = pc.index_in(array.cast(pa.string()), value_set=pa.array(list(STRAIN_NAMES)))
+    return codes.fill_null(-1).to_numpy(zero_copy_only=False).astype(np.int64)
+
+
+def _ints(array, fill: int = -1) -> np.ndarray:
+    return array.fill_null(fill).to_numpy(zero_copy_only=False).astype(np.int64)
+
+
+def dataset_summary(out_dir: str | os.PathLike, batch_size: int = 1 << 16,
+                    allow_incomplete: bool = False) -> dict[str, Any]:
+    """Aggregates of a dataset, streamed batch by batch (bounded memory).
+
+    ``deals``, ``contracts`` and ``made`` per strain, ``thrown_in``, ``mp`` (per strain,
+    sums of the taker's team's and the defenders' match points) and ``mean_mp``; the
+    same numbers as ``frame_aggregates`` on the whole table in memory.
+    """
+    import pyarrow as pa
+    import pyarrow.compute as pc
+
+    dataset = read_dataset(out_dir, allow_incomplete)
+    agg = _empty_aggregates()
+    deals = 0
+    for batch in dataset.to_batches(columns=SUMMARY_COLUMNS, batch_size=batch_size):
+        deals += batch.num_rows
+        strain = _strain_codes(batch.column("strain"))
+        outcome = batch.column("outcome")
+        if pa.types.is_dictionary(outcome.type):
+            outcome = outcome.dictionary_decode()
+        outcome = outcome.cast(pa.string())
+        made = pc.equal(outcome, "made").fill_null(False).to_numpy(zero_copy_only=False)
+        thrown = pc.equal(outcome, "thrown_in").fill_null(False).to_numpy(zero_copy_only=False)
+        n = len(STRAIN_NAMES)
+        played = strain >= 0
+        contracts = np.bincount(strain[played], minlength=n)
+        made_counts = np.bincount(strain[played & made], minlength=n)
+        for k, name in enumerate(STRAIN_NAMES):
+            agg["contracts"][name] += int(contracts[k])
+            agg["made"][name] += int(made_counts[k])
+        agg["thrown_in"] += int(thrown.sum())
+        _mp_sums(strain, _ints(batch.column("taker")), _ints(batch.column("mp0"), 0),
+                 _ints(batch.column("mp1"), 0), agg)
+    return {"deals": deals, **_with_means(agg)}

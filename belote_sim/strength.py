@@ -1,0 +1,169 @@
+"""Hand strength: conditional Monte Carlo for one hand, and a fitted P(made) model.
+
+``hand_strength("JH 9H AH TS 7C", seat=0, dealer=3)`` predeals the hand (as the
+seat's bidding cards when it has 5 cards, or its whole hand with 8), deals the rest
+uniformly, forces each strain in turn with the ``fixed`` bidding policy (that seat
+takes, undoubled) and plays the deals out, all strains on the same deals.
+
+``fit_strength(df)`` fits, per contract family (suit, NT, AT), a logistic regression
+of "the contract was made" on features of the taker's 5 bidding cards (trump J, 9,
+A, T, K, Q, number of trumps, side aces and tens, jacks, the bidding score) by
+Newton's method, and reports its calibration (predicted vs observed by decile).
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from typing import Any
+
+import numpy as np
+import pandas as pd
+
+from belote_sim.cards import parse_cards
+from belote_sim.reports import Z95, suit_bytes, wilson_interval
+from belote_sim.rules import Rules
+from belote_sim.simulate import simulate
+
+STRAIN_NAMES = ["C", "D", "H", "S", "NT", "AT"]
+
+
+def hand_strength(hand: str, seat: int = 0, dealer: int = 3, deals: int = 20_000,
+                  rules: Rules | str = "common", play: Any = "greedy", seed: int = 0,
+                  threads: int | None = None, options: dict | None = None) -> pd.DataFrame:
+    """P(made), mean raw points and mean MP of the taker's team per forced strain.
+
+    ``hand``: 5 cards (the bidding cards; the other 3 dealt at random) or 8 cards.
+    Returns one row per strain: ``strain``, ``n``, ``p_made`` with ``p_low``/``p_high``
+    (Wilson 95%), ``mean_raw`` and ``mean_mp`` with 95% intervals (raw points and MP
+    of the taker's team for the deal; MP added now, hanging points excluded).
+    """
+    cards = parse_cards(hand)
+    if len(cards) not in (5, 8):
+        raise ValueError(f"hand: give the 5 bidding cards or all 8 cards, got {len(cards)}")
+    rules = Rules.from_spec(rules, options)
+    rows = []
+    for code, name in enumerate(STRAIN_NAMES):
+        if not rules.strain_allowed(code):
+            continue
+        df = simulate(deals, rules=rules, bidding=f"fixed:{seat},{code},0", play=play,
+                      seed=seed, threads=threads, predeal={seat: hand}, dealer=dealer)
+        team = seat % 2
+        made = (df["outcome"] == "made").to_numpy()
+        raw = df[f"raw{team}"].to_numpy(float)
+        mp = df[f"mp{team}"].to_numpy(float)
+        low, high = wilson_interval(made.sum(), len(df))
+        row = {"strain": name, "n": len(df), "p_made": made.mean(), "p_low": float(low),
+               "p_high": float(high)}
+        for key, values in (("raw", raw), ("mp", mp)):
+            se = values.std(ddof=1) / np.sqrt(len(values))
+            row[f"mean_{key}"] = values.mean()
+            row[f"{key}_low"] = values.mean() - Z95 * se
+            row[f"{key}_high"] = values.mean() + Z95 * se
+        rows.append(row)
+    return pd.DataFrame(rows)
+
+
+FEATURES = ["trump_j", "trump_9", "trump_a", "trump_t", "trump_k", "trump_q", "n_trumps",
+            "side_aces", "side_tens", "jacks", "nines", "score"]
+
+
+def bid_features(df: pd.DataFrame) -> pd.DataFrame:
+    """Features of the taker's 5 bidding cards for each played deal (index kept)."""
+    from belote_sim.kernels.bidding import SCORE
+
+    played = df[df["outcome"] != "thrown_in"]
+    taker = played["taker"].astype(int).to_numpy()
+    bids = np.stack([played[f"bid{s}"].to_numpy(np.int64) for s in range(4)], axis=1)
+    rows = np.arange(len(played))
+    hand = bids[rows, taker]
+    strain = played["strain"].cat.codes.to_numpy()
+    b = suit_bytes(hand)
+    trump = np.where(strain < 4, b[rows, np.minimum(strain, 3)], 0)
+    out = pd.DataFrame(index=played.index)
+    for name, rank in (("j", 4), ("9", 2), ("a", 7), ("t", 3), ("k", 6), ("q", 5)):
+        out[f"trump_{name}"] = ((trump >> rank) & 1).astype(float)
+    out["n_trumps"] = [bin(int(t)).count("1") for t in trump]
+    aces = ((b >> 7) & 1).sum(axis=1)
+    tens = ((b >> 3) & 1).sum(axis=1)
+    out["side_aces"] = aces - out["trump_a"]
+    out["side_tens"] = tens - out["trump_t"]
+    out["jacks"] = ((b >> 4) & 1).sum(axis=1)
+    out["nines"] = ((b >> 2) & 1).sum(axis=1)
+    score = np.zeros(len(hand))
+    for card in range(32):
+        has = (hand >> card) & 1
+        score += has * SCORE[strain, card]
+    out["score"] = score / 10.0
+    out["family"] = np.where(strain < 4, "suit", np.where(strain == 4, "NT", "AT"))
+    out["made"] = (played["outcome"] == "made").to_numpy().astype(float)
+    return out
+
+
+def _fit_logistic(x: np.ndarray, y: np.ndarray, ridge: float = 1e-3,
+                  iterations: int = 50) -> np.ndarray:
+    """Newton-Raphson for logistic regression with a small ridge (intercept first)."""
+    x = np.column_stack([np.ones(len(x)), x])
+    w = np.zeros(x.shape[1])
+    for _ in range(iterations):
+        p = 1 / (1 + np.exp(-np.clip(x @ w, -30, 30)))
+        grad = x.T @ (y - p) - ridge * w
+        hess = (x * (p * (1 - p))[:, None]).T @ x + ridge * np.eye(len(w))
+        step = np.linalg.solve(hess, grad)
+        w += step
+        if np.abs(step).max() < 1e-8:
+            break
+    return w
+
+
+@dataclass
+class StrengthModel:
+    """Logistic P(made) per contract family from bidding-hand features."""
+
+    weights: dict[str, np.ndarray]
+    features: list[str]
+
+    def predict(self, df: pd.DataFrame) -> pd.Series:
+        """Predicted P(made) for each played deal of a deals table."""
+        feats = bid_features(df)
+        out = pd.Series(np.nan, index=feats.index)
+        for family, w in self.weights.items():
+            rows = feats["family"] == family
+            x = np.column_stack([np.ones(rows.sum()), feats.loc[rows, self.features].to_numpy(float)])
+            out[rows] = 1 / (1 + np.exp(-np.clip(x @ w, -30, 30)))
+        return out
+
+    def calibration(self, df: pd.DataFrame, bins: int = 10) -> pd.DataFrame:
+        """Predicted vs observed success by decile of the prediction (per family)."""
+        feats = bid_features(df)
+        feats["predicted"] = self.predict(df)
+        rows = []
+        for family, part in feats.groupby("family"):
+            if family not in self.weights or len(part) < bins:
+                continue
+            decile = pd.qcut(part["predicted"].rank(method="first"), bins, labels=False)
+            for d, grp in part.groupby(decile):
+                low, high = wilson_interval(grp["made"].sum(), len(grp))
+                rows.append({"family": family, "decile": int(d) + 1, "n": len(grp),
+                             "predicted": grp["predicted"].mean(),
+                             "observed": grp["made"].mean(), "low": float(low),
+                             "high": float(high)})
+        return pd.DataFrame(rows)
+
+    def coefficients(self) -> pd.DataFrame:
+        """The fitted weights (intercept first) per family."""
+        return pd.DataFrame({family: w for family, w in self.weights.items()},
+                            index=["intercept"] + self.features)
+
+
+def fit_strength(df: pd.DataFrame, features: list[str] | None = None) -> StrengthModel:
+    """Fit P(made) per contract family (suit / NT / AT) on a deals table."""
+    features = list(features or FEATURES)
+    feats = bid_features(df)
+    weights = {}
+    for family, part in feats.groupby("family"):
+        if len(part) < 50 or part["made"].nunique() < 2:
+            continue
+        weights[family] = _fit_logistic(part[features].to_numpy(float), part["made"].to_numpy())
+    if not weights:
+        raise ValueError("not enough played deals to fit a strength model")
+    return StrengthModel(weights, features)

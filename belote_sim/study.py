@@ -1,0 +1,88 @@
+"""Bidding studies: sweep a threshold parameter against a baseline, on the same deals.
+
+Team 0 (seats 0 and 2) bids with the ``threshold`` policy where one parameter takes
+each value in turn; team 1 keeps the baseline thresholds.  Every setting plays the
+same deals (same seed, so the same cards: a deal is dealt from its seed before any
+policy acts), so settings are compared *paired*: for each deal the difference of
+team 0's net score (``mp0 - mp1``, MP added now) between the setting and the
+baseline, whose mean and paired standard error say whether the setting is better.
+In game mode the measure is team 0's game win rate, paired on the game seeds.
+"""
+
+from __future__ import annotations
+
+from typing import Any, Sequence
+
+import numpy as np
+import pandas as pd
+
+from belote_sim.kernels.bidding import THRESHOLD_DEFAULTS
+from belote_sim.policies import BID_POLICIES
+from belote_sim.reports import Z95
+from belote_sim.simulate import simulate, simulate_games
+
+THRESHOLD_PARAMS = BID_POLICIES["threshold"].param_names
+
+
+def _spec(params: Sequence[float]) -> str:
+    return "threshold:" + ",".join(f"{p:g}" for p in params)
+
+
+def bidding_sweep(param: str, values: Sequence[float], deals: int = 100_000,
+                  rules: Any = "common", play: Any = "greedy", seed: int = 0,
+                  baseline: Sequence[float] | None = None, games: int = 0,
+                  threads: int | None = None) -> pd.DataFrame:
+    """Mean result of team 0 for each value of one threshold parameter.
+
+    ``param``: one of ``suit``, ``nt``, ``at``, ``double``, ``redouble``.  Returns one
+    row per value: ``value``, ``n`` (deals), ``mean_net_mp`` (team 0's mp0 - mp1 per
+    deal) with ``se``, ``delta`` (paired difference from the baseline setting) with
+    ``delta_se`` and a 95% interval, and with ``games`` > 0 also ``win_rate``,
+    ``win_delta``, ``win_delta_se`` over that many games.  ``best`` marks the value
+    with the highest mean.
+    """
+    if param not in THRESHOLD_PARAMS:
+        raise ValueError(f"unknown threshold parameter {param!r}: one of "
+                         f"{', '.join(THRESHOLD_PARAMS)}")
+    values = [float(v) for v in values]
+    if not values:
+        raise ValueError("give at least one value to sweep")
+    base = list(baseline or THRESHOLD_DEFAULTS)
+    index = THRESHOLD_PARAMS.index(param)
+
+    def bidding(params):
+        return [_spec(params), _spec(base), _spec(params), _spec(base)]
+
+    base_df = simulate(deals, rules=rules, bidding=bidding(base), play=play, seed=seed,
+                       threads=threads)
+    base_net = (base_df["mp0"] - base_df["mp1"]).to_numpy(float)
+    if games:
+        base_games = simulate_games(games, rules=rules, bidding=bidding(base), play=play,
+                                    seed=seed, threads=threads)
+        base_win = (base_games["winner"] == 0).to_numpy(float)
+    rows = []
+    for value in values:
+        params = list(base)
+        params[index] = value
+        df = simulate(deals, rules=rules, bidding=bidding(params), play=play, seed=seed,
+                      threads=threads)
+        if not (df["hand0"].to_numpy() == base_df["hand0"].to_numpy()).all():
+            raise AssertionError("settings did not play the same deals")
+        net = (df["mp0"] - df["mp1"]).to_numpy(float)
+        diff = net - base_net
+        row = {"param": param, "value": value, "n": len(net), "mean_net_mp": net.mean(),
+               "se": net.std(ddof=1) / np.sqrt(len(net)), "delta": diff.mean(),
+               "delta_se": diff.std(ddof=1) / np.sqrt(len(diff))}
+        row["delta_low"] = row["delta"] - Z95 * row["delta_se"]
+        row["delta_high"] = row["delta"] + Z95 * row["delta_se"]
+        if games:
+            g = simulate_games(games, rules=rules, bidding=bidding(params), play=play,
+                               seed=seed, threads=threads)
+            win = (g["winner"] == 0).to_numpy(float)
+            row["win_rate"] = win.mean()
+            row["win_delta"] = (win - base_win).mean()
+            row["win_delta_se"] = (win - base_win).std(ddof=1) / np.sqrt(len(win))
+        rows.append(row)
+    out = pd.DataFrame(rows)
+    out["best"] = out["mean_net_mp"] == out["mean_net_mp"].max()
+    return out

@@ -1,0 +1,104 @@
+"""Plot functions render under Agg with the expected artists; the HTML report links only
+to files that exist."""
+
+import re
+from html.parser import HTMLParser
+from pathlib import Path
+
+import matplotlib
+
+matplotlib.use("Agg")
+
+import numpy as np  # noqa: E402
+import pandas as pd  # noqa: E402
+import pytest  # noqa: E402
+from matplotlib.figure import Figure  # noqa: E402
+
+from belote_sim import plots  # noqa: E402
+from belote_sim import reports as R  # noqa: E402
+from belote_sim.report import write_report  # noqa: E402
+from belote_sim.simulate import simulate  # noqa: E402
+
+
+@pytest.fixture(scope="module")
+def deals():
+    return simulate(20_000, seed=4)
+
+
+@pytest.fixture(scope="module")
+def tables(deals):
+    return R.report_tables(deals)
+
+
+def test_success_vs_feature_lines_and_bands(tables):
+    ax = plots.success_vs_feature(tables["success_by_trump"], "n_trumps", by="trump_j")
+    assert len(ax.lines) == 2 and len(ax.collections) == 2  # one band per line
+    assert ax.get_ylim() == (0, 1) and ax.get_legend() is not None
+    ax = plots.success_vs_feature(tables["success_by_contract"], "taker_position")
+    assert len(ax.lines) == 1 and len(ax.lines[0].get_xdata()) == 4
+
+
+def test_declaration_plot_bars_and_exact_marks(tables):
+    ax = plots.declaration_frequencies(tables["declarations"], "hand8")
+    assert len(ax.patches) == 11  # one bar per event
+    marks = [line for line in ax.lines if line.get_label() == "exact"]
+    assert len(marks) == 1 and len(marks[0].get_xdata()) == 11
+    assert ax.get_yscale() == "log"
+    labels = [t.get_text() for t in ax.get_xticklabels()]
+    assert "tierce" in labels and "carré J" in labels
+
+
+def test_mp_histograms_one_step_per_strain(tables):
+    ax = plots.mp_histograms(tables["points_histogram"])
+    strains = set(tables["points_histogram"]["strain"])
+    assert len(ax.lines) == len(strains)
+
+
+def test_sweep_curve_error_bars():
+    table = pd.DataFrame({"param": "suit", "value": [40, 50, 60], "delta": [-1, 0, 0.1],
+                          "delta_se": [0.05, 0.0, 0.04]})
+    ax = plots.sweep_curve(table)
+    assert len(ax.containers) == 1  # the errorbar container
+    assert list(ax.containers[0].lines[0].get_xdata()) == [40, 50, 60]
+
+
+def test_calibration_plot():
+    table = pd.DataFrame({"family": "suit", "predicted": [0.2, 0.5, 0.8],
+                          "observed": [0.25, 0.5, 0.75], "low": [0.2, 0.45, 0.7],
+                          "high": [0.3, 0.55, 0.8]})
+    ax = plots.calibration(table)
+    assert len(ax.containers) == 1 and len(ax.lines) >= 2
+
+
+def test_given_axes_is_used():
+    ax = Figure().add_subplot()
+    table = pd.DataFrame({"param": "nt", "value": [1, 2], "delta": [0, 1], "delta_se": [0, 0.1]})
+    assert plots.sweep_curve(table, ax=ax) is ax
+
+
+class _Links(HTMLParser):
+    def __init__(self):
+        super().__init__()
+        self.targets = []
+
+    def handle_starttag(self, tag, attrs):
+        attrs = dict(attrs)
+        if tag == "a" and "href" in attrs:
+            self.targets.append(attrs["href"])
+        if tag == "img":
+            self.targets.append(attrs["src"])
+
+
+def test_html_report_links_exist_and_states_provenance(deals, tmp_path):
+    index = write_report(deals, tmp_path / "rep")
+    text = index.read_text()
+    parser = _Links()
+    parser.feed(text)
+    assert len(parser.targets) >= 10
+    for target in parser.targets:
+        assert not re.match(r"^[a-z]+://", target) and not target.startswith("/")
+        assert (index.parent / target).is_file(), target
+    for needle in ("belote-sim 0.1.0", "common", "seed", "greedy", "threshold", "20000"):
+        assert needle in text, needle
+    csv = pd.read_csv(index.parent / "tables" / "declarations.csv")
+    assert {"exact", "rate", "z"} <= set(csv.columns)
