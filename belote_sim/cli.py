@@ -121,9 +121,10 @@ def _study_from_args(args: argparse.Namespace):
             bidding[seat] = spec
     constraints = {seat: _parse_constraint(text)
                    for seat, text in _parse_seat_map(args.constraint, "constraint").items()}
+    silent = [int(x) for x in args.belote_silent.split(",")] if args.belote_silent else []
     return make_study(args.ruleset, bidding, play, args.seed,
                       _parse_seat_map(args.predeal, "predeal"), constraints, args.dealer,
-                      args.chunk_size, options)
+                      args.chunk_size, options, silent)
 
 
 class _Progress:
@@ -307,6 +308,8 @@ def build_parser() -> argparse.ArgumentParser:
     p.add_argument("--constraint", action="append", metavar="SEAT:SPEC",
                    help='e.g. --constraint "1:min_H=3,max_S=2,strength=20-60,exclude=AS"')
     p.add_argument("--dealer", type=int, choices=range(4), help="fixed dealer (default: rotate)")
+    p.add_argument("--belote-silent", metavar="SEATS", help="seats that do not announce a "
+                   "belote, e.g. 1,3 (default: everyone announces everything)")
     p.add_argument("--seed", type=int, default=0)
     p.add_argument("--threads", type=int, default=None, help="numba threads (default: all)")
     p.add_argument("--chunk-size", type=int, default=1 << 16)

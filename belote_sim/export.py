@@ -46,7 +46,8 @@ def study_of(provenance: dict[str, Any]):
             bidding=provenance["bidding"], play=provenance["play"], seed=provenance["seed"],
             predeal={int(k): v for k, v in provenance.get("predeal", {}).items()},
             constraints={int(k): v for k, v in provenance.get("constraints", {}).items()},
-            dealer=provenance.get("dealer"), chunk_size=provenance["chunk_size"])
+            dealer=provenance.get("dealer"), chunk_size=provenance["chunk_size"],
+            belote_silent=provenance.get("belote_silent", ()))
     except (KeyError, TypeError) as exc:
         raise ValueError(f"incomplete provenance in the table: {exc}") from None
 
@@ -85,6 +86,8 @@ def records(df: pd.DataFrame, provenance: dict[str, Any]) -> Iterator[dict[str, 
         record = {"id": int(row.deal_id), "ruleset": provenance["ruleset"]}
         if options:
             record["options"] = options
+        if provenance.get("belote_silent"):
+            record["belote_silent"] = list(provenance["belote_silent"])
         record.update({
             "dealer": int(row.dealer),
             "hands": [" ".join(format_cards(int(getattr(row, f"hand{s}")))) for s in range(4)],

@@ -48,8 +48,13 @@ class Study:
     predeal: dict[int, list[str]] = field(default_factory=dict)
     constraints: dict[int, dict[str, Any]] = field(default_factory=dict)
     chunk_size: int = DEFAULT_CHUNK
+    belote_silent: tuple[int, ...] = ()
 
     def __post_init__(self) -> None:
+        if not set(self.belote_silent) <= {0, 1, 2, 3}:
+            raise ValueError(f"belote_silent: seats must be 0..3, got {self.belote_silent!r}")
+        self.belote_silent = tuple(sorted(set(self.belote_silent)))
+        self.announce_mask = 15 & ~sum(1 << s for s in self.belote_silent)
         if not isinstance(self.seed, (int, np.integer)) or self.seed < 0:
             raise ValueError(f"seed must be a non-negative integer, got {self.seed!r}")
         if self.dealer is not None and self.dealer not in (0, 1, 2, 3):
@@ -94,6 +99,7 @@ class Study:
             "seed": int(self.seed), "dealer": self.dealer, "chunk_size": self.chunk_size,
             "predeal": {str(k): v for k, v in self.predeal.items()},
             "constraints": {str(k): v for k, v in self.constraints.items()},
+            "belote_silent": list(self.belote_silent),
         }
 
     def chunk_seeds(self, chunk: int, length: int) -> np.ndarray:
@@ -122,7 +128,8 @@ class Study:
         bid_ids, bid_params = self.bid_arrays
         play_ids, play_params = self.play_arrays
         simulate_deals(seeds.view(np.int64), dealers, self.rules.to_array(), bid_ids, bid_params,
-                       play_ids, play_params, self.predeal_array, self.constraint_array,
+                       play_ids, play_params, self.announce_mask, self.predeal_array,
+                       self.constraint_array,
                        self.check_constraints, MAX_TRIES, out, calls, plays, keep_plays)
         if (out[:, -1] < 0).any():
             raise ValueError(f"constraints could not be met in {MAX_TRIES} tries for a deal: "
@@ -141,7 +148,7 @@ class Study:
         bid_ids, bid_params = self.bid_arrays
         play_ids, play_params = self.play_arrays
         simulate_deals(seeds, self.dealers(0, PILOT_DEALS), self.rules.to_array(), bid_ids,
-                       bid_params, play_ids, play_params, self.predeal_array,
+                       bid_params, play_ids, play_params, self.announce_mask, self.predeal_array,
                        self.constraint_array, True, 50, out, calls,
                        np.zeros((1, 32), dtype=np.int64), False)
         accepted = (out[:, -1] > 0).sum()
@@ -155,7 +162,8 @@ def make_study(rules: Rules | str = "common", bidding: Any = None, play: Any = "
                seed: int = 0, predeal: Mapping[int, Any] | None = None,
                constraints: Mapping[int, Mapping[str, Any]] | None = None,
                dealer: int | None = None, chunk_size: int = DEFAULT_CHUNK,
-               options: Mapping[str, Any] | None = None) -> Study:
+               options: Mapping[str, Any] | None = None,
+               belote_silent: Sequence[int] = ()) -> Study:
     """Validate the arguments of ``simulate`` into a ``Study``."""
     rules = Rules.from_spec(rules, options)
     if bidding is None:
@@ -167,7 +175,8 @@ def make_study(rules: Rules | str = "common", bidding: Any = None, play: Any = "
     cons = {_seat(seat, "constraints"): dict(c) for seat, c in (constraints or {}).items()}
     return Study(rules=rules, bidding=per_seat(bidding, BID_POLICIES, "bidding"),
                  play=per_seat(play, PLAY_POLICIES, "play"), seed=seed, dealer=dealer,
-                 predeal=predeal_lists, constraints=cons, chunk_size=chunk_size)
+                 predeal=predeal_lists, constraints=cons, chunk_size=chunk_size,
+                 belote_silent=tuple(belote_silent))
 
 
 def _seat(seat: Any, what: str) -> int:
@@ -291,7 +300,8 @@ def simulate(n_deals: int, rules: Rules | str = "common", bidding: Any = None,
              constraints: Mapping[int, Mapping[str, Any]] | None = None,
              dealer: int | None = None, trick_log: bool = False,
              chunk_size: int = DEFAULT_CHUNK, options: Mapping[str, Any] | None = None,
-             progress: Callable[[int], None] | None = None) -> pd.DataFrame:
+             progress: Callable[[int], None] | None = None,
+             belote_silent: Sequence[int] = ()) -> pd.DataFrame:
     """Simulate ``n_deals`` deals and return them as a DataFrame (one row per deal).
 
     Parameters
@@ -310,11 +320,13 @@ def simulate(n_deals: int, rules: Rules | str = "common", bidding: Any = None,
         those that meet them; impossible constraints raise ``ValueError``.
     dealer : fixed dealer seat, or None to rotate (dealer = deal_id % 4).
     trick_log : keep the 32 cards of each deal in playing order (column ``plays``).
+    belote_silent : seats that do not announce a belote they hold (RULES.md 6.2; by
+        default every player announces every declaration).
 
     The DataFrame's ``attrs["belote_sim"]`` holds the study's provenance.
     """
     study = make_study(rules, bidding, play, seed, predeal, constraints, dealer, chunk_size,
-                       options)
+                       options, belote_silent)
     frames = []
     for frame in iter_chunks(study, n_deals, threads, trick_log):
         frames.append(frame)
@@ -386,7 +398,7 @@ def simulate_games(n_games: int, rules: Rules | str = "common", bidding: Any = N
     play_ids, play_params = study.play_arrays
     with _threads(threads):
         _games_kernel(seeds.view(np.int64), study.rules.to_array(), bid_ids, bid_params,
-                      play_ids, play_params, max_deals, out)
+                      play_ids, play_params, study.announce_mask, max_deals, out)
     df = games_frame(seeds, out)
     df.attrs["belote_sim"] = study.provenance(n_games, mode="games")
     return df

@@ -66,21 +66,23 @@ def test_table_columns_and_types():
     assert df["dealer"].tolist()[:8] == [0, 1, 2, 3, 0, 1, 2, 3]
 
 
-@pytest.mark.parametrize("ruleset,options,bidding,play", [
-    ("common", {}, "threshold", "greedy"),
-    ("common", {}, "threshold", "random"),
+@pytest.mark.parametrize("ruleset,options,bidding,play,silent", [
+    ("common", {}, "threshold", "greedy", ()),
+    ("common", {}, "threshold", "random", (1, 2)),
     ("bulgarian", {"kirtik": True, "third_double": True}, "threshold:40,40,60,30,30",
-     ["greedy", "random", "greedy:0,0", "random"]),
-    ("common", {"dealer_must_take": True, "at_double_ends_auction": True}, "threshold", "greedy"),
-    ("french", {}, "take", "greedy"),
-    ("french", {"french_allow_nt_at": True}, "take:70,50,40,50", "random"),
-    ("common", {}, "fixed:0,5,1", "greedy"),
-    ("french", {}, "fixed:2,1,0", "greedy"),
+     ["greedy", "random", "greedy:0,0", "random"], (0,)),
+    ("common", {"dealer_must_take": True, "at_double_ends_auction": True}, "threshold",
+     "greedy", ()),
+    ("french", {}, "take", "greedy", ()),
+    ("french", {"french_allow_nt_at": True}, "take:70,50,40,50", "random", ()),
+    ("common", {}, "fixed:0,5,1", "greedy", (0, 1, 2, 3)),
+    ("french", {}, "fixed:2,1,0", "greedy", ()),
 ])
-def test_every_card_legal_and_table_round_trips_through_replay(ruleset, options, bidding, play):
+def test_every_card_legal_and_table_round_trips_through_replay(ruleset, options, bidding, play,
+                                                                silent):
     """Each played card is legal per the reference; replaying gives the table's scores."""
     df = simulate(400, rules=ruleset, options=options, bidding=bidding, play=play, seed=3,
-                  trick_log=True)
+                  trick_log=True, belote_silent=silent)
     prov = df.attrs["belote_sim"]
     recs = list(records(df, prov))
     assert len(recs) == (df["outcome"] != "thrown_in").sum() > 0
@@ -94,6 +96,8 @@ def test_every_card_legal_and_table_round_trips_through_replay(ruleset, options,
         assert expected["held_mp"] == [row.held_mp0, row.held_mp1]
         assert expected["outcome"] == row.outcome
         assert replay(rec)["mp"] == expected["mp"]
+    if silent == (0, 1, 2, 3):
+        assert (played["belote0"] == 0).all() and (played["belote1"] == 0).all()
     if bidding.startswith("fixed"):
         seat, strain, doubling = (int(float(x)) for x in bidding.split(":")[1].split(","))
         assert (played["taker"] == seat).all() and (played["doubling"] == doubling).all()

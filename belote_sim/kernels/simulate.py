@@ -40,10 +40,12 @@ NUM_GAME_COLS = 9
 
 
 @kernel
-def play_one_deal(deck, dealer, rules, bid_ids, bid_params, play_ids, play_params, state,
-                  row, calls, plays, hands, bid, winners, belote, decl):
+def play_one_deal(deck, dealer, rules, bid_ids, bid_params, play_ids, play_params,
+                  announce_mask, state, row, calls, plays, hands, bid, winners, belote, decl):
     """Bid, deal the rest, play and score one deal from a dealt ``deck``.
 
+    ``announce_mask``: bit s set if seat s announces its belote (runs and carrés are
+    always announced).
     ``row`` (NUM_COLS,) receives the results; ``calls`` the auction characters;
     ``plays`` (32,) the cards in playing order.  ``hands``, ``bid``, ``winners``,
     ``belote`` and ``decl`` are work buffers.  Returns whether a contract was played.
@@ -85,7 +87,7 @@ def play_one_deal(deck, dealer, rules, bid_ids, bid_params, play_ids, play_param
         row[COL_VALAT] = -1
         return False
     leader = (dealer + 1) & 3
-    res = play_deal(hands, leader, strain, taker, rules, 15, plays, 0, play_ids, play_params,
+    res = play_deal(hands, leader, strain, taker, rules, announce_mask, plays, 0, play_ids, play_params,
                     state, plays, winners, belote)
     deal_declarations(hands, strain, 15, rules, decl)
     s = score_played_deal(decl, res[5], res[6], res[3], res[4], res[7], res[8], strain,
@@ -114,7 +116,8 @@ def play_one_deal(deck, dealer, rules, bid_ids, bid_params, play_ids, play_param
 
 @kernel(parallel=True)
 def simulate_deals(seeds, dealers, rules, bid_ids, bid_params, play_ids, play_params,
-                   predeal, cons, check_cons, max_tries, out, calls, plays, keep_plays):
+                   announce_mask, predeal, cons, check_cons, max_tries, out, calls, plays,
+                   keep_plays):
     """Simulate ``len(seeds)`` independent deals in parallel.
 
     ``dealers`` (n,): each deal's dealer; ``predeal`` (4, 8) and ``cons`` (4, k): see
@@ -147,15 +150,16 @@ def simulate_deals(seeds, dealers, rules, bid_ids, bid_params, play_ids, play_pa
                 out[i, COL_OUTCOME] = OUTCOME_THROWN_IN
                 continue
             play_one_deal(deck, dealer, rules, bid_ids, bid_params, play_ids, play_params,
-                          state, out[i], calls[i], deal_plays, hands, bid, winners, belote,
-                          decl)
+                          announce_mask, state, out[i], calls[i], deal_plays, hands, bid,
+                          winners, belote, decl)
             if keep_plays:
                 for k in range(32):
                     plays[i, k] = deal_plays[k]
 
 
 @kernel(parallel=True)
-def simulate_games(seeds, rules, bid_ids, bid_params, play_ids, play_params, max_deals, out):
+def simulate_games(seeds, rules, bid_ids, bid_params, play_ids, play_params, announce_mask,
+                   max_deals, out):
     """Play ``len(seeds)`` whole games (section 9) in parallel, one row of ``out`` each.
 
     The first dealer is drawn from the game's seed and the deal passes to the right
@@ -195,8 +199,8 @@ def simulate_games(seeds, rules, bid_ids, bid_params, play_ids, play_params, max
                 else:
                     shuffle_deck(state, deck)
             played = play_one_deal(deck, dealer, rules, bid_ids, bid_params, play_ids,
-                                   play_params, state, row, calls, plays, hands, bid, winners,
-                                   belote, decl)
+                                   play_params, announce_mask, state, row, calls, plays, hands,
+                                   bid, winners, belote, decl)
             if played and cut:
                 for j in range(32):
                     deck[j] = plays[j]
