@@ -41,6 +41,21 @@ def carre_key(rank):
 
 
 @kernel
+def _carres(rank_bits):
+    """(points, best key) of the carrés of the ranks set in ``rank_bits``."""
+    points = 0
+    best = 0
+    while rank_bits:
+        rank = 0
+        while not (rank_bits >> rank) & 1:
+            rank += 1
+        rank_bits &= rank_bits - 1
+        points += CARRE_POINTS[rank]
+        best = max(best, carre_key(rank))
+    return points, best
+
+
+@kernel
 def _runs_without(hand, removed_ranks, strain):
     """Runs of ``hand`` once the ranks ``removed_ranks`` are taken out of every suit.
 
@@ -81,16 +96,7 @@ def hand_declarations(hand, strain, rules):
         return 0, 0, 0, 0, 0, 0
     quads = hand & (hand >> 8) & (hand >> 16) & (hand >> 24) & CARRE_RANKS_MASK
     if quads == 0 or not rules[R_CARD_IN_ONE_DECLARATION]:
-        carre_points = 0
-        carre_best = 0
-        rank_bits = quads
-        while rank_bits:
-            rank = 0
-            while not (rank_bits >> rank) & 1:
-                rank += 1
-            rank_bits &= rank_bits - 1
-            carre_points += CARRE_POINTS[rank]
-            carre_best = max(carre_best, carre_key(rank))
+        carre_points, carre_best = _carres(quads)
         run_points, run_cards, run_best = _runs_without(hand, 0, strain)
         return (quads, run_cards, run_points, carre_points, run_best,
                 max(run_best, carre_best))
@@ -101,16 +107,7 @@ def hand_declarations(hand, strain, rules):
     best = (0, 0, 0, 0, 0, 0)
     subset = quads
     while True:
-        carre_points = 0
-        carre_best = 0
-        rank_bits = subset
-        while rank_bits:
-            rank = 0
-            while not (rank_bits >> rank) & 1:
-                rank += 1
-            rank_bits &= rank_bits - 1
-            carre_points += CARRE_POINTS[rank]
-            carre_best = max(carre_best, carre_key(rank))
+        carre_points, carre_best = _carres(subset)
         run_points, run_cards, run_best = _runs_without(hand, subset, strain)
         total = carre_points + run_points
         top = max(run_best, carre_best)

@@ -40,39 +40,34 @@ def _cost(card, strain):
 
 
 @kernel
-def _cheapest(cards, strain, avoid_mask):
-    """Cheapest card of ``cards``, taken outside ``avoid_mask`` when possible."""
+def _extreme(cards, strain, avoid_mask, richest):
+    """Cheapest (or, with ``richest``, most valuable) card of ``cards``, taken outside
+    ``avoid_mask`` when possible."""
     pool = cards & ~avoid_mask
     if pool == 0:
         pool = cards
     best = -1
-    best_cost = 1 << 30
+    best_cost = 0
     while pool:
         card = lowest_card(pool)
         pool &= pool - 1
         cost = _cost(card, strain)
-        if cost < best_cost:
+        if best < 0 or (cost > best_cost if richest else cost < best_cost):
             best_cost = cost
             best = card
     return best
 
 
 @kernel
+def _cheapest(cards, strain, avoid_mask):
+    """Cheapest card of ``cards`` (fewest points, then lowest rank)."""
+    return _extreme(cards, strain, avoid_mask, False)
+
+
+@kernel
 def _richest(cards, strain, avoid_mask):
-    """Card of ``cards`` worth most points (outside ``avoid_mask`` when possible)."""
-    pool = cards & ~avoid_mask
-    if pool == 0:
-        pool = cards
-    best = -1
-    best_cost = -1
-    while pool:
-        card = lowest_card(pool)
-        pool &= pool - 1
-        cost = _cost(card, strain)
-        if cost > best_cost:
-            best_cost = cost
-            best = card
-    return best
+    """Card of ``cards`` worth most points."""
+    return _extreme(cards, strain, avoid_mask, True)
 
 
 @kernel
