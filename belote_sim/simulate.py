@@ -25,7 +25,8 @@ from belote_sim import __version__
 from belote_sim.cards import parse_cards, parse_hand, format_cards
 from belote_sim.kernels import dealing as D
 from belote_sim.kernels.bidding import BID_FIXED, BID_TAKE, BID_THRESHOLD, MAX_CALLS
-from belote_sim.kernels.simulate import NUM_COLS, simulate_deals, simulate_games as _games_kernel
+from belote_sim.kernels.simulate import G_DEALS, NUM_COLS, simulate_deals
+from belote_sim.kernels.simulate import simulate_games as _games_kernel
 from belote_sim.kernels.tables import SUIT_CHARS
 from belote_sim.policies import BID_POLICIES, PLAY_POLICIES, PolicySpec, per_seat, to_arrays
 from belote_sim.results import deals_frame, games_frame
@@ -376,15 +377,18 @@ def simulate_to_parquet(path: str, n_deals: int, study: Study, threads: int | No
 
 def simulate_games(n_games: int, rules: Rules | str = "common", bidding: Any = None,
                    play: Any = "greedy", seed: int = 0, threads: int | None = None,
-                   max_deals: int = 200, options: Mapping[str, Any] | None = None
-                   ) -> pd.DataFrame:
+                   max_deals: int = 200, options: Mapping[str, Any] | None = None,
+                   deal_log: bool = False) -> pd.DataFrame | tuple[pd.DataFrame, pd.DataFrame]:
     """Play ``n_games`` whole games to the target; one row per game.
 
     Dealing follows the rules' ``dealing`` option (``shuffle`` or ``cut``).  Columns:
     ``game_id``, ``seed``, ``first_dealer``, ``deals``, ``score0``, ``score1``
     (final scores: MP, or French points), ``held`` (points still held), ``winner``
     (team, or null if no end within ``max_deals``), ``thrown_in``, ``hanging``,
-    ``valats`` (deal counts).
+    ``valats`` (deal counts).  With ``deal_log`` it returns ``(games, deals)`` where
+    ``deals`` is a deals table of every deal played (columns as ``simulate``, without
+    ``seed`` and ``auction``, plus ``game_id`` and ``deal_no``) -- e.g. to compare
+    declaration frequencies of the shuffled and the cut deck.
     """
     study = make_study(rules, bidding, play, seed, options=options)
     if isinstance(n_games, bool) or not isinstance(n_games, (int, np.integer)) or n_games < 0:
@@ -394,11 +398,24 @@ def simulate_games(n_games: int, rules: Rules | str = "common", bidding: Any = N
     seeds = np.random.SeedSequence(int(seed), spawn_key=(0,)).generate_state(
         n_games, dtype=np.uint64)
     out = np.zeros((n_games, 9), dtype=np.int64)
+    log = np.zeros((n_games, max_deals if deal_log else 0, NUM_COLS), dtype=np.int64)
     bid_ids, bid_params = study.bid_arrays
     play_ids, play_params = study.play_arrays
     with _threads(threads):
         _games_kernel(seeds.view(np.int64), study.rules.to_array(), bid_ids, bid_params,
-                      play_ids, play_params, study.announce_mask, max_deals, out)
+                      play_ids, play_params, study.announce_mask, max_deals, out, log)
     df = games_frame(seeds, out)
     df.attrs["belote_sim"] = study.provenance(n_games, mode="games")
-    return df
+    if not deal_log:
+        return df
+    n_deals = out[:, G_DEALS]
+    game_id = np.repeat(np.arange(n_games), n_deals)
+    deal_no = np.concatenate([np.arange(k) for k in n_deals]) if n_games else np.zeros(0, int)
+    rows = log[game_id, deal_no]
+    deals = deals_frame({"deal_id": np.arange(len(rows)), "seed": np.zeros(len(rows), np.uint64),
+                         "out": rows, "calls": np.zeros((len(rows), MAX_CALLS), np.uint8),
+                         "plays": None}).drop(columns=["seed", "auction"])
+    deals.insert(1, "game_id", game_id)
+    deals.insert(2, "deal_no", deal_no)
+    deals.attrs["belote_sim"] = df.attrs["belote_sim"]
+    return df, deals

@@ -311,3 +311,25 @@ def test_game_accumulation_matches_reference_and_conserves_points():
         assert s0 + s1 + pot == added
         if ended >= 0:
             assert seq[ended]["valat"] is None
+
+
+def test_game_deal_log_and_cut_deck_effect():
+    games, deals = simulate_games(600, options={"dealing": "cut"}, seed=3, deal_log=True)
+    assert len(deals) == games["deals"].sum()
+    assert (deals.groupby("game_id").size().to_numpy() == games["deals"].to_numpy()).all()
+    # dealer passes to the right after every deal
+    first = deals[deals["deal_no"] == 0].set_index("game_id")["dealer"]
+    assert (first.to_numpy() == games["first_dealer"].to_numpy()).all()
+    second = deals[deals["deal_no"] == 1].set_index("game_id")["dealer"]
+    assert ((second.to_numpy() - first.loc[second.index].to_numpy()) % 4 == 1).all()
+    # the MP added per game equal the final scores when nothing is held
+    done = games[games["held"] == 0].set_index("game_id")
+    per_game = deals.groupby("game_id")[["mp0", "mp1"]].sum().loc[done.index]
+    held = deals.groupby("game_id")[["held_mp0", "held_mp1"]].sum().loc[done.index].sum(axis=1)
+    assert ((per_game["mp0"] + per_game["mp1"] + held).to_numpy()
+            == (done["score0"] + done["score1"]).to_numpy()).all()
+    # an unshuffled (cut) deck deals more long runs than a shuffled one (RULES.md 3)
+    from belote_sim.reports import declaration_frequencies
+
+    cut = declaration_frequencies(deals).set_index(["scope", "event"])
+    assert cut.loc[("hand8", "run5"), "z"] > 4

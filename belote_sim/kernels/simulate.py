@@ -159,7 +159,7 @@ def simulate_deals(seeds, dealers, rules, bid_ids, bid_params, play_ids, play_pa
 
 @kernel(parallel=True)
 def simulate_games(seeds, rules, bid_ids, bid_params, play_ids, play_params, announce_mask,
-                   max_deals, out):
+                   max_deals, out, log):
     """Play ``len(seeds)`` whole games (section 9) in parallel, one row of ``out`` each.
 
     The first dealer is drawn from the game's seed and the deal passes to the right
@@ -168,6 +168,8 @@ def simulate_games(seeds, rules, bid_ids, bid_params, play_ids, play_params, ann
     cut at a uniform position; otherwise every deal is a fresh shuffle.  Columns
     ``G_*``: deals played, final scores, points still held, winner (-1 if the game
     did not end within ``max_deals``), thrown-in, hanging and valat deals, first dealer.
+    ``log`` (n, L, NUM_COLS) receives the rows of the first L deals of each game (L may
+    be 0).
     """
     n = seeds.shape[0]
     for g in prange(n):
@@ -204,6 +206,9 @@ def simulate_games(seeds, rules, bid_ids, bid_params, play_ids, play_params, ann
             if played and cut:
                 for j in range(32):
                     deck[j] = plays[j]
+            if k < log.shape[1]:
+                for j in range(NUM_COLS):
+                    log[g, k, j] = row[j]
             outcome = row[COL_OUTCOME]
             thrown += outcome == OUTCOME_THROWN_IN
             hanging += outcome == 2
