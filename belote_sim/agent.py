@@ -1,0 +1,112 @@
+"""Per-decision entry point: let another engine or a GUI ask a belote-sim player for a card.
+
+``choose_card(observation, policy="greedy")`` takes what the player to move knows and
+returns the card it plays.  The observation is a dict::
+
+    {"ruleset": "common", "options": {...}, "dealer": 3, "seat": 0,
+     "hand": "JH 9H AH ...",               # the cards the player still holds
+     "contract": {"strain": "H", "taker": 0, "doubling": 0},
+     "plays": ["7C", "8C", ...],           # every card played so far, in order
+     "declarations": [{"seat": 1, "kind": "tierce", ...}],  # announced (optional)
+     "hands": [...4 hands...]}             # only for the perfect-information "dd"
+
+Seats follow from the plays: seat ``dealer + 1`` leads the first trick, each trick's
+winner the next.  Policies: ``random``, ``greedy`` (see ``belote_sim.kernels.policies``),
+``dd`` (double-dummy best card; needs ``hands``) and ``pimc`` (samples the unseen
+cards consistent with what the player saw; ``samples`` deals).
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+import numpy as np
+
+from belote_sim.cards import format_card, mask_of, parse_card, parse_cards, parse_strain
+from belote_sim.kernels.core import legal_mask, trick_state, trick_winner
+from belote_sim.kernels.policies import choose_card as _choose_kernel
+from belote_sim.kernels.rng import seed_state
+from belote_sim.policies import PLAY_POLICIES, parse_policy
+from belote_sim.rules import Rules
+
+OBSERVATION_FIELDS = ("ruleset", "options", "dealer", "seat", "hand", "contract", "plays",
+                      "declarations", "hands")
+
+
+def read_observation(obs: dict[str, Any]) -> dict[str, Any]:
+    """Validate an observation; returns rules, strain, seats and the trick so far."""
+    if not isinstance(obs, dict):
+        raise ValueError("an observation must be a dict")
+    unknown = [k for k in obs if k not in OBSERVATION_FIELDS and not str(k).startswith("_")]
+    if unknown:
+        raise ValueError(f"unknown observation field(s): {', '.join(map(repr, unknown))}")
+    for key in ("dealer", "seat", "hand", "contract"):
+        if key not in obs:
+            raise ValueError(f"observation lacks {key!r}")
+    rules = Rules.from_spec(obs.get("ruleset", "common"), obs.get("options"))
+    contract = obs["contract"]
+    if not isinstance(contract, dict) or "strain" not in contract or "taker" not in contract:
+        raise ValueError("observation 'contract' needs strain and taker")
+    strain = parse_strain(contract["strain"])
+    taker = int(contract["taker"])
+    dealer, seat = int(obs["dealer"]), int(obs["seat"])
+    if not (0 <= dealer <= 3 and 0 <= seat <= 3 and 0 <= taker <= 3):
+        raise ValueError("dealer, seat and taker must be seats 0..3")
+    hand = mask_of(parse_cards(obs["hand"]))
+    plays = [parse_card(c) for c in obs.get("plays", [])]
+    if len(set(plays)) != len(plays):
+        raise ValueError("a card is played twice in 'plays'")
+    if hand & mask_of(plays):
+        raise ValueError("the hand holds a card that was already played")
+    leader = (dealer + 1) % 4
+    complete = len(plays) // 4
+    by_seat: list[list[int]] = [[], [], [], []]
+    for t in range(complete):
+        trick = np.array(plays[4 * t:4 * t + 4], dtype=np.int64)
+        for pos, card in enumerate(trick):
+            by_seat[(leader + pos) % 4].append(int(card))
+        leader = int(trick_winner(trick, leader, strain))
+    current = plays[4 * complete:]
+    for pos, card in enumerate(current):
+        by_seat[(leader + pos) % 4].append(card)
+    to_play = (leader + len(current)) % 4
+    if to_play != seat:
+        raise ValueError(f"it is seat {to_play}'s turn, not seat {seat}'s")
+    if bin(hand).count("1") != 8 - len(by_seat[seat]):
+        raise ValueError(f"seat {seat} should hold {8 - len(by_seat[seat])} cards, "
+                         f"the hand has {bin(hand).count('1')}")
+    return dict(rules=rules, strain=strain, taker=taker, dealer=dealer, seat=seat, hand=hand,
+                plays=plays, leader=leader, trick=current, by_seat=by_seat)
+
+
+def choose_card(observation: dict[str, Any], policy: str = "greedy", seed: int = 0,
+                samples: int = 30) -> str:
+    """The card (text) that ``policy`` plays in this observation."""
+    obs = read_observation(observation)
+    spec = policy.split(":")[0]
+    if spec in ("dd", "pimc"):
+        from belote_sim import solver
+
+        if spec == "dd":
+            if "hands" not in observation:
+                raise ValueError("the dd policy plays with all cards visible: give 'hands'")
+            return solver.dd_card(observation)
+        return solver.pimc_card_from_observation(observation, samples=samples, seed=seed)
+    parsed = parse_policy(policy, PLAY_POLICIES, "play")
+    rules = obs["rules"]
+    trick = np.zeros(4, dtype=np.int64)
+    trick[:len(obs["trick"])] = obs["trick"]
+    n = len(obs["trick"])
+    led, win_card, win_pos = trick_state(trick, n, obs["strain"])
+    legal = legal_mask(obs["hand"], led, n, win_card, win_pos, obs["strain"],
+                       int(rules.raise_over_partner), int(rules.undertrump))
+    params = np.zeros(8)
+    params[:len(parsed.params)] = parsed.params
+    played = mask_of(obs["plays"])
+    card = _choose_kernel(PLAY_POLICIES[parsed.name].id, params, obs["hand"], legal, n, led,
+                          win_card, win_pos, played, obs["strain"], obs["seat"], obs["taker"],
+                          seed_state(seed))
+    return format_card(int(card))
+
+
+__all__ = ["choose_card", "read_observation"]
