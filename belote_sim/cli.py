@@ -173,8 +173,15 @@ def _cmd_simulate(args: argparse.Namespace) -> int:
     output = args.output or "deals.parquet"
     progress = _Progress(args.deals, "deal", show)
     try:
-        summary = simulate_to_parquet(output, args.deals, study, args.threads, args.trick_log,
-                                      progress)
+        if args.scheduler or args.workers:
+            from belote_sim.distributed import run_study
+
+            summary = run_study(study, args.deals, output, scheduler=args.scheduler,
+                                workers=args.workers, progress=progress,
+                                trick_log=args.trick_log)
+        else:
+            summary = simulate_to_parquet(output, args.deals, study, args.threads,
+                                          args.trick_log, progress)
     finally:
         progress.close()
     print(format_summary(summary))
@@ -315,7 +322,12 @@ def build_parser() -> argparse.ArgumentParser:
     p.add_argument("--chunk-size", type=int, default=1 << 16)
     p.add_argument("--trick-log", action="store_true", help="keep every card played")
     p.add_argument("-q", "--quiet", action="store_true", help="no progress bar")
-    p.add_argument("-o", "--output", help="output Parquet file (default deals.parquet)")
+    p.add_argument("--scheduler", metavar="tcp://HOST:8786",
+                   help="run the chunks on this dask.distributed scheduler (-o is then a "
+                   "dataset directory: part files + manifest; rerunning resumes)")
+    p.add_argument("--workers", type=int, help="start a local dask cluster of N workers")
+    p.add_argument("-o", "--output", help="output Parquet file (default deals.parquet), or "
+                   "directory with --scheduler/--workers")
     p.set_defaults(func=_cmd_simulate)
 
     p = sub.add_parser("export-replay", help="rows of a deals table as replay records")

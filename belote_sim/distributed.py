@@ -40,7 +40,6 @@ import os
 import re
 import time
 import uuid
-from pathlib import Path
 from typing import Any, Callable
 
 import numpy as np
@@ -160,6 +159,20 @@ def _atomic_write(path: str, data: bytes) -> None:
 def file_sha256(path: str | os.PathLike) -> str:
     with open(path, "rb") as f:
         return hashlib.file_digest(f, "sha256").hexdigest()
+
+
+def _check_visible(path: str, size: int) -> None:
+    """The client sees the part a worker wrote or checked (shared filesystem)."""
+    try:
+        seen = os.path.getsize(path)
+    except OSError:
+        seen = None
+    if seen != size:
+        raise RuntimeError(
+            f"{path}: a worker wrote or checked this part ({size} bytes) but the client "
+            f"{'does not see it' if seen is None else f'sees {seen} bytes'}: the output "
+            "directory must be on a filesystem shared by the client and every worker, at "
+            "the same path")
 
 
 def _is_temp(name: str) -> bool:
@@ -307,8 +320,14 @@ def run_study(study, n_deals: int, out_dir: str | os.PathLike, scheduler: str | 
     retries : re-runs of a task that raised (a task lost with its worker is
         rescheduled by dask anyway).
     numba_threads : numba threads a task uses (1: one chunk per dask thread).
-    manifest_interval : at most this many seconds between manifest updates while
-        chunks finish (a crash loses at most that much recorded work).
+    manifest_interval : seconds between manifest updates while chunks finish (longer
+        for a manifest of many thousand chunks); a crash of the client loses the record
+        of the chunks finished since the last update, which the next run redoes.
+
+    Raises ``ValueError`` for bad arguments or a different study in ``out_dir``,
+    ``OSError`` when the scheduler cannot be reached, and the task's exception (after
+    ``retries``) or ``distributed.KilledWorker`` when a chunk cannot be done; the
+    manifest then records the chunks finished so far.
 
     Returns a summary: ``deals``, ``seconds``, ``deals_per_s`` (deals simulated in this
     run per second), ``contracts``, ``made``, ``thrown_in`` (as
@@ -347,9 +366,13 @@ def run_study(study, n_deals: int, out_dir: str | os.PathLike, scheduler: str | 
     if n_chunks:
         cluster = None
         if scheduler is None:
+            # compile or load the kernels here first, so that the local workers load
+            # them from numba's disk cache instead of each compiling them
+            study.run_chunk(0, 1, keep_plays=bool(trick_log))
             n_workers = workers or max(1, (os.cpu_count() or 1) // threads_per_worker)
             cluster = LocalCluster(n_workers=n_workers, threads_per_worker=threads_per_worker,
-                                   processes=True, dashboard_address=None)
+                                   processes=True, host="127.0.0.1",
+                                   dashboard_address="127.0.0.1:0")
         try:
             with Client(cluster if cluster is not None else scheduler) as client:
                 run_id = uuid.uuid4().hex[:12]
@@ -361,7 +384,7 @@ def run_study(study, n_deals: int, out_dir: str | os.PathLike, scheduler: str | 
                         _chunk_task, study, c, length, out_dir, prov_bytes, expected,
                         bool(trick_log), numba_threads, key=f"belote-sim-chunk-{run_id}-{c:06d}",
                         retries=retries, pure=False))
-                last_write = time.monotonic()
+                next_write = time.monotonic() + manifest_interval
                 try:
                     for future in as_completed(futures):
                         result = future.result()
@@ -369,31 +392,39 @@ def run_study(study, n_deals: int, out_dir: str | os.PathLike, scheduler: str | 
                         c = result["chunk"]
                         first = c * study.chunk_size
                         length = min(study.chunk_size, n_deals - first)
+                        path = os.path.join(out_dir, PART_TEMPLATE.format(c))
                         if result["skipped"]:
                             skipped.append(c)
+                            _check_visible(path, done[c]["bytes"])
                         else:
-                            computed.append(c)
-                            computed_deals += result["rows"]
                             if result["rows"] != length:
                                 raise RuntimeError(f"chunk {c}: {result['rows']} rows, "
                                                    f"expected {length}")
+                            _check_visible(path, result["bytes"])
+                            computed.append(c)
+                            computed_deals += result["rows"]
                             done[c] = {
                                 "chunk": c, "file": PART_TEMPLATE.format(c), "first_deal": first,
                                 "rows": result["rows"], "entropy": int(study.seed),
                                 "spawn_key": [c], "sha256": result["sha256"],
-                                "bytes": result["bytes"], "aggregates": result["aggregates"]}
-                            if time.monotonic() - last_write >= manifest_interval:
+                                "bytes": result["bytes"], "seconds": round(result["seconds"], 3),
+                                "aggregates": result["aggregates"]}
+                            if time.monotonic() >= next_write:
+                                took = time.monotonic()
                                 manifest["chunks"] = list(done.values())
                                 _write_manifest(out_dir, manifest)
-                                last_write = time.monotonic()
+                                took = time.monotonic() - took
+                                # a big manifest: keep its rewriting under ~5% of the time
+                                next_write = time.monotonic() + max(manifest_interval, 20 * took)
                         if progress:
                             progress(length)
+                except BaseException:
+                    client.cancel([f for f in futures if not f.done()])
+                    raise
                 finally:
                     manifest["chunks"] = list(done.values())
-                    manifest["complete"] = len(done) == n_chunks
+                    manifest["complete"] = len(computed) + len(skipped) == n_chunks
                     _write_manifest(out_dir, manifest)
-                    for future in futures:
-                        future.cancel()
         finally:
             if cluster is not None:
                 cluster.close()
@@ -420,11 +451,13 @@ def _part_paths(out_dir: str | os.PathLike, allow_incomplete: bool) -> tuple[dic
     if manifest is None:
         raise ValueError(f"{out_dir}: no {MANIFEST}; not a dataset written by run_study")
     chunks = sorted(manifest["chunks"], key=lambda e: e["chunk"])
-    if not allow_incomplete and len(chunks) != manifest["n_chunks"]:
+    if not allow_incomplete and not (manifest.get("complete")
+                                     and len(chunks) == manifest["n_chunks"]):
         missing = sorted(set(range(manifest["n_chunks"])) - {e["chunk"] for e in chunks})
-        raise ValueError(f"{out_dir}: dataset incomplete, {len(missing)} of "
-                         f"{manifest['n_chunks']} chunks missing (first: {missing[:5]}); "
-                         "rerun the same command to finish it")
+        raise ValueError(f"{out_dir}: dataset incomplete ({len(missing)} of "
+                         f"{manifest['n_chunks']} chunks missing"
+                         + (f", first {missing[:5]}" if missing else ", a run did not finish")
+                         + "); rerun the same command to finish it")
     return manifest, [os.path.join(out_dir, e["file"]) for e in chunks]
 
 

@@ -7,6 +7,9 @@ Only localhost clusters are started (no dashboard); each is closed at the end.
 import json
 import os
 import signal
+import socket
+import subprocess
+import sys
 from pathlib import Path
 
 import pandas as pd
@@ -34,11 +37,18 @@ def importable(monkeypatch):
 
 def local_cluster(n_workers=2):
     return LocalCluster(n_workers=n_workers, threads_per_worker=1, processes=True,
-                        dashboard_address=None, host="127.0.0.1")
+                        dashboard_address="127.0.0.1:0", host="127.0.0.1")
+
+
+@pytest.fixture(scope="module", autouse=True)
+def compiled_kernels():
+    """Compile (or load) the kernels here first: worker processes then load them from
+    numba's disk cache instead of each compiling them again."""
+    make_study(seed=0).run_chunk(0, 10)
 
 
 @pytest.fixture(scope="module")
-def cluster():
+def cluster(compiled_kernels):
     mp = pytest.MonkeyPatch()
     path = os.environ.get("PYTHONPATH")
     mp.setenv("PYTHONPATH", ROOT + (os.pathsep + path if path else ""))
@@ -50,6 +60,13 @@ def cluster():
 @pytest.fixture(scope="module")
 def reference():
     return simulate(N_DEALS, seed=11, chunk_size=CHUNK, threads=1)
+
+
+def assert_same_table(df, expected):
+    assert list(df.columns) == list(expected.columns)
+    assert list(df.dtypes) == list(expected.dtypes)
+    if not df.equals(expected):  # assert_frame_equal is slow; it runs to say where
+        pd.testing.assert_frame_equal(df, expected)
 
 
 def read_sorted(out_dir):
@@ -90,12 +107,12 @@ def assert_same_aggregates(summary, expected):
 def test_two_worker_local_cluster_matches_local_simulation(tmp_path, reference):
     out = tmp_path / "ds"
     seen = []
-    summary = bd.run_study(make_study(seed=11, chunk_size=CHUNK), N_DEALS, out, workers=2,
-                           progress=seen.append)
+    study = make_study("common", bidding="threshold", play="greedy", seed=11, chunk_size=CHUNK)
+    summary = bd.run_study(study, N_DEALS, out, workers=2, progress=seen.append)
     assert sum(seen) == N_DEALS and len(seen) == 10
     assert summary["deals"] == N_DEALS and summary["chunks"] == 10
     assert summary["computed_chunks"] == list(range(10)) and summary["skipped_chunks"] == []
-    pd.testing.assert_frame_equal(read_sorted(out), reference)
+    assert_same_table(read_sorted(out), reference)
     # the summary was reduced from the tasks' aggregates
     assert_same_aggregates(summary, aggregates_by_pandas(reference))
     assert {k: summary[k] for k in ("contracts", "made", "thrown_in", "mp")} == \
@@ -116,7 +133,7 @@ def test_two_worker_local_cluster_matches_local_simulation(tmp_path, reference):
 
     part = read_deals(str(out / "part-000003.parquet"))
     assert part.attrs["belote_sim"] == manifest["provenance"]
-    pd.testing.assert_frame_equal(part, reference.iloc[3 * CHUNK:4 * CHUNK].reset_index(drop=True))
+    assert_same_table(part, reference.iloc[3 * CHUNK:4 * CHUNK].reset_index(drop=True))
 
 
 def test_killed_worker_loses_and_doubles_nothing(tmp_path):
@@ -146,7 +163,7 @@ def test_killed_worker_loses_and_doubles_nothing(tmp_path):
     assert bd.verify_dataset(out) == []
     df = read_sorted(out)
     assert df["deal_id"].is_unique and len(df) == n_deals
-    pd.testing.assert_frame_equal(df, simulate(n_deals, seed=3, chunk_size=chunk))
+    assert_same_table(df, simulate(n_deals, seed=3, chunk_size=chunk))
 
 
 def test_rerun_resumes_only_missing_chunks(tmp_path, cluster, reference):
@@ -178,7 +195,7 @@ def test_rerun_resumes_only_missing_chunks(tmp_path, cluster, reference):
         ["manifest.json"] + [f"part-{c:06d}.parquet" for c in range(10)]
     assert bd.verify_dataset(out) == []
     assert json.loads((out / "manifest.json").read_text())["complete"]
-    pd.testing.assert_frame_equal(read_sorted(out), reference)
+    assert_same_table(read_sorted(out), reference)
     assert_same_aggregates(summary, aggregates_by_pandas(reference))
 
     again = bd.run_study(study, N_DEALS, out, scheduler=cluster.scheduler_address)
@@ -230,3 +247,55 @@ def test_empty_study_needs_no_cluster(tmp_path):
     assert summary["deals"] == 0 and summary["chunks"] == 0
     assert bd.read_dataset(tmp_path / "ds").count_rows() == 0
     assert bd.dataset_summary(tmp_path / "ds")["deals"] == 0
+
+
+def test_dask_scheduler_and_worker_commands(tmp_path, reference):
+    """The several-machines recipe of the README (Dask section), on localhost."""
+    with socket.socket() as sock:
+        sock.bind(("127.0.0.1", 0))
+        port = sock.getsockname()[1]
+    address = f"tcp://127.0.0.1:{port}"
+    dask_cli = [sys.executable, "-m", "dask"]
+    logs = open(tmp_path / "dask.log", "wb")
+    procs = [subprocess.Popen(dask_cli + ["scheduler", "--host", "127.0.0.1", "--port", str(port),
+                                          "--dashboard-address", "127.0.0.1:0"],
+                              stdout=logs, stderr=logs)]
+    try:
+        procs.append(subprocess.Popen(
+            dask_cli + ["worker", address, "--nworkers", "2", "--nthreads", "1",
+                        "--host", "127.0.0.1", "--no-dashboard"], stdout=logs, stderr=logs))
+        with Client(address, timeout=60) as client:
+            client.wait_for_workers(2, timeout=60)
+        out = tmp_path / "study1"
+        summary = bd.run_study(make_study(seed=11, chunk_size=CHUNK), 4 * CHUNK, out,
+                               scheduler=address)
+        assert summary["computed_chunks"] == [0, 1, 2, 3]
+        assert_same_table(read_sorted(out), reference.iloc[:4 * CHUNK])
+    finally:
+        for proc in reversed(procs):
+            proc.terminate()
+            try:
+                proc.wait(timeout=30)
+            except subprocess.TimeoutExpired:
+                proc.kill()
+                proc.wait()
+        logs.close()
+
+
+def test_cli_workers_and_reports_on_the_dataset(tmp_path, reference):
+    """`belote-sim simulate --workers 2` writes a dataset; the report tables computed
+    from its part files equal those of the in-memory table."""
+    from belote_sim.cli import main
+    from belote_sim.reports import report_tables
+
+    out = tmp_path / "study"
+    assert main(["simulate", "--deals", "6000", "--seed", "5", "--chunk-size", "2000",
+                 "--workers", "2", "-q", "-o", str(out)]) == 0
+    assert len(list(out.glob("part-*.parquet"))) == 3
+    from belote_sim.simulate import simulate
+
+    df = simulate(6000, seed=5, chunk_size=2000)
+    on_disk, in_memory = report_tables(str(out)), report_tables(df)
+    for name in in_memory:
+        pd.testing.assert_frame_equal(on_disk[name].reset_index(drop=True),
+                                      in_memory[name].reset_index(drop=True), check_dtype=False)
