@@ -280,6 +280,19 @@ def _cmd_study(args: argparse.Namespace) -> int:
     return 0
 
 
+def _cmd_duel(args: argparse.Namespace) -> int:
+    from belote_sim.study import duel
+
+    start = time.perf_counter()
+    r = duel(args.a, args.b, deals=args.deals, rules=args.ruleset, bidding=args.bid,
+             seed=args.seed, threads=args.threads)
+    print(f"duel {r['a']} vs {r['b']}: {r['deals']:,} mirrored deals ({args.ruleset}, seed "
+          f"{args.seed}) in {time.perf_counter() - start:.1f} s")
+    print(f"{r['a']} gains {r['mean_mp_diff']:+.3f} MP per deal over {r['b']} "
+          f"(paired s.e. {r['se']:.3f}; 95% interval {r['low']:+.3f} .. {r['high']:+.3f})")
+    return 0
+
+
 def build_parser() -> argparse.ArgumentParser:
     parser = argparse.ArgumentParser(prog="belote-sim", description=__doc__,
                                      formatter_class=argparse.RawDescriptionHelpFormatter)
@@ -364,6 +377,16 @@ def build_parser() -> argparse.ArgumentParser:
     p.add_argument("--threads", type=int, default=None)
     p.add_argument("-o", "--output", help="CSV of the table")
     p.set_defaults(func=_cmd_study)
+
+    p = sub.add_parser("duel", help="play policy A against B on mirrored deals")
+    p.add_argument("--a", required=True, help="play policy of the first side")
+    p.add_argument("--b", required=True, help="play policy of the second side")
+    p.add_argument("--deals", type=int, default=10_000)
+    p.add_argument("--ruleset", default="common")
+    p.add_argument("--bid", default=None, help="bidding policy for everyone")
+    p.add_argument("--seed", type=int, default=0)
+    p.add_argument("--threads", type=int, default=None)
+    p.set_defaults(func=_cmd_duel)
 
     p = sub.add_parser("main", help="run the default study")
     p.add_argument("-o", "--output", default="output", help="output directory")

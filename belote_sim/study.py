@@ -86,3 +86,28 @@ def bidding_sweep(param: str, values: Sequence[float], deals: int = 100_000,
     out = pd.DataFrame(rows)
     out["best"] = out["mean_net_mp"] == out["mean_net_mp"].max()
     return out
+
+
+def duel(a: Any, b: Any, deals: int = 10_000, rules: Any = "common", bidding: Any = None,
+         seed: int = 0, threads: int | None = None) -> dict[str, Any]:
+    """Play policy ``a`` against ``b`` on mirrored pairs of deals.
+
+    Every deal is played twice with the same cards and auction: once with ``a`` in
+    team 0 (seats 0, 2) and ``b`` in team 1, once with the teams swapped.  The measure
+    is ``a``'s net match points per deal (its team's MP minus the other's, added now),
+    averaged over the two plays of each deal; thrown-in deals are left out.  Returns
+    ``{"a", "b", "deals", "mean_mp_diff", "se", "low", "high"}`` (paired standard error).
+    """
+    first = simulate(deals, rules=rules, bidding=bidding, play=[a, b, a, b], seed=seed,
+                     threads=threads)
+    second = simulate(deals, rules=rules, bidding=bidding, play=[b, a, b, a], seed=seed,
+                      threads=threads)
+    played = (first["outcome"] != "thrown_in").to_numpy()
+    net1 = (first["mp0"] - first["mp1"]).to_numpy(float)[played]
+    net2 = (second["mp1"] - second["mp0"]).to_numpy(float)[played]
+    x = (net1 + net2) / 2
+    n = len(x)
+    mean = float(x.mean()) if n else float("nan")
+    se = float(x.std(ddof=1) / np.sqrt(n)) if n > 1 else float("nan")
+    return {"a": str(a), "b": str(b), "deals": int(n), "mean_mp_diff": mean, "se": se,
+            "low": mean - Z95 * se, "high": mean + Z95 * se}
