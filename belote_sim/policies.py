@@ -32,7 +32,15 @@ PLAY_POLICIES = {
     "greedy": PolicyInfo(P.POLICY_GREEDY, (1.0, 1.0), ("draw_trumps", "give_points"),
                          "rule-based: cheapest winning card, feeds a winning partner, "
                          "leads masters, taker's side draws trumps"),
+    "dd": PolicyInfo(P.POLICY_DD, (), (), "double-dummy: the best card with every hand "
+                     "visible (an upper bound for studies)"),
+    "pimc": PolicyInfo(P.POLICY_PIMC, (30.0,), ("samples",),
+                       "perfect-information Monte Carlo: solves sampled deals of the unseen "
+                       "cards consistent with what the player saw, plays the best average"),
 }
+
+#: log2 of the transposition-table entries of the search policies (per thread).
+SEARCH_BITS = 18
 
 BID_POLICIES = {
     "threshold": PolicyInfo(B.BID_THRESHOLD, B.THRESHOLD_DEFAULTS,
@@ -92,6 +100,11 @@ def per_seat(spec: str | PolicySpec | Sequence[str | PolicySpec], table: dict[st
     if len(specs) != 4:
         raise ValueError(f"{what} policies: give one for all seats or a list of 4, got {len(specs)}")
     return [parse_policy(s, table, what) for s in specs]
+
+
+def search_bits(specs: list[PolicySpec]) -> int:
+    """Transposition-table size (log2) the play policies need."""
+    return SEARCH_BITS if any(s.name in ("dd", "pimc") for s in specs) else 1
 
 
 def to_arrays(specs: list[PolicySpec], table: dict[str, PolicyInfo]) -> tuple[np.ndarray, np.ndarray]:

@@ -28,7 +28,8 @@ import numpy as np
 from belote_sim.cards import format_card, format_cards, parse_card, parse_hands, parse_strain
 from belote_sim.declarations import belote_entries, carre_entries, run_entries, sort_entries
 from belote_sim.kernels.core import DUTY_NAMES
-from belote_sim.kernels.play import deal_declarations, play_deal, score_played_deal
+from belote_sim.kernels.play import deal_declarations, play_deal, score_played_deal, \
+    search_buffers
 from belote_sim.kernels.policies import POLICY_NONE
 from belote_sim.kernels.rng import seed_state
 from belote_sim.kernels.scoring import score_deal
@@ -145,7 +146,8 @@ def replay(record: dict[str, Any]) -> dict[str, Any]:
     (n_played, duty, next_legal, card0, card1, tricks0, tricks1, belote0,
      belote1) = play_deal(hands, leader, strain, taker, rules_arr, announce_mask, plays,
                           len(rec["plays"]), np.full(4, POLICY_NONE, dtype=np.int64),
-                          np.zeros((4, 1)), seed_state(0), out_plays, out_winners, out_belote)
+                          np.zeros((4, 1)), seed_state(0), out_plays, out_winners, out_belote,
+                          search_buffers(1))
 
     result: dict[str, Any] = {}
     if "id" in record:

@@ -28,7 +28,8 @@ from belote_sim.kernels.bidding import BID_FIXED, BID_TAKE, BID_THRESHOLD, MAX_C
 from belote_sim.kernels.simulate import G_DEALS, NUM_COLS, simulate_deals
 from belote_sim.kernels.simulate import simulate_games as _games_kernel
 from belote_sim.kernels.tables import SUIT_CHARS
-from belote_sim.policies import BID_POLICIES, PLAY_POLICIES, PolicySpec, per_seat, to_arrays
+from belote_sim.policies import BID_POLICIES, PLAY_POLICIES, PolicySpec, per_seat, search_bits, \
+    to_arrays
 from belote_sim.results import deals_frame, games_frame
 from belote_sim.rules import Rules
 
@@ -131,7 +132,8 @@ class Study:
         simulate_deals(seeds.view(np.int64), dealers, self.rules.to_array(), bid_ids, bid_params,
                        play_ids, play_params, self.announce_mask, self.predeal_array,
                        self.constraint_array,
-                       self.check_constraints, MAX_TRIES, out, calls, plays, keep_plays)
+                       self.check_constraints, MAX_TRIES, out, calls, plays, keep_plays,
+                       search_bits(self.play))
         if (out[:, -1] < 0).any():
             raise ValueError(f"constraints could not be met in {MAX_TRIES} tries for a deal: "
                              "they are too rare to sample")
@@ -151,7 +153,7 @@ class Study:
         simulate_deals(seeds, self.dealers(0, PILOT_DEALS), self.rules.to_array(), bid_ids,
                        bid_params, play_ids, play_params, self.announce_mask, self.predeal_array,
                        self.constraint_array, True, 50, out, calls,
-                       np.zeros((1, 32), dtype=np.int64), False)
+                       np.zeros((1, 32), dtype=np.int64), False, 1)
         accepted = (out[:, -1] > 0).sum()
         if accepted == 0:
             raise ValueError(f"constraints are impossible or too rare: none of {PILOT_DEALS} "
@@ -403,7 +405,8 @@ def simulate_games(n_games: int, rules: Rules | str = "common", bidding: Any = N
     play_ids, play_params = study.play_arrays
     with _threads(threads):
         _games_kernel(seeds.view(np.int64), study.rules.to_array(), bid_ids, bid_params,
-                      play_ids, play_params, study.announce_mask, max_deals, out, log)
+                      play_ids, play_params, study.announce_mask, max_deals, out, log,
+                      search_bits(study.play))
     df = games_frame(seeds, out)
     df.attrs["belote_sim"] = study.provenance(n_games, mode="games")
     if not deal_log:

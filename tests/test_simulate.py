@@ -333,3 +333,15 @@ def test_game_deal_log_and_cut_deck_effect():
 
     cut = declaration_frequencies(deals).set_index(["scope", "event"])
     assert cut.loc[("hand8", "run5"), "z"] > 4
+
+
+def test_search_policies_in_the_simulator():
+    """dd and pimc play legal cards inside the simulator and replay to the same scores."""
+    df = simulate(24, play=["dd", "pimc:4", "greedy", "random"], seed=8, trick_log=True)
+    recs = list(records(df, df.attrs["belote_sim"]))
+    assert recs
+    played = df[df["outcome"] != "thrown_in"].set_index("deal_id")
+    for rec in recs:
+        expected = ref.replay(rec)
+        assert expected["illegal"] is None
+        assert expected["mp"] == [played.loc[rec["id"], "mp0"], played.loc[rec["id"], "mp1"]]

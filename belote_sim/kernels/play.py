@@ -18,8 +18,10 @@ from belote_sim.kernels.declarations import (
     hand_declarations,
     team_declarations,
 )
-from belote_sim.kernels.policies import POLICY_NONE, POLICY_RANDOM, choose_card
-from belote_sim.kernels.rng import random_below, seed_state
+from belote_sim.kernels.policies import POLICY_DD, POLICY_NONE, POLICY_PIMC, POLICY_RANDOM, \
+    choose_card
+from belote_sim.kernels.rng import next_random, random_below, seed_state
+from belote_sim.kernels.solver import MAX_PLY, NUM_FIELDS, dd_best_card, pimc_best_card
 from belote_sim.kernels.scoring import score_deal
 from belote_sim.kernels.tables import (
     CARD_POINTS,
@@ -54,7 +56,7 @@ def shuffle_deal(state, hands):
 
 @kernel
 def play_deal(hands, leader, strain, taker, rules, announce_mask, plays, n_given, policies,
-              params, state, out_plays, out_winners, out_belote):
+              params, state, out_plays, out_winners, out_belote, search):
     """Play a deal from its start.
 
     ``hands``: (4,) masks (not modified); ``leader``: seat that leads trick 0;
@@ -64,7 +66,8 @@ def play_deal(hands, leader, strain, taker, rules, announce_mask, plays, n_given
     for the rest (``POLICY_NONE`` stops when the record ends); ``state``: RNG state.
     Fills ``out_plays`` (32,) with the cards in order, ``out_winners`` (8,) with the
     seat that won each completed trick and ``out_belote`` (4,) with the suits in which
-    each seat announced a belote.
+    each seat announced a belote.  ``search``: the solver buffers ``(tt, ws, moves)``
+    of the search policies (``dd``, ``pimc``; tiny arrays will do for the others).
 
     Returns ``(n_played, duty, next_legal, card0, card1, tricks0, tricks1, belote0,
     belote1)``: cards legally played, the broken duty of card ``n_played`` (0 if
@@ -87,6 +90,9 @@ def play_deal(hands, leader, strain, taker, rules, announce_mask, plays, n_given
     n_cards = popcount(hands[0]) * 4
     n_played = 0
     played = 0
+    first_leader = leader
+    trick_cards = np.zeros(4, dtype=np.int64)
+    no_fixed = np.zeros(4, dtype=np.int64)
     for trick in range(n_cards // 4):
         led_suit = -1
         win_card = -1
@@ -107,6 +113,18 @@ def play_deal(hands, leader, strain, taker, rules, announce_mask, plays, n_given
             elif policies[seat] == POLICY_NONE:
                 return (n_played, DUTY_NONE, legal, card_pts[0], card_pts[1], tricks[0],
                         tricks[1], belote[0], belote[1])
+            elif policies[seat] == POLICY_DD:
+                for k in range(4):
+                    trick_cards[k] = out_plays[n_played - pos + k] if k < pos else 0
+                card = dd_best_card(left, leader, trick_cards, pos, strain, raise_op,
+                                    undertrump, search[0], search[1], search[2])[0]
+            elif policies[seat] == POLICY_PIMC:
+                card = pimc_best_card(hand, no_fixed, out_plays, n_played, first_leader, strain,
+                                      raise_op, undertrump, np.int64(params[seat, 0]),
+                                      next_random(state), search[0], search[1], search[2])
+                if card < 0:  # no consistent deal (cannot happen in a legal deal)
+                    card = choose_card(POLICY_RANDOM, params[seat], hand, legal, pos, led_suit,
+                                       win_card, win_pos, played, strain, seat, taker, state)
             else:
                 card = choose_card(policies[seat], params[seat], hand, legal, pos, led_suit,
                                    win_card, win_pos, played, strain, seat, taker, state)
@@ -139,6 +157,15 @@ def play_deal(hands, leader, strain, taker, rules, announce_mask, plays, n_given
     card_pts[leader & 1] += LAST_TRICK_BONUS
     return (n_played, DUTY_NONE, 0, card_pts[0], card_pts[1], tricks[0], tricks[1],
             belote[0], belote[1])
+
+
+@kernel
+def search_buffers(bits):
+    """Solver buffers ``(tt, ws, moves)`` with a ``2**bits``-entry transposition table
+    (bits = 1 for deals without a search policy)."""
+    return (np.zeros((1 << bits, 3), dtype=np.int64),
+            np.zeros((MAX_PLY + 1, NUM_FIELDS), dtype=np.int64),
+            np.zeros((MAX_PLY, 16), dtype=np.int64))
 
 
 @kernel
@@ -191,6 +218,7 @@ def random_playouts(n_deals, seed, rules, out):
     decl = np.empty((4, 6), dtype=np.int64)
     policies = np.full(4, POLICY_RANDOM, dtype=np.int64)
     params = np.zeros((4, 1), dtype=np.float64)
+    search = search_buffers(1)
     for i in range(n_deals):
         state = seed_state(seed * 0x100000001 + i)
         shuffle_deal(state, hands)
@@ -199,7 +227,7 @@ def random_playouts(n_deals, seed, rules, out):
         dealer = random_below(state, 4)
         leader = (dealer + 1) & 3
         res = play_deal(hands, leader, strain, taker, rules, 15, plays, 0, policies, params,
-                        state, plays, winners, belote)
+                        state, plays, winners, belote, search)
         deal_declarations(hands, strain, 15, rules, decl)
         s = score_played_deal(decl, res[5], res[6], res[3], res[4], res[7], res[8], strain,
                               taker & 1, 0, leader, 8, rules)

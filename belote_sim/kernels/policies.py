@@ -30,7 +30,9 @@ from belote_sim.kernels.tables import CARD_POINTS, STRAIN_NT, WIN_KEY
 POLICY_NONE = -1  # replay only: stop when the recorded cards run out
 POLICY_RANDOM = 0
 POLICY_GREEDY = 1
-NUM_PLAY_POLICIES = 2
+POLICY_DD = 2  # double-dummy (all hands visible); played in kernels.play with the solver
+POLICY_PIMC = 3  # perfect-information Monte Carlo; params [samples]
+NUM_PLAY_POLICIES = 4
 
 
 @kernel

@@ -20,7 +20,8 @@ from belote_sim.kernels.dealing import (
     shuffle_deck,
     TURNED_POSITION,
 )
-from belote_sim.kernels.play import deal_declarations, play_deal, score_played_deal
+from belote_sim.kernels.play import deal_declarations, play_deal, score_played_deal, \
+    search_buffers
 from belote_sim.kernels.rng import random_below, seed_state
 from belote_sim.kernels.scoring import game_step
 from belote_sim.kernels.tables import OUTCOME_THROWN_IN, R_BIDDING, R_DEALING
@@ -41,7 +42,8 @@ NUM_GAME_COLS = 9
 
 @kernel
 def play_one_deal(deck, dealer, rules, bid_ids, bid_params, play_ids, play_params,
-                  announce_mask, state, row, calls, plays, hands, bid, winners, belote, decl):
+                  announce_mask, state, row, calls, plays, hands, bid, winners, belote, decl,
+                  search):
     """Bid, deal the rest, play and score one deal from a dealt ``deck``.
 
     ``announce_mask``: bit s set if seat s announces its belote (runs and carrés are
@@ -87,8 +89,8 @@ def play_one_deal(deck, dealer, rules, bid_ids, bid_params, play_ids, play_param
         row[COL_VALAT] = -1
         return False
     leader = (dealer + 1) & 3
-    res = play_deal(hands, leader, strain, taker, rules, announce_mask, plays, 0, play_ids, play_params,
-                    state, plays, winners, belote)
+    res = play_deal(hands, leader, strain, taker, rules, announce_mask, plays, 0, play_ids,
+                    play_params, state, plays, winners, belote, search)
     deal_declarations(hands, strain, 15, rules, decl)
     s = score_played_deal(decl, res[5], res[6], res[3], res[4], res[7], res[8], strain,
                           taker & 1, doubling, leader, 8, rules)
@@ -117,7 +119,7 @@ def play_one_deal(deck, dealer, rules, bid_ids, bid_params, play_ids, play_param
 @kernel(parallel=True)
 def simulate_deals(seeds, dealers, rules, bid_ids, bid_params, play_ids, play_params,
                    announce_mask, predeal, cons, check_cons, max_tries, out, calls, plays,
-                   keep_plays):
+                   keep_plays, search_bits):
     """Simulate ``len(seeds)`` independent deals in parallel.
 
     ``dealers`` (n,): each deal's dealer; ``predeal`` (4, 8) and ``cons`` (4, k): see
@@ -139,6 +141,7 @@ def simulate_deals(seeds, dealers, rules, bid_ids, bid_params, play_ids, play_pa
         winners = np.empty(8, dtype=np.int64)
         belote = np.empty(4, dtype=np.int64)
         decl = np.empty((4, 6), dtype=np.int64)
+        search = search_buffers(search_bits)
         for i in range(b * n // n_blocks, (b + 1) * n // n_blocks):
             state = seed_state(seeds[i])
             dealer = dealers[i]
@@ -151,7 +154,7 @@ def simulate_deals(seeds, dealers, rules, bid_ids, bid_params, play_ids, play_pa
                 continue
             play_one_deal(deck, dealer, rules, bid_ids, bid_params, play_ids, play_params,
                           announce_mask, state, out[i], calls[i], deal_plays, hands, bid,
-                          winners, belote, decl)
+                          winners, belote, decl, search)
             if keep_plays:
                 for k in range(32):
                     plays[i, k] = deal_plays[k]
@@ -159,7 +162,7 @@ def simulate_deals(seeds, dealers, rules, bid_ids, bid_params, play_ids, play_pa
 
 @kernel(parallel=True)
 def simulate_games(seeds, rules, bid_ids, bid_params, play_ids, play_params, announce_mask,
-                   max_deals, out, log):
+                   max_deals, out, log, search_bits):
     """Play ``len(seeds)`` whole games (section 9) in parallel, one row of ``out`` each.
 
     The first dealer is drawn from the game's seed and the deal passes to the right
@@ -185,6 +188,7 @@ def simulate_games(seeds, rules, bid_ids, bid_params, play_ids, play_params, ann
         row = np.zeros(NUM_COLS, dtype=np.int64)
         calls = np.zeros(MAX_CALLS, dtype=np.uint8)
         totals = np.zeros(3, dtype=np.int64)
+        search = search_buffers(search_bits)
         dealer = random_below(state, 4)
         out[g, G_FIRST_DEALER] = dealer
         shuffle_deck(state, deck)
@@ -202,7 +206,7 @@ def simulate_games(seeds, rules, bid_ids, bid_params, play_ids, play_params, ann
                     shuffle_deck(state, deck)
             played = play_one_deal(deck, dealer, rules, bid_ids, bid_params, play_ids,
                                    play_params, announce_mask, state, row, calls, plays, hands,
-                                   bid, winners, belote, decl)
+                                   bid, winners, belote, decl, search)
             if played and cut:
                 for j in range(32):
                     deck[j] = plays[j]
