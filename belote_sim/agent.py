@@ -87,11 +87,20 @@ def choose_card(observation: dict[str, Any], policy: str = "greedy", seed: int =
     if spec in ("dd", "pimc"):
         from belote_sim import solver
 
+        rules = obs["rules"]
         if spec == "dd":
             if "hands" not in observation:
                 raise ValueError("the dd policy plays with all cards visible: give 'hands'")
-            return solver.dd_card(observation)
-        return solver.pimc_card_from_observation(observation, samples=samples, seed=seed)
+            hands = [mask_of(parse_cards(h)) for h in observation["hands"]]
+            if len(hands) != 4 or hands[obs["seat"]] != obs["hand"]:
+                raise ValueError("'hands' must be the 4 hands still held, the mover's "
+                                 "equal to 'hand'")
+            trick_leader = (obs["seat"] - len(obs["trick"])) % 4
+            return solver.dd_card(hands, obs["strain"], trick_leader, rules,
+                                  trick=[format_card(c) for c in obs["trick"]])
+        return solver.pimc_card(obs["hand"], obs["seat"], [format_card(c) for c in obs["plays"]],
+                                (obs["dealer"] + 1) % 4, obs["strain"], rules,
+                                samples=samples, seed=seed)
     parsed = parse_policy(policy, PLAY_POLICIES, "play")
     rules = obs["rules"]
     trick = np.zeros(4, dtype=np.int64)

@@ -9,6 +9,9 @@ Commands::
     belote-sim report deals.parquet [-o reports/]         HTML report
     belote-sim hand "JH 9H AH TS 7C" [--seat S --dealer D] strength of one hand
     belote-sim study bidding --param suit --values 40,50  bidding threshold sweep
+    belote-sim solve "<4 hands>" --strain H --leader 0     double-dummy value and card scores
+    belote-sim solve --records IN.jsonl                   the same for replay records
+    belote-sim duel --a pimc --b greedy --deals N         compare two play policies
     belote-sim main [-o DIR]                              the default study and report
 """
 
@@ -280,6 +283,36 @@ def _cmd_study(args: argparse.Namespace) -> int:
     return 0
 
 
+def _cmd_solve(args: argparse.Namespace) -> int:
+    from belote_sim import solver
+
+    if args.records:
+        source = sys.stdin if args.records == "-" else open(args.records, encoding="utf-8")
+        out = sys.stdout if args.output in (None, "-") else open(args.output, "w",
+                                                                   encoding="utf-8")
+        try:
+            n, errors = solver.solve_record_lines(source, out)
+        finally:
+            if source is not sys.stdin:
+                source.close()
+            if out is not sys.stdout:
+                out.close()
+        if errors:
+            print(f"belote-sim solve: {errors} of {n} records failed", file=sys.stderr)
+        return 1 if errors else 0
+    if not args.hands or args.strain is None:
+        raise ValueError("give the 4 hands and --strain (or --records FILE)")
+    hands = [h.strip() for h in args.hands.replace("/", "|").split("|")]
+    start = time.perf_counter()
+    value = solver.solve(hands, args.strain, args.leader, args.taker_team, args.ruleset)
+    scores = solver.dd_scores(hands, args.strain, args.leader, args.taker_team, args.ruleset)
+    elapsed = time.perf_counter() - start
+    print(json.dumps({"value": value, "scores": scores}))
+    print(f"team {args.taker_team} wins {value} card points with perfect play "
+          f"({elapsed * 1000:.1f} ms)", file=sys.stderr)
+    return 0
+
+
 def _cmd_duel(args: argparse.Namespace) -> int:
     from belote_sim.study import duel
 
@@ -377,6 +410,16 @@ def build_parser() -> argparse.ArgumentParser:
     p.add_argument("--threads", type=int, default=None)
     p.add_argument("-o", "--output", help="CSV of the table")
     p.set_defaults(func=_cmd_study)
+
+    p = sub.add_parser("solve", help="exact double-dummy value of a deal or of records")
+    p.add_argument("hands", nargs="?", help='4 hands separated by "|" (seats 0..3)')
+    p.add_argument("--strain", help="C D H S NT AT")
+    p.add_argument("--leader", type=int, default=0, choices=range(4))
+    p.add_argument("--taker-team", type=int, default=0, choices=(0, 1))
+    p.add_argument("--ruleset", default="common")
+    p.add_argument("--records", help="replay records (JSON lines, full or partial), or -")
+    p.add_argument("-o", "--output", help="output JSON lines (with --records)")
+    p.set_defaults(func=_cmd_solve)
 
     p = sub.add_parser("duel", help="play policy A against B on mirrored deals")
     p.add_argument("--a", required=True, help="play policy of the first side")

@@ -48,3 +48,28 @@ def test_agent_rejects_bad_observations():
         choose_card(dict(obs, seat=0, hnd=[]))
     with pytest.raises(ValueError, match="should hold 8 cards"):
         choose_card(dict(obs, seat=0, hand="7C 8C"))
+
+
+def test_agent_dd_and_pimc():
+    from belote_sim import replay
+    from belote_sim.playout import random_record
+    from belote_sim.solver import dd_scores
+
+    rec = random_record(12, "common")
+    rec["plays"] = rec["plays"][:17]  # 4 tricks and one card of the fifth
+    state = replay(rec)
+    seat = state["to_play"]
+    played = set(rec["plays"])
+    hands = [" ".join(c for c in h.split() if c not in played) for h in rec["hands"]]
+    obs = {"dealer": rec["dealer"], "seat": seat, "hand": hands[seat], "hands": hands,
+           "contract": rec["contract"], "plays": rec["plays"]}
+    card = choose_card(obs, "dd")
+    assert card in state["legal"]
+    trick = state["tricks"][-1]
+    scores = dd_scores(hands, rec["contract"]["strain"], trick["leader"], seat % 2, "common",
+                       trick=trick["cards"])
+    assert scores[card] == max(scores.values())  # the best card for the mover's team
+    assert choose_card(obs, "pimc:8", samples=8) in state["legal"]
+    del obs["hands"]
+    with pytest.raises(ValueError, match="give 'hands'"):
+        choose_card(obs, "dd")

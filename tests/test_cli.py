@@ -113,3 +113,20 @@ def test_analyses_scripts_use_only_the_public_api():
         for node in ast.walk(tree):
             if isinstance(node, ast.ImportFrom) and node.module:
                 assert "kernels" not in node.module, path
+
+
+def test_solve_and_duel_commands(tmp_path, capsys):
+    hands = "7C 8C 9C TC JC QC KC AC | 7D 8D 9D TD JD QD KD AD | 7H 8H 9H TH JH QH KH AH | " \
+            "7S 8S 9S TS JS QS KS AS"
+    assert main(["solve", hands, "--strain", "C", "--leader", "0"]) == 0
+    out = json.loads(capsys.readouterr().out.splitlines()[0])
+    assert out["value"] == 162 and len(out["scores"]) == 8
+    rec = random_record(3, "common")
+    rec["plays"] = rec["plays"][:13]
+    src = tmp_path / "r.jsonl"
+    src.write_text(json.dumps(rec) + "\n{bad\n")
+    assert main(["solve", "--records", str(src), "-o", str(tmp_path / "o.jsonl")]) == 1
+    lines = [json.loads(x) for x in (tmp_path / "o.jsonl").read_text().splitlines()]
+    assert set(lines[0]) == {"value", "scores"} and "error" in lines[1]
+    assert main(["duel", "--a", "greedy", "--b", "random", "--deals", "3000"]) == 0
+    assert "greedy gains +" in capsys.readouterr().out

@@ -14,7 +14,7 @@ Algorithm
 * **Bitboards.**  A hand is a 32-bit mask (``card = 8 * suit + rank``); legal cards
   come from ``core.legal_mask``, the trick winner from ``core.beats``.
 * **Alpha-beta, fail-soft, iterative.**  The search is one loop over an explicit
-  stack of frames (``ws[field, ply]`` and ``moves[ply, :]``): numba's on-disk cache
+  stack of frames (``ws[ply, field]`` and ``moves[ply, :]``): numba's on-disk cache
   does not reload recursive functions safely.  Values are absolute (points banked
   for the maximising team since the root plus the points still to come), so the
   window ``(alpha, beta)`` is passed down unchanged; a seat of the maximising team
@@ -54,7 +54,9 @@ Algorithm
 import numpy as np
 
 from belote_sim.kernels._jit import kernel
-from belote_sim.kernels.core import beats, legal_mask, lowest_card, popcount, trick_state
+from numba.cpython.unsafe.numbers import trailing_zeros
+
+from belote_sim.kernels.core import beats, legal_mask, popcount, trick_state
 from belote_sim.kernels.rng import next_random, random_below, seed_state
 from belote_sim.kernels.tables import (
     CARD_POINTS,
@@ -71,6 +73,9 @@ MAX_PLY = 34
 #: Default transposition-table size (log2 of the number of entries).
 TT_BITS = 20
 INF = 1 << 20
+LEADV = 4
+PVS = 1
+TWO_TRICKS = 0
 
 
 def _higher_plain_bytes():
@@ -85,10 +90,10 @@ def _higher_plain_bytes():
 #: HIGHER_PLAIN_BYTE[r]: ranks (as a suit byte) that beat rank r in plain order.
 HIGHER_PLAIN_BYTE = _higher_plain_bytes()
 
-# Frame fields of the search stack ws[field, ply].
+# Frame fields of the search stack ws[ply, field]; row MAX_PLY holds counters.
 F_LEAD, F_N, F_LED, F_WC, F_WP, F_TP, F_TM, F_ACC, F_REM, F_A, F_B, F_BEST, F_BC, F_I, \
-    F_CNT, F_CARD, F_SLOT, F_A0, F_B0 = range(19)
-NUM_FIELDS = 19
+    F_CNT, F_CARD, F_SLOT, F_A0, F_B0, F_K0, F_K1, F_NULL, F_RS = range(23)
+NUM_FIELDS = 23
 
 HASH_M0 = -7046029254386353131  # 0x9E3779B97F4A7C15 as int64
 HASH_M1 = -4417276706812531889  # 0xC2B2AE3D27D4EB4F as int64
@@ -101,8 +106,14 @@ def new_tt(bits=TT_BITS):
 
 def new_workspace():
     """Search stack buffers ``(ws, moves)`` (plain numpy)."""
-    return np.zeros((NUM_FIELDS, MAX_PLY), dtype=np.int64), np.zeros((MAX_PLY, 8),
-                                                                      dtype=np.int64)
+    return np.zeros((MAX_PLY + 1, NUM_FIELDS), dtype=np.int64), np.zeros((MAX_PLY, 16),
+                                                                          dtype=np.int64)
+
+
+@kernel
+def lowest_card(mask):
+    """Index of the lowest set bit of a non-zero mask (one ``tzcnt`` instruction)."""
+    return trailing_zeros(mask)
 
 
 @kernel
@@ -117,9 +128,25 @@ def _higher_byte(rank, trump_suit):
     return HIGHER_PLAIN_BYTE[rank]
 
 
+def _zero_masks():
+    out = np.zeros(6, dtype=np.int64)
+    for strain in range(6):
+        for suit in range(4):
+            trump = strain == 5 or suit == strain
+            out[strain] |= (0x3 if trump else 0x7) << (8 * suit)
+    return out
+
+
+#: ZERO_MASK[strain]: the zero-point cards (7 8 9 plain, 7 8 trump) of every suit.
+ZERO_MASK = _zero_masks()
+
+
 @kernel
 def _reduce_equivalent(legal, others, strain):
     """Drop all but one card of each group of equivalent zero-point cards."""
+    z = legal & ZERO_MASK[strain]
+    if z & (z - 1) == 0:
+        return legal
     out = legal
     for suit in range(4):
         zero = 0x3 if _is_trump_suit(suit, strain) else 0x7
@@ -140,50 +167,114 @@ def _reduce_equivalent(legal, others, strain):
 
 
 @kernel
-def _order_moves(cand, hands, seat, n, led, wc, wp, tm, strain, ttbest, row):
-    """Write the cards of ``cand`` into ``row`` best first; returns their number."""
-    others = (hands[0] | hands[1] | hands[2] | hands[3]) & ~hands[seat]
-    scores = np.empty(8, dtype=np.int64)
+def _can_beat(hand, card, led, strain):
+    """Whether ``hand`` holds a card that would beat ``card`` (a card of the led suit
+    or a trump that currently wins) in a trick led in ``led`` (follow/ruff duties
+    ignored: an estimate for move ordering)."""
+    suit = card >> 3
+    follow = (hand >> (8 * led)) & 0xFF
+    suit_contract = strain < STRAIN_NT
+    if suit_contract and suit == strain and led != strain:
+        # a ruff: beaten only by a higher trump of a player void in the led suit
+        if follow:
+            return False
+        return ((hand >> (8 * strain)) & HIGHER_TRUMP_BYTE[card & 7] & 0xFF) != 0
+    if follow:
+        return (follow & _higher_byte(card & 7, _is_trump_suit(led, strain))) != 0
+    return suit_contract and ((hand >> (8 * strain)) & 0xFF) != 0
+
+
+def _top_ranks():
+    """TOP_RANK[kind, byte]: rank of the strongest card of a suit byte (kind 0: plain
+    order, 1: trump order), -1 for an empty byte."""
+    from belote_sim.kernels.tables import TRUMP_STRENGTH
+    out = np.full((2, 256), -1, dtype=np.int64)
+    for kind, strength in enumerate((PLAIN_STRENGTH, TRUMP_STRENGTH)):
+        for byte in range(1, 256):
+            out[kind, byte] = max((r for r in range(8) if (byte >> r) & 1),
+                                  key=lambda r: strength[r])
+    return out
+
+
+TOP_RANK = _top_ranks()
+
+
+@kernel
+def _order_moves(cand, hands, seat, n, led, wc, wp, tm, strain, ttbest, moves, sp):
+    """Write the cards of ``cand`` into ``moves[sp, :8]`` best first (``moves[sp, 8:16]``
+    holds their scores); returns their number.
+
+    Leader: sure tricks first (no opponent holds a higher card of the suit or can
+    ruff it), most points first; then low leads to a sure winner of partner's; then
+    the other cards, cheapest and lowest first, short suits first.  Followers: the
+    only opponent still to play is the next seat; a card he cannot beat is a sure
+    winner (most points first); with partner winning safely, throw points; else
+    play the cheapest card.
+    """
+    nxt = hands[(seat + 1) & 3]
+    suit_contract = strain < STRAIN_NT
+    ts = 8 * strain
+    partner_safe = False
+    if n == 2 and wp == 0:
+        partner_safe = not _can_beat(nxt, wc, led, strain)
+    if n == 0:
+        prv = hands[(seat + 3) & 3]
+        opp = nxt | prv
+        nxt_trumps = suit_contract and ((nxt >> ts) & 0xFF) != 0
+        prv_trumps = suit_contract and ((prv >> ts) & 0xFF) != 0
+        mate = hands[(seat + 2) & 3]
     cnt = 0
     m = cand
     while m:
         c = lowest_card(m)
         m &= m - 1
         pts = CARD_POINTS[strain, c]
+        key = WIN_KEY[strain, c]
         suit = c >> 3
         if c == ttbest:
             sc = 1 << 20
         elif n == 0:
+            shift = 8 * suit
             trump_suit = _is_trump_suit(suit, strain)
-            higher = (_higher_byte(c & 7, trump_suit) << (8 * suit)) & others
-            if higher == 0:
-                sc = 2000 + pts  # master: cash it
-                if trump_suit and strain != STRAIN_AT:
-                    sc += 50
+            ob = (opp >> shift) & 0xFF
+            ruff = suit_contract and suit != strain and (
+                (nxt_trumps and ((nxt >> shift) & 0xFF) == 0) or
+                (prv_trumps and ((prv >> shift) & 0xFF) == 0))
+            if not ruff and (ob & _higher_byte(c & 7, trump_suit)) == 0:
+                sc = 3000 + pts  # sure trick: cash it
             else:
-                sc = 1000 - pts - 4 * WIN_KEY[strain, c]
+                sc = 1000 - pts - key - 20 * popcount((hands[seat] >> shift) & 0xFF)
+                pb = (mate >> shift) & 0xFF
+                if pb and not ruff:
+                    top = TOP_RANK[1 if trump_suit else 0, pb]
+                    if (WIN_KEY[strain, shift + top] > key and
+                            (ob & _higher_byte(top, trump_suit)) == 0):
+                        sc = 2000 - pts - key  # low to partner's sure winner
         else:
             wins = beats(c, wc, led, strain)
             partner = n >= 2 and wp == n - 2
             if n == 3:
                 if wins or partner:
-                    sc = 2000 + pts - (WIN_KEY[strain, c] if wins and partner else 0)
+                    sc = 2000 + pts - (key if wins and partner else 0)
                 else:
-                    sc = 1000 - pts - WIN_KEY[strain, c]
-            elif partner:
-                sc = 1500 + pts - (8 * WIN_KEY[strain, c] if wins else 0)
+                    sc = 1000 - pts - key
+            elif partner and partner_safe:
+                sc = 2000 + pts - (key if wins else 0)
             elif wins:
-                sc = 1800 + WIN_KEY[strain, c] + pts
+                if not _can_beat(nxt, c, led, strain):
+                    sc = 2500 + pts - key
+                else:
+                    sc = 1500 - pts + key
             else:
-                sc = 1000 - 2 * pts - WIN_KEY[strain, c]
+                sc = 1000 - pts - key
         # insertion
         j = cnt
-        while j > 0 and scores[j - 1] < sc:
-            scores[j] = scores[j - 1]
-            row[j] = row[j - 1]
+        while j > 0 and moves[sp, 8 + j - 1] < sc:
+            moves[sp, 8 + j] = moves[sp, 8 + j - 1]
+            moves[sp, j] = moves[sp, j - 1]
             j -= 1
-        scores[j] = sc
-        row[j] = c
+        moves[sp, 8 + j] = sc
+        moves[sp, j] = c
         cnt += 1
     return cnt
 
@@ -192,6 +283,309 @@ def _order_moves(cand, hands, seat, n, led, wc, wp, tm, strain, ttbest, row):
 def _meta(leader, strain, max_team, raise_op, undertrump):
     return (1 << 9) | leader | (strain << 2) | (max_team << 5) | (raise_op << 6) | \
         (undertrump << 7)
+
+
+#: Trump ranks from the highest down: J 9 A T K Q 8 7.
+TRUMP_RANKS_DESC = np.array([4, 2, 7, 3, 6, 5, 1, 0], dtype=np.int64)
+
+
+@kernel
+def _sure_trumps(hands, strain):
+    """(team, points) of the top trump sequence held by one team (suit contracts).
+
+    Every trump higher than all of the other team's trumps wins its trick or falls
+    in a trick won by a higher trump of the same team, so that team surely banks
+    these cards' points.  Returns (-1, 0) when no trump is left.
+    """
+    shift = 8 * strain
+    t0 = ((hands[0] | hands[2]) >> shift) & 0xFF
+    t1 = ((hands[1] | hands[3]) >> shift) & 0xFF
+    team = -1
+    pts = 0
+    for i in range(8):
+        r = TRUMP_RANKS_DESC[i]
+        if (t0 >> r) & 1:
+            if team == 1:
+                break
+            team = 0
+            pts += CARD_POINTS[strain, shift + r]
+        elif (t1 >> r) & 1:
+            if team == 0:
+                break
+            team = 1
+            pts += CARD_POINTS[strain, shift + r]
+    return team, pts
+
+
+#: Plain ranks from the highest down: A T K Q J 9 8 7.
+PLAIN_RANKS_DESC = np.array([7, 3, 6, 5, 4, 2, 1, 0], dtype=np.int64)
+
+
+def _cheap_sums():
+    """CHEAP_SUM[kind, byte, k]: points of the k cheapest cards of a suit byte
+    (kind 0: plain points, 1: trump points)."""
+    from belote_sim.kernels.tables import PLAIN_POINTS, TRUMP_POINTS
+    out = np.zeros((2, 256, 9), dtype=np.int64)
+    for kind, pts in enumerate((PLAIN_POINTS, TRUMP_POINTS)):
+        for byte in range(256):
+            vals = sorted(int(pts[r]) for r in range(8) if (byte >> r) & 1)
+            for k in range(1, len(vals) + 1):
+                out[kind, byte, k] = out[kind, byte, k - 1] + vals[k - 1]
+    return out
+
+
+CHEAP_SUM = _cheap_sums()
+
+
+@kernel
+def _quick_points(hands, leader, strain):
+    """Points the leader's team surely wins by cashing the leader's top cards.
+
+    In each suit the leader's run of highest remaining cards wins one trick each
+    (in a suit contract a side suit only while every opponent holding trumps still
+    follows suit); every card the others play in those tricks goes to the leader's
+    team, at least the cheapest ``min(length, rounds)`` cards of each player's
+    holding in the suit.  Plus the last-trick 10 if the leader cashes every trick.
+    """
+    lh = hands[leader]
+    allc = hands[0] | hands[1] | hands[2] | hands[3]
+    o1 = hands[(leader + 1) & 3]
+    o2 = hands[(leader + 3) & 3]
+    suit_contract = strain < STRAIN_NT
+    ts = 8 * strain
+    o1_trumps = suit_contract and ((o1 >> ts) & 0xFF) != 0
+    o2_trumps = suit_contract and ((o2 >> ts) & 0xFF) != 0
+    total = 0
+    rounds_all = 0
+    for suit in range(4):
+        shift = 8 * suit
+        mine = (lh >> shift) & 0xFF
+        if mine == 0:
+            continue
+        trump_suit = _is_trump_suit(suit, strain)
+        rest = ((allc & ~lh) >> shift) & 0xFF
+        rounds = 0
+        pts = 0
+        for i in range(8):
+            r = TRUMP_RANKS_DESC[i] if trump_suit else PLAIN_RANKS_DESC[i]
+            if (mine >> r) & 1:
+                rounds += 1
+                pts += CARD_POINTS[strain, shift + r]
+            elif (rest >> r) & 1:
+                break
+        if rounds == 0:
+            continue
+        if suit_contract and suit != strain:
+            if o1_trumps:
+                x = popcount((o1 >> shift) & 0xFF)
+                if x < rounds:
+                    rounds = x
+            if o2_trumps:
+                x = popcount((o2 >> shift) & 0xFF)
+                if x < rounds:
+                    rounds = x
+            if rounds == 0:
+                continue
+            # recount the leader's points for the safe rounds only
+            pts = 0
+            k = 0
+            for i in range(8):
+                r = PLAIN_RANKS_DESC[i]
+                if (mine >> r) & 1:
+                    pts += CARD_POINTS[strain, shift + r]
+                    k += 1
+                    if k == rounds:
+                        break
+        kind = 1 if trump_suit else 0
+        for p in range(1, 4):
+            b = (hands[(leader + p) & 3] >> shift) & 0xFF
+            x = popcount(b)
+            pts += CHEAP_SUM[kind, b, x if x < rounds else rounds]
+        total += pts
+        rounds_all += rounds
+    if rounds_all == popcount(lh):
+        total += LAST_TRICK_BONUS
+    return total
+
+
+@kernel
+def _last_trick_value(h0, h1, h2, h3, lead, strain, max_team):
+    """Points ``max_team`` wins in the last trick (one card per hand, ``h0`` the
+    leader's, then in playing order), the last-trick 10 included."""
+    c = lowest_card(h0)
+    led = c >> 3
+    wc = c
+    wp = 0
+    pts = CARD_POINTS[strain, c] + LAST_TRICK_BONUS
+    c = lowest_card(h1)
+    pts += CARD_POINTS[strain, c]
+    if beats(c, wc, led, strain):
+        wc = c
+        wp = 1
+    c = lowest_card(h2)
+    pts += CARD_POINTS[strain, c]
+    if beats(c, wc, led, strain):
+        wc = c
+        wp = 2
+    c = lowest_card(h3)
+    pts += CARD_POINTS[strain, c]
+    if beats(c, wc, led, strain):
+        wp = 3
+    return pts if ((lead + wp) & 1) == max_team else 0
+
+
+@kernel
+def _two_tricks(hands, lead, strain, max_team, raise_op, undertrump):
+    """Exact points ``max_team`` wins in the last two tricks (two cards per hand):
+    a plain minimax over the at most 16 ways to play the first of them."""
+    s1 = (lead + 1) & 3
+    s2 = (lead + 2) & 3
+    s3 = (lead + 3) & 3
+    g0 = hands[lead]
+    g1 = hands[s1]
+    g2 = hands[s2]
+    g3 = hands[s3]
+    max0 = (lead & 1) == max_team
+    max1 = not max0
+    b0 = -INF if max0 else INF
+    m0 = g0
+    while m0:
+        c0 = lowest_card(m0)
+        m0 &= m0 - 1
+        led = c0 >> 3
+        p0 = CARD_POINTS[strain, c0]
+        b1 = -INF if max1 else INF
+        m1 = legal_mask(g1, led, 1, c0, 0, strain, raise_op, undertrump)
+        while m1:
+            c1 = lowest_card(m1)
+            m1 &= m1 - 1
+            p1 = p0 + CARD_POINTS[strain, c1]
+            wc1 = c0
+            wp1 = 0
+            if beats(c1, c0, led, strain):
+                wc1 = c1
+                wp1 = 1
+            b2 = -INF if max0 else INF
+            m2 = legal_mask(g2, led, 2, wc1, wp1, strain, raise_op, undertrump)
+            while m2:
+                c2 = lowest_card(m2)
+                m2 &= m2 - 1
+                p2 = p1 + CARD_POINTS[strain, c2]
+                wc2 = wc1
+                wp2 = wp1
+                if beats(c2, wc1, led, strain):
+                    wc2 = c2
+                    wp2 = 2
+                b3 = -INF if max1 else INF
+                m3 = legal_mask(g3, led, 3, wc2, wp2, strain, raise_op, undertrump)
+                while m3:
+                    c3 = lowest_card(m3)
+                    m3 &= m3 - 1
+                    p3 = p2 + CARD_POINTS[strain, c3]
+                    wp3 = wp2
+                    if beats(c3, wc2, led, strain):
+                        wp3 = 3
+                    w = (lead + wp3) & 3
+                    v = p3 if (w & 1) == max_team else 0
+                    r0 = g0 & ~(1 << c0)
+                    r1 = g1 & ~(1 << c1)
+                    r2 = g2 & ~(1 << c2)
+                    r3 = g3 & ~(1 << c3)
+                    # the last trick, led by the winner w (rotate to playing order)
+                    off = (w - lead) & 3
+                    if off == 0:
+                        v += _last_trick_value(r0, r1, r2, r3, w, strain, max_team)
+                    elif off == 1:
+                        v += _last_trick_value(r1, r2, r3, r0, w, strain, max_team)
+                    elif off == 2:
+                        v += _last_trick_value(r2, r3, r0, r1, w, strain, max_team)
+                    else:
+                        v += _last_trick_value(r3, r0, r1, r2, w, strain, max_team)
+                    if max1:
+                        if v > b3:
+                            b3 = v
+                    elif v < b3:
+                        b3 = v
+                if max0:
+                    if b3 > b2:
+                        b2 = b3
+                elif b3 < b2:
+                    b2 = b3
+            if max1:
+                if b2 > b1:
+                    b1 = b2
+            elif b2 < b1:
+                b1 = b2
+        if max0:
+            if b1 > b0:
+                b0 = b1
+        elif b1 < b0:
+            b0 = b1
+    return b0
+
+
+@kernel
+def _tt_keys(h0, h1, h2, h3, strain):
+    """Table key words of a position at a trick boundary.
+
+    The zero-point cards of each suit (7 8 9 plain, 7 8 trump) lie below every other
+    card of their suit, so only their order matters: they are renumbered onto the
+    lowest ranks (owners and order kept) before the hands are packed.
+    """
+    for suit in range(4):
+        shift = 8 * suit
+        zero = 0x3 if _is_trump_suit(suit, strain) else 0x7
+        z = ((h0 | h1 | h2 | h3) >> shift) & zero
+        if z == 0 or z & (z + 1) == 0:
+            continue  # already packed at the bottom
+        zmask = zero << shift
+        n0 = h0 & ~zmask
+        n1 = h1 & ~zmask
+        n2 = h2 & ~zmask
+        n3 = h3 & ~zmask
+        k = shift
+        for r in range(3):
+            bit = 1 << (shift + r)
+            if (zmask & bit) == 0:
+                break
+            nb = 1 << k
+            if h0 & bit:
+                n0 |= nb
+                k += 1
+            elif h1 & bit:
+                n1 |= nb
+                k += 1
+            elif h2 & bit:
+                n2 |= nb
+                k += 1
+            elif h3 & bit:
+                n3 |= nb
+                k += 1
+        h0 = n0
+        h1 = n1
+        h2 = n2
+        h3 = n3
+    return h0 | (h1 << 32), h2 | (h3 << 32)
+
+
+@kernel
+def _tt_slot(k0, k1, meta, tt_mask):
+    """First entry of the 2-way bucket of a position."""
+    hh = k0 * HASH_M0 + k1 * HASH_M1 + meta
+    hh ^= hh >> 32
+    hh *= HASH_M1
+    hh ^= hh >> 29
+    return hh & tt_mask & ~1
+
+
+@kernel
+def _tt_find(tt, slot, k0, k1, meta):
+    """Entry index holding the position, or -1."""
+    if tt[slot, 0] == k0 and tt[slot, 1] == k1 and (tt[slot, 2] & 0x3FF) == meta:
+        return slot
+    if tt[slot + 1, 0] == k0 and tt[slot + 1, 1] == k1 and (tt[slot + 1, 2] & 0x3FF) == meta:
+        return slot + 1
+    return -1
 
 
 @kernel
@@ -207,6 +601,7 @@ def _search(hands, leader, trick, n_trick, strain, max_team, raise_op, undertrum
     ``best_card`` is the root's best card (-1 if the root was cut without search).
     """
     tt_mask = tt.shape[0] - 1
+    gen = ws[MAX_PLY, 1] & 0x7
     led, wc, wp = trick_state(trick, n_trick, strain)
     tp = 0
     tm = 0
@@ -223,39 +618,42 @@ def _search(hands, leader, trick, n_trick, strain, max_team, raise_op, undertrum
     if n_trick == 0 and hands[0] | hands[1] | hands[2] | hands[3] == 0:
         return 0, -1
     sp = 0
-    ws[F_LEAD, 0] = leader
-    ws[F_N, 0] = n_trick
-    ws[F_LED, 0] = led
-    ws[F_WC, 0] = wc
-    ws[F_WP, 0] = wp
-    ws[F_TP, 0] = tp
-    ws[F_TM, 0] = tm
-    ws[F_ACC, 0] = 0
-    ws[F_REM, 0] = rem
-    ws[F_A, 0] = alpha0
-    ws[F_B, 0] = beta0
+    ws[0, F_LEAD] = leader
+    ws[0, F_N] = n_trick
+    ws[0, F_LED] = led
+    ws[0, F_WC] = wc
+    ws[0, F_WP] = wp
+    ws[0, F_TP] = tp
+    ws[0, F_TM] = tm
+    ws[0, F_ACC] = 0
+    ws[0, F_REM] = rem
+    ws[0, F_A] = alpha0
+    ws[0, F_B] = beta0
     entering = True
     ret = 0
     while True:
         if entering:
-            n = ws[F_N, sp]
-            lead = ws[F_LEAD, sp]
+            n = ws[sp, F_N]
+            lead = ws[sp, F_LEAD]
             seat = (lead + n) & 3
-            acc = ws[F_ACC, sp]
-            a = ws[F_A, sp]
-            b = ws[F_B, sp]
+            acc = ws[sp, F_ACC]
+            a = ws[sp, F_A]
+            b = ws[sp, F_B]
             cut = False
             if acc >= b:
                 ret = acc
                 cut = True
-            elif acc + ws[F_REM, sp] <= a:
-                ret = acc + ws[F_REM, sp]
+            elif acc + ws[sp, F_REM] <= a:
+                ret = acc + ws[sp, F_REM]
                 cut = True
             ttbest = -1
-            ws[F_SLOT, sp] = -1
+            ws[sp, F_SLOT] = -1
             if not cut and n == 0:
                 h = hands[seat]
-                if h & (h - 1) == 0:
+                if TWO_TRICKS and popcount(h) == 2:
+                    ret = acc + _two_tricks(hands, lead, strain, max_team, raise_op, undertrump)
+                    cut = True
+                elif h & (h - 1) == 0:
                     # Last trick: every hand holds one card, play is forced.
                     c = h
                     lc = lowest_card(c)
@@ -271,132 +669,175 @@ def _search(hands, leader, trick, n_trick, strain, max_team, raise_op, undertrum
                     ret = acc + (pts if ((lead + wpos) & 1) == max_team else 0)
                     cut = True
                 else:
-                    k0 = hands[0] | (hands[1] << 32)
-                    k1 = hands[2] | (hands[3] << 32)
-                    meta = _meta(lead, strain, max_team, raise_op, undertrump)
-                    hh = k0 * HASH_M0 ^ k1 * HASH_M1 ^ meta
-                    slot = (hh ^ (hh >> 31)) & tt_mask
-                    ws[F_SLOT, sp] = slot
-                    if tt[slot, 0] == k0 and tt[slot, 1] == k1 and (tt[slot, 2] & 0x3FF) == meta:
-                        d = tt[slot, 2]
-                        lo = ((d >> 16) & 0xFFFF) + acc
-                        hi = ((d >> 32) & 0xFFFF) + acc
-                        ttbest = ((d >> 48) & 0xFF) - 1
-                        if lo >= b:
-                            ret = lo
-                            cut = True
-                        elif hi <= a:
-                            ret = hi
-                            cut = True
-                        elif lo == hi:
-                            ret = lo
-                            cut = True
+                    # Cheap bounds, then the transposition table.
+                    lo = acc
+                    hi = acc + ws[sp, F_REM]
+                    if strain < STRAIN_NT:
+                        st, spts = _sure_trumps(hands, strain)
+                        if st == max_team:
+                            lo += spts
                         else:
-                            if lo > a:
-                                a = lo
-                                ws[F_A, sp] = a
-                            if hi < b:
-                                b = hi
-                                ws[F_B, sp] = b
+                            hi -= spts
+                    k0, k1 = _tt_keys(hands[0], hands[1], hands[2], hands[3], strain)
+                    meta = _meta(lead, strain, max_team, raise_op, undertrump)
+                    slot = _tt_slot(k0, k1, meta, tt_mask)
+                    ws[sp, F_SLOT] = slot
+                    ws[sp, F_K0] = k0
+                    ws[sp, F_K1] = k1
+                    e = _tt_find(tt, slot, k0, k1, meta)
+                    if e >= 0:
+                        d = tt[e, 2]
+                        tlo = ((d >> 16) & 0xFFFF) + acc
+                        thi = ((d >> 32) & 0xFFFF) + acc
+                        if tlo > lo:
+                            lo = tlo
+                        if thi < hi:
+                            hi = thi
+                        ttbest = ((d >> 48) & 0xFF) - 1
+                    if lo < b and hi > a and lo < hi:
+                        qp = _quick_points(hands, lead, strain)
+                        if (lead & 1) == max_team:
+                            if acc + qp > lo:
+                                lo = acc + qp
+                        elif acc + ws[sp, F_REM] - qp < hi:
+                            hi = acc + ws[sp, F_REM] - qp
+                    if lo >= b:
+                        ret = lo
+                        cut = True
+                    elif hi <= a:
+                        ret = hi
+                        cut = True
+                    elif lo >= hi:
+                        ret = lo
+                        cut = True
+                    else:
+                        if lo > a:
+                            a = lo
+                            ws[sp, F_A] = a
+                        if hi < b:
+                            b = hi
+                            ws[sp, F_B] = b
             if cut:
                 if sp == 0:
                     return ret, -1
                 sp -= 1
                 entering = False
                 continue
-            legal = legal_mask(hands[seat], ws[F_LED, sp], n, ws[F_WC, sp], ws[F_WP, sp],
+            legal = legal_mask(hands[seat], ws[sp, F_LED], n, ws[sp, F_WC], ws[sp, F_WP],
                                strain, raise_op, undertrump)
-            others = ((hands[0] | hands[1] | hands[2] | hands[3]) & ~hands[seat]) | ws[F_TM, sp]
+            others = ((hands[0] | hands[1] | hands[2] | hands[3]) & ~hands[seat]) | ws[sp, F_TM]
             cand = _reduce_equivalent(legal, others, strain)
-            ws[F_CNT, sp] = _order_moves(cand, hands, seat, n, ws[F_LED, sp], ws[F_WC, sp],
-                                         ws[F_WP, sp], ws[F_TM, sp], strain, ttbest,
-                                         moves[sp])
-            ws[F_I, sp] = 0
-            ws[F_A0, sp] = a
-            ws[F_B0, sp] = b
-            ws[F_BEST, sp] = -INF if (seat & 1) == max_team else INF
-            ws[F_BC, sp] = -1
-        else:
-            n = ws[F_N, sp]
-            seat = (ws[F_LEAD, sp] + n) & 3
-            card = ws[F_CARD, sp]
-            hands[seat] |= 1 << card
-            if (seat & 1) == max_team:
-                if ret > ws[F_BEST, sp]:
-                    ws[F_BEST, sp] = ret
-                    ws[F_BC, sp] = card
-                    if ret > ws[F_A, sp]:
-                        ws[F_A, sp] = ret
+            if cand & (cand - 1) == 0:
+                moves[sp, 0] = lowest_card(cand)
+                ws[sp, F_CNT] = 1
             else:
-                if ret < ws[F_BEST, sp]:
-                    ws[F_BEST, sp] = ret
-                    ws[F_BC, sp] = card
-                    if ret < ws[F_B, sp]:
-                        ws[F_B, sp] = ret
+                ws[sp, F_CNT] = _order_moves(cand, hands, seat, n, ws[sp, F_LED], ws[sp, F_WC],
+                                             ws[sp, F_WP], ws[sp, F_TM], strain, ttbest,
+                                             moves, sp)
+            ws[sp, F_I] = 0
+            ws[sp, F_A0] = a
+            ws[sp, F_B0] = b
+            ws[sp, F_BEST] = -INF if (seat & 1) == max_team else INF
+            ws[sp, F_BC] = -1
+            ws[sp, F_RS] = 0
+        else:
+            n = ws[sp, F_N]
+            seat = (ws[sp, F_LEAD] + n) & 3
+            card = ws[sp, F_CARD]
+            hands[seat] |= 1 << card
+            if ws[sp, F_NULL] and ws[sp, F_A] < ret < ws[sp, F_B]:
+                # PVS: the null-window test says this card may beat the best: re-search
+                ws[sp, F_I] -= 1
+                ws[sp, F_RS] = 1
+            elif (seat & 1) == max_team:
+                if ret > ws[sp, F_BEST]:
+                    ws[sp, F_BEST] = ret
+                    ws[sp, F_BC] = card
+                    if ret > ws[sp, F_A]:
+                        ws[sp, F_A] = ret
+            else:
+                if ret < ws[sp, F_BEST]:
+                    ws[sp, F_BEST] = ret
+                    ws[sp, F_BC] = card
+                    if ret < ws[sp, F_B]:
+                        ws[sp, F_B] = ret
         # Next move, or the frame is done.
-        if ws[F_A, sp] < ws[F_B, sp] and ws[F_I, sp] < ws[F_CNT, sp]:
-            n = ws[F_N, sp]
-            lead = ws[F_LEAD, sp]
+        if ws[sp, F_A] < ws[sp, F_B] and ws[sp, F_I] < ws[sp, F_CNT]:
+            n = ws[sp, F_N]
+            lead = ws[sp, F_LEAD]
             seat = (lead + n) & 3
-            card = moves[sp, ws[F_I, sp]]
-            ws[F_I, sp] += 1
-            ws[F_CARD, sp] = card
+            card = moves[sp, ws[sp, F_I]]
+            ws[sp, F_I] += 1
+            ws[sp, F_CARD] = card
             hands[seat] &= ~(1 << card)
-            tp = ws[F_TP, sp] + CARD_POINTS[strain, card]
+            tp = ws[sp, F_TP] + CARD_POINTS[strain, card]
             if n == 0:
                 led = card >> 3
                 wc = card
                 wp = 0
             else:
-                led = ws[F_LED, sp]
-                wc = ws[F_WC, sp]
-                wp = ws[F_WP, sp]
+                led = ws[sp, F_LED]
+                wc = ws[sp, F_WC]
+                wp = ws[sp, F_WP]
                 if beats(card, wc, led, strain):
                     wc = card
                     wp = n
             c1 = sp + 1
-            ws[F_A, c1] = ws[F_A, sp]
-            ws[F_B, c1] = ws[F_B, sp]
+            ca = ws[sp, F_A]
+            cb = ws[sp, F_B]
+            if PVS and ws[sp, F_I] > 1 and cb - ca > 1 and ws[sp, F_RS] == 0:
+                ws[sp, F_NULL] = 1
+                if (seat & 1) == max_team:
+                    cb = ca + 1
+                else:
+                    ca = cb - 1
+            else:
+                ws[sp, F_NULL] = 0
+            ws[sp, F_RS] = 0
+            ws[c1, F_A] = ca
+            ws[c1, F_B] = cb
             if n == 3:
                 winner = (lead + wp) & 3
                 if hands[winner] == 0:
                     tp += LAST_TRICK_BONUS
-                acc = ws[F_ACC, sp] + (tp if (winner & 1) == max_team else 0)
+                acc = ws[sp, F_ACC] + (tp if (winner & 1) == max_team else 0)
                 if hands[winner] == 0:
                     ret = acc
+                    ws[sp, F_NULL] = 0
                     entering = False
                     continue
-                ws[F_LEAD, c1] = winner
-                ws[F_N, c1] = 0
-                ws[F_LED, c1] = -1
-                ws[F_WC, c1] = -1
-                ws[F_WP, c1] = -1
-                ws[F_TP, c1] = 0
-                ws[F_TM, c1] = 0
-                ws[F_ACC, c1] = acc
-                ws[F_REM, c1] = ws[F_REM, sp] - tp
+                ws[c1, F_LEAD] = winner
+                ws[c1, F_N] = 0
+                ws[c1, F_LED] = -1
+                ws[c1, F_WC] = -1
+                ws[c1, F_WP] = -1
+                ws[c1, F_TP] = 0
+                ws[c1, F_TM] = 0
+                ws[c1, F_ACC] = acc
+                ws[c1, F_REM] = ws[sp, F_REM] - tp
             else:
-                ws[F_LEAD, c1] = lead
-                ws[F_N, c1] = n + 1
-                ws[F_LED, c1] = led
-                ws[F_WC, c1] = wc
-                ws[F_WP, c1] = wp
-                ws[F_TP, c1] = tp
-                ws[F_TM, c1] = ws[F_TM, sp] | (1 << card)
-                ws[F_ACC, c1] = ws[F_ACC, sp]
-                ws[F_REM, c1] = ws[F_REM, sp]
+                ws[c1, F_LEAD] = lead
+                ws[c1, F_N] = n + 1
+                ws[c1, F_LED] = led
+                ws[c1, F_WC] = wc
+                ws[c1, F_WP] = wp
+                ws[c1, F_TP] = tp
+                ws[c1, F_TM] = ws[sp, F_TM] | (1 << card)
+                ws[c1, F_ACC] = ws[sp, F_ACC]
+                ws[c1, F_REM] = ws[sp, F_REM]
             sp = c1
             entering = True
             continue
-        best = ws[F_BEST, sp]
-        slot = ws[F_SLOT, sp]
+        best = ws[sp, F_BEST]
+        slot = ws[sp, F_SLOT]
+
         if slot >= 0:
-            acc = ws[F_ACC, sp]
+            acc = ws[sp, F_ACC]
             rel = best - acc
             lo = 0
-            hi = ws[F_REM, sp]
-            a = ws[F_A0, sp]
-            b = ws[F_B0, sp]
+            hi = ws[sp, F_REM]
+            a = ws[sp, F_A0]
+            b = ws[sp, F_B0]
             # best <= a: fail low (upper bound); best >= b: fail high (lower bound).
             if best <= a:
                 hi = rel
@@ -405,22 +846,34 @@ def _search(hands, leader, trick, n_trick, strain, max_team, raise_op, undertrum
             else:
                 lo = rel
                 hi = rel
-            k0 = hands[0] | (hands[1] << 32)
-            k1 = hands[2] | (hands[3] << 32)
-            meta = _meta(ws[F_LEAD, sp], strain, max_team, raise_op, undertrump)
-            if tt[slot, 0] == k0 and tt[slot, 1] == k1 and (tt[slot, 2] & 0x3FF) == meta:
-                d = tt[slot, 2]
+            k0 = ws[sp, F_K0]
+            k1 = ws[sp, F_K1]
+            meta = _meta(ws[sp, F_LEAD], strain, max_team, raise_op, undertrump)
+            depth = popcount(hands[ws[sp, F_LEAD]])
+            bc = ws[sp, F_BC]
+            e = _tt_find(tt, slot, k0, k1, meta)
+            if e >= 0:
+                d = tt[e, 2]
                 olo = (d >> 16) & 0xFFFF
                 ohi = (d >> 32) & 0xFFFF
                 if olo > lo:
                     lo = olo
                 if ohi < hi:
                     hi = ohi
-            tt[slot, 0] = k0
-            tt[slot, 1] = k1
-            tt[slot, 2] = meta | (lo << 16) | (hi << 32) | ((ws[F_BC, sp] + 1) << 48)
+                if best <= a:  # fail low: keep the previous best card
+                    bc = ((d >> 48) & 0xFF) - 1
+            else:
+                # depth-preferred first way, always-replace second way
+                e = slot
+                d0 = tt[slot, 2]
+                if ((d0 >> 56) & 0xF) > depth and ((d0 >> 60) & 0xF) == gen:
+                    e = slot + 1
+            tt[e, 0] = k0
+            tt[e, 1] = k1
+            tt[e, 2] = meta | (lo << 16) | (hi << 32) | ((bc + 1) << 48) | (depth << 56) | \
+                (gen << 60)
         if sp == 0:
-            return best, ws[F_BC, 0]
+            return best, ws[0, F_BC]
         ret = best
         sp -= 1
         entering = False
@@ -452,6 +905,7 @@ def solve_position(hands, leader, trick, n_trick, strain, max_team, raise_op, un
     """
     if n_trick == 0 and hands[0] | hands[1] | hands[2] | hands[3] == 0:
         return 0
+    ws[MAX_PLY, 1] = (ws[MAX_PLY, 1] + 1) & 0x7
     total = remaining_points(hands, trick, n_trick, strain)
     if mode == 0:
         v, _ = _search(hands, leader, trick, n_trick, strain, max_team, raise_op,
@@ -521,7 +975,6 @@ def dd_card_values(hands, leader, trick, n_trick, strain, max_team, raise_op, un
     child_trick = np.zeros(4, dtype=np.int64)
     for c in range(32):
         out[c] = -1
-    guess = -1
     m = legal
     while m:
         card = lowest_card(m)
@@ -529,8 +982,7 @@ def dd_card_values(hands, leader, trick, n_trick, strain, max_team, raise_op, un
         cl, cn, pts, team = _play_child(hands, leader, trick, n_trick, card, strain,
                                         child_trick)
         v = solve_position(hands, cl, child_trick, cn, strain, max_team, raise_op,
-                           undertrump, tt, ws, moves, 1, guess)
-        guess = v
+                           undertrump, tt, ws, moves, 0, -1)
         out[card] = v + (pts if team == max_team else 0)
         hands[seat] |= 1 << card
     return legal
@@ -556,26 +1008,26 @@ def dd_best_card(hands, leader, trick, n_trick, strain, raise_op, undertrump, tt
         tm |= 1 << trick[i]
     others = ((hands[0] | hands[1] | hands[2] | hands[3]) & ~hands[seat]) | tm
     cand = _reduce_equivalent(legal, others, strain)
-    row = np.zeros(8, dtype=np.int64)
-    cnt = _order_moves(cand, hands, seat, n_trick, led, wc, wp, tm, strain, -1, row)
+    row = np.zeros((1, 16), dtype=np.int64)
+    cnt = _order_moves(cand, hands, seat, n_trick, led, wc, wp, tm, strain, -1, row, 0)
     child_trick = np.zeros(4, dtype=np.int64)
     best_card = -1
     best_v = -1
     for i in range(cnt):
-        card = row[i]
+        card = row[0, i]
         cl, cn, pts, team = _play_child(hands, leader, trick, n_trick, card, strain,
                                         child_trick)
         bank = pts if team == me else 0
         if best_card < 0:
             v = solve_position(hands, cl, child_trick, cn, strain, me, raise_op, undertrump,
-                               tt, ws, moves, 1, -1) + bank
+                               tt, ws, moves, 0, -1) + bank
             best_card = card
             best_v = v
         else:
             target = best_v - bank  # is child value > target ?
             if target < 0:  # the points banked alone beat the best so far
                 v = solve_position(hands, cl, child_trick, cn, strain, me, raise_op,
-                                   undertrump, tt, ws, moves, 1, -1) + bank
+                                   undertrump, tt, ws, moves, 0, -1) + bank
                 if v > best_v:
                     best_v = v
                     best_card = card
@@ -584,7 +1036,7 @@ def dd_best_card(hands, leader, trick, n_trick, strain, raise_op, undertrump, tt
                                target, target + 1, tt, ws, moves)
                 if t > target:
                     v = solve_position(hands, cl, child_trick, cn, strain, me, raise_op,
-                                       undertrump, tt, ws, moves, 1, t) + bank
+                                       undertrump, tt, ws, moves, 0, -1) + bank
                     if v > best_v:
                         best_v = v
                         best_card = card
@@ -596,8 +1048,8 @@ def dd_best_card(hands, leader, trick, n_trick, strain, raise_op, undertrump, tt
 def solve_batch(hands, leaders, tricks, n_tricks, strains, max_teams, raise_op, undertrump,
                 tt, mode, out):
     """``solve_position`` over arrays of positions (tests and benchmarks)."""
-    ws = np.zeros((NUM_FIELDS, MAX_PLY), dtype=np.int64)
-    moves = np.zeros((MAX_PLY, 8), dtype=np.int64)
+    ws = np.zeros((MAX_PLY + 1, NUM_FIELDS), dtype=np.int64)
+    moves = np.zeros((MAX_PLY, 16), dtype=np.int64)
     h = np.zeros(4, dtype=np.int64)
     for i in range(hands.shape[0]):
         for s in range(4):
@@ -796,3 +1248,280 @@ def random_positions(seed, n, min_played, max_played, strain, raise_op, undertru
             out_trick[i, k] = trick[k] if k < n_trick else 0
         out_n[i] = n_trick
         out_strain[i] = st
+
+
+# --- imperfect information: inferred voids, consistent deals, PIMC ---------------------
+
+@kernel
+def infer_forbidden(plays, n_plays, first_leader, strain, raise_op, undertrump, out):
+    """Cards each seat cannot hold, as shown by the cards it played (RULES.md 5).
+
+    ``plays``: the cards of the deal in playing order (``n_plays`` of them), the first
+    trick led by ``first_leader``.  ``out`` (4,) receives, per seat, the mask of the
+    cards it is known not to hold: a seat that did not follow suit holds no card of
+    the led suit; one that did not raise (trump led) holds no card of that suit above
+    the winning card; one that had to trump and discarded holds no trump (or, when an
+    opponent's trump was winning and undertrumping is not required, none above it);
+    one that trumped or undertrumped under an opponent's trump without beating it
+    holds no higher trump.  Returns ``(leader, n_trick)`` of the trick in progress.
+    """
+    for s in range(4):
+        out[s] = 0
+    leader = first_leader
+    n = 0
+    led = -1
+    wc = -1
+    wp = -1
+    for i in range(n_plays):
+        card = plays[i]
+        seat = (leader + n) & 3
+        suit = card >> 3
+        if n > 0:
+            partner_winning = n >= 2 and wp == n - 2
+            lshift = 8 * led
+            if strain == STRAIN_AT or led == strain:
+                if suit != led:
+                    out[seat] |= 0xFF << lshift
+                elif (not partner_winning or raise_op) and not beats(card, wc, led, strain):
+                    out[seat] |= HIGHER_TRUMP_BYTE[wc & 7] << lshift
+            elif suit != led:
+                out[seat] |= 0xFF << lshift
+                if strain < STRAIN_NT and not partner_winning:
+                    tshift = 8 * strain
+                    trump_winning = (wc >> 3) == strain
+                    if suit == strain:
+                        if trump_winning and not beats(card, wc, led, strain):
+                            out[seat] |= HIGHER_TRUMP_BYTE[wc & 7] << tshift
+                    elif trump_winning and not undertrump:
+                        out[seat] |= HIGHER_TRUMP_BYTE[wc & 7] << tshift
+                    else:
+                        out[seat] |= 0xFF << tshift
+        if n == 0:
+            led = suit
+            wc = card
+            wp = 0
+        elif beats(card, wc, led, strain):
+            wc = card
+            wp = n
+        n += 1
+        if n == 4:
+            leader = (leader + wp) & 3
+            n = 0
+            led = -1
+            wc = -1
+            wp = -1
+    return leader, n
+
+
+@kernel
+def _deal_counts(cards, n_cards, seats, need, allowed, ways):
+    """ways[i, a, b]: number of ways to deal ``cards[i:]`` so that seats[0] gets ``a``
+    more, seats[1] ``b`` more and seats[2] the rest, each card to a seat allowed it."""
+    for i in range(n_cards + 1):
+        for a in range(9):
+            for b in range(9):
+                ways[i, a, b] = 0.0
+    ways[n_cards, 0, 0] = 1.0
+    for i in range(n_cards - 1, -1, -1):
+        bit = 1 << cards[i]
+        left = n_cards - i
+        for a in range(min(need[0], left) + 1):
+            for b in range(min(need[1], left - a) + 1):
+                c = left - a - b
+                if c > need[2]:
+                    continue
+                w = 0.0
+                if a > 0 and allowed[seats[0]] & bit:
+                    w += ways[i + 1, a - 1, b]
+                if b > 0 and allowed[seats[1]] & bit:
+                    w += ways[i + 1, a, b - 1]
+                if c > 0 and allowed[seats[2]] & bit:
+                    w += ways[i + 1, a, b]
+                ways[i, a, b] = w
+
+
+@kernel
+def _random_unit(state):
+    return next_random(state) * (1.0 / 4294967296.0)
+
+
+@kernel
+def _deal_sample(cards, n_cards, seats, need, allowed, ways, state, out):
+    """Draw one deal uniformly among those counted by ``ways``: ``out[seat]`` |= cards."""
+    a = need[0]
+    b = need[1]
+    for i in range(n_cards):
+        bit = 1 << cards[i]
+        left = n_cards - i
+        c = left - a - b
+        w0 = ways[i + 1, a - 1, b] if a > 0 and allowed[seats[0]] & bit else 0.0
+        w1 = ways[i + 1, a, b - 1] if b > 0 and allowed[seats[1]] & bit else 0.0
+        w2 = ways[i + 1, a, b] if c > 0 and allowed[seats[2]] & bit else 0.0
+        r = _random_unit(state) * (w0 + w1 + w2)
+        if r < w0:
+            out[seats[0]] |= bit
+            a -= 1
+        elif r < w0 + w1:
+            out[seats[1]] |= bit
+            b -= 1
+        else:
+            out[seats[2]] |= bit
+
+
+@kernel
+def sample_deals(fixed, unseen, need, allowed, n_samples, seed, out):
+    """Deal the ``unseen`` cards to the seats uniformly at random among the deals
+    consistent with the constraints, ``n_samples`` times.
+
+    ``fixed`` (4,): cards known in each hand; ``need`` (4,): how many unseen cards each
+    seat still gets (their sum is the number of unseen cards); ``allowed`` (4,): the
+    cards each seat may get.  At most three seats may need cards.  ``out`` (n, 4)
+    receives the hands.  Exact uniform sampling: the number of completions is counted
+    card by card (a small dynamic programme over the cards still to place in the
+    three hands), then each card goes to a seat with probability proportional to the
+    completions that remain.  Returns the number of consistent deals (0.0: none, the
+    constraints contradict each other; ``out`` is then left unchanged).
+    """
+    cards = np.zeros(32, dtype=np.int64)
+    n_cards = 0
+    m = unseen
+    while m:
+        cards[n_cards] = lowest_card(m)
+        m &= m - 1
+        n_cards += 1
+    seats = np.zeros(3, dtype=np.int64)
+    sneed = np.zeros(3, dtype=np.int64)
+    k = 0
+    for s in range(4):
+        if need[s] > 0:
+            if k == 3:
+                return 0.0
+            seats[k] = s
+            sneed[k] = need[s]
+            k += 1
+    while k < 3:  # pad with a seat that takes nothing
+        for s in range(4):
+            if need[s] == 0:
+                seats[k] = s
+                break
+        sneed[k] = 0
+        k += 1
+    if sneed[0] + sneed[1] + sneed[2] != n_cards:
+        return 0.0
+    ways = np.zeros((n_cards + 1, 9, 9), dtype=np.float64)
+    _deal_counts(cards, n_cards, seats, sneed, allowed, ways)
+    total = ways[0, sneed[0], sneed[1]]
+    if total <= 0.0:
+        return 0.0
+    state = seed_state(seed)
+    for i in range(n_samples):
+        for s in range(4):
+            out[i, s] = fixed[s]
+        _deal_sample(cards, n_cards, seats, sneed, allowed, ways, state, out[i])
+    return total
+
+
+@kernel
+def pimc_values(deals, leader, trick, n_trick, strain, max_team, raise_op, undertrump, tt,
+                ws, moves, out_sum):
+    """Sum over the sampled ``deals`` (n, 4) of the exact value (points of
+    ``max_team`` from here on) after each legal card of the player to move.
+
+    The legal cards depend only on the mover's hand, which is the same in every deal;
+    ``out_sum[card]`` accumulates (other cards stay 0).  Returns the legal mask.
+    """
+    vals = np.zeros(32, dtype=np.int64)
+    hands = np.zeros(4, dtype=np.int64)
+    for c in range(32):
+        out_sum[c] = 0
+    legal = 0
+    for i in range(deals.shape[0]):
+        for s in range(4):
+            hands[s] = deals[i, s]
+        legal = dd_card_values(hands, leader, trick, n_trick, strain, max_team, raise_op,
+                               undertrump, tt, ws, moves, vals)
+        m = legal
+        while m:
+            c = lowest_card(m)
+            m &= m - 1
+            out_sum[c] += vals[c]
+    return legal
+
+
+@kernel
+def pimc_scores(hand, fixed, plays, n_plays, first_leader, strain, raise_op, undertrump,
+                n_samples, seed, tt, ws, moves, out_sum):
+    """Perfect-information Monte Carlo for the player to move.
+
+    ``hand``: his cards; ``fixed`` (4,): cards known to be in other hands (e.g. from
+    declarations; the mover's entry is ignored); ``plays``/``n_plays``: every card of
+    the deal played so far, in order, the first trick led by ``first_leader``.  The
+    unseen cards are dealt ``n_samples`` times uniformly among the deals consistent
+    with the hand sizes, ``fixed`` and the voids shown in play (``infer_forbidden``;
+    if those contradict ``fixed`` they are dropped), each deal is solved exactly for
+    every legal card, and ``out_sum[card]`` receives the sum over the deals of the
+    points the mover's team wins from here on after that card.
+    Returns ``(legal, n_deals)``: the legal mask and the number of deals used (0 if
+    no deal fits the hand sizes).
+    """
+    forbidden = np.zeros(4, dtype=np.int64)
+    leader, n_trick = infer_forbidden(plays, n_plays, first_leader, strain, raise_op,
+                                      undertrump, forbidden)
+    seat = (leader + n_trick) & 3
+    trick = np.zeros(4, dtype=np.int64)
+    played = 0
+    for i in range(n_plays):
+        played |= 1 << plays[i]
+    for i in range(n_trick):
+        trick[i] = plays[n_plays - n_trick + i]
+    fx = np.zeros(4, dtype=np.int64)
+    known = hand
+    for s in range(4):
+        if s != seat:
+            fx[s] = fixed[s] & ~played & ~hand
+            known |= fx[s]
+    fx[seat] = hand
+    unseen = 0xFFFFFFFF & ~played & ~known
+    my_count = popcount(hand)
+    need = np.zeros(4, dtype=np.int64)
+    allowed = np.zeros(4, dtype=np.int64)
+    for s in range(4):
+        if s == seat:
+            continue
+        size = my_count - (1 if ((s - leader) & 3) < n_trick else 0)
+        need[s] = size - popcount(fx[s])
+        if need[s] < 0:
+            return 0, 0
+        allowed[s] = unseen & ~forbidden[s]
+    deals = np.zeros((n_samples, 4), dtype=np.int64)
+    total = sample_deals(fx, unseen, need, allowed, n_samples, seed, deals)
+    if total <= 0.0:
+        for s in range(4):
+            if s != seat:
+                allowed[s] = unseen
+        total = sample_deals(fx, unseen, need, allowed, n_samples, seed, deals)
+        if total <= 0.0:
+            return 0, 0
+    legal = pimc_values(deals, leader, trick, n_trick, strain, seat & 1, raise_op,
+                        undertrump, tt, ws, moves, out_sum)
+    return legal, n_samples
+
+
+@kernel
+def pimc_best_card(hand, fixed, plays, n_plays, first_leader, strain, raise_op, undertrump,
+                   n_samples, seed, tt, ws, moves):
+    """The PIMC card (best average over ``n_samples`` consistent deals, ties to the
+    lowest card index) for the player to move; -1 if no consistent deal exists."""
+    sums = np.zeros(32, dtype=np.int64)
+    legal, n = pimc_scores(hand, fixed, plays, n_plays, first_leader, strain, raise_op,
+                           undertrump, n_samples, seed, tt, ws, moves, sums)
+    if n == 0:
+        return -1
+    best = -1
+    m = legal
+    while m:
+        c = lowest_card(m)
+        m &= m - 1
+        if best < 0 or sums[c] > sums[best]:
+            best = c
+    return best

@@ -1,0 +1,421 @@
+"""Exact double-dummy solver: agreement with brute force, sanity, API, PIMC."""
+
+import io
+import json
+import os
+import subprocess
+import sys
+from pathlib import Path
+
+import numpy as np
+import pytest
+
+import reference as ref
+from belote_sim import solver as BS
+from belote_sim.cards import format_card, format_cards, mask_of, parse_card, parse_hand
+from belote_sim.kernels import solver as K
+from belote_sim.kernels.core import trick_winner
+from belote_sim.kernels.tables import CARD_POINTS, DEAL_CARD_TOTAL, STRAIN_NAMES
+from belote_sim.playout import random_record
+from belote_sim.replay import replay
+from belote_sim.rules import Rules
+
+PRESETS = ("common", "bulgarian", "french")
+ROOT = Path(__file__).resolve().parents[1]
+
+
+def options(preset):
+    r = Rules.preset(preset)
+    return int(r.raise_over_partner), int(r.undertrump)
+
+
+def positions(seed, n, min_played, max_played, ro, ut, strain=-1):
+    """Positions reached by random legal play (a kernel of the solver module)."""
+    hands = np.zeros((n, 4), np.int64)
+    leaders = np.zeros(n, np.int64)
+    tricks = np.zeros((n, 4), np.int64)
+    n_tricks = np.zeros(n, np.int64)
+    strains = np.zeros(n, np.int64)
+    K.random_positions(seed, n, min_played, max_played, strain, ro, ut, hands, leaders, tricks,
+                       n_tricks, strains)
+    return hands, leaders, tricks, n_tricks, strains
+
+
+def remaining_points(hands, trick, n_trick, strain):
+    if not n_trick and not any(int(h) for h in hands):
+        return 0
+    pts = 10 + sum(int(CARD_POINTS[strain, int(c)]) for c in trick[:n_trick])
+    for h in hands:
+        pts += sum(int(CARD_POINTS[strain, c]) for c in range(32) if int(h) >> c & 1)
+    return pts
+
+
+# --- an independent pure-Python minimax on the reference rules -------------------------
+
+def python_minimax(hands, leader, trick, strain, max_team, preset):
+    """Plain minimax written on tests/reference.py (card strings, sets); no pruning."""
+    opts = ref.resolve_rules({"ruleset": preset})
+    hands = [set(h) for h in hands]
+    points = {c: ref.card_points(c, strain) for h in hands for c in h}
+    points.update({c: ref.card_points(c, strain) for c in trick})
+
+    def value(leader, trick):
+        if len(trick) == 4:
+            winner = (leader + ref._winning_index(trick, strain)) % 4
+            pts = sum(points[c] for c in trick)
+            last = not hands[winner]
+            pts += 10 if last else 0
+            got = pts if winner % 2 == max_team else 0
+            return got if last else got + value(winner, [])
+        seat = (leader + len(trick)) % 4
+        best = None
+        for card in sorted(ref._legal(hands[seat], trick, strain, opts)):
+            hands[seat].remove(card)
+            v = value(leader, trick + [card])
+            hands[seat].add(card)
+            if best is None or (v > best if seat % 2 == max_team else v < best):
+                best = v
+        return best
+
+    if not trick and not any(hands):
+        return 0
+    return value(leader, list(trick))
+
+
+@pytest.mark.parametrize("preset", PRESETS)
+def test_brute_force_agreement_10000_positions(preset):
+    """The solver equals plain minimax (no pruning, no table, no ordering, no
+    reductions) on 10,000 random positions with at most 3 tricks left, mid-trick
+    included, every strain, both maximising teams -- with a large and a tiny
+    (colliding) transposition table."""
+    ro, ut = options(preset)
+    n = 10_000
+    seed = PRESETS.index(preset) + 1
+    hands, leaders, tricks, n_tricks, strains = positions(seed, n, 20, 31, ro, ut)
+    max_teams = (np.arange(n) % 2).astype(np.int64)
+    brute = np.zeros(n, np.int64)
+    K.simple_batch(hands, leaders, tricks, n_tricks, strains, max_teams, ro, ut, 0, brute)
+    for bits in (16, 6):
+        fast = np.zeros(n, np.int64)
+        K.solve_batch(hands, leaders, tricks, n_tricks, strains, max_teams, ro, ut,
+                      K.new_tt(bits), 0, fast)
+        bad = np.nonzero(fast != brute)[0]
+        assert bad.size == 0, (bits, bad[:5], fast[bad[:5]], brute[bad[:5]])
+    # every strain and every number of cards left occurs
+    assert set(strains.tolist()) == set(range(6))
+    left = hands[:, 0].copy()
+    assert len({bin(int(h)).count("1") for h in left}) == 4  # 0..3 cards in seat 0's hand
+    # the other search drivers (MTD(f), bisection) give the same values
+    for mode in (1, 2):
+        other = np.zeros(2000, np.int64)
+        K.solve_batch(hands[:2000], leaders[:2000], tricks[:2000], n_tricks[:2000],
+                      strains[:2000], max_teams[:2000], ro, ut, K.new_tt(14), mode, other)
+        assert np.array_equal(other, brute[:2000])
+
+
+@pytest.mark.parametrize("preset", PRESETS)
+def test_brute_force_kernel_matches_pure_python_reference(preset):
+    """The brute-force kernel itself agrees with a pure-Python minimax written on the
+    independent reference rules (tests/reference.py)."""
+    ro, ut = options(preset)
+    n = 150
+    hands, leaders, tricks, n_tricks, strains = positions(40 + ro + 2 * ut, n, 22, 31, ro, ut)
+    for i in range(n):
+        strain = STRAIN_NAMES[strains[i]]
+        h = [format_cards(int(x)) for x in hands[i]]
+        t = [format_card(int(c)) for c in tricks[i, :n_tricks[i]]]
+        want = python_minimax(h, int(leaders[i]), t, strain, i % 2, preset)
+        got = K.simple_search(hands[i].copy(), leaders[i], tricks[i], n_tricks[i], strains[i],
+                              i % 2, ro, ut, 0)
+        assert got == want, (i, h, t, strain)
+        assert BS.solve(h, strain, int(leaders[i]), i % 2, preset, t) == want
+
+
+# Full deals (seat 0..3 hands, strain, first leader) checked against plain alpha-beta.
+FULL_DEALS = [
+    ("common", ["QC AC 7D 8H 8S TS JS KS", "JC KC 9D TD 9H QH 7S 9S",
+                "9C 8D QD KD AD TH JH AS", "7C 8C TC JD 7H KH AH QS"], "AT", 3),
+    ("common", ["KC TD JD TH 8S 9S JS KS", "7C AC 9D 9H JH TS QS AS",
+                "9C TC JC 7D AD 8H QH AH", "8C QC 8D QD KD 7H KH 7S"], "D", 2),
+    ("bulgarian", ["AC 7D 9D JD 7H KH 9S KS", "7C JC AD 9H TH AH 7S TS",
+                   "QC KC TD KD JH QH 8S QS", "8C 9C TC 8D QD 8H JS AS"], "H", 1),
+    ("bulgarian", ["TC 8D TD 7H TH 9S JS AS", "JC QC AC QD KH 7S 8S QS",
+                   "7C KC 9D JD 8H JH TS KS", "8C 9C 7D KD AD 9H QH AH"], "C", 0),
+    ("french", ["7C 8C KD 7H 9H TH JH QS", "QC AC TD QD QH AH TS JS",
+                "9C TC KC 8D AD 8H KS AS", "JC 7D 9D JD KH 7S 8S 9S"], "NT", 3),
+    ("french", ["7C KC AC 7D 8D 7S JS KS", "9D QD KD JH QH KH 9S QS",
+                "9C AD 7H 9H TH AH 8S AS", "8C TC JC QC TD JD 8H TS"], "S", 3),
+]
+
+
+@pytest.mark.parametrize("preset,hands,strain,leader", FULL_DEALS)
+def test_full_deals_against_plain_alpha_beta(preset, hands, strain, leader):
+    ro, ut = options(preset)
+    masks = np.array([parse_hand(h) for h in hands], np.int64)
+    code = STRAIN_NAMES.index(strain)
+    slow = K.simple_search(masks.copy(), leader, np.zeros(4, np.int64), 0, code, 0, ro, ut, 1)
+    assert BS.solve(hands, strain, leader, 0, preset) == slow
+    assert BS.solve(hands, strain, leader, 1, preset) == DEAL_CARD_TOTAL[code] - slow
+
+
+@pytest.mark.parametrize("preset", PRESETS)
+def test_sanity_bounds_and_zero_sum(preset):
+    """0 <= value <= points left, and the two teams' perfect values add up to the
+    points left (full deals in every strain and mid-deal positions)."""
+    ro, ut = options(preset)
+    hands, leaders, tricks, n_tricks, strains = positions(70 + ro + 2 * ut, 24, 0, 16, ro, ut)
+    solver = BS.Solver(16)
+    for i in range(24):
+        h = [int(x) for x in hands[i]]
+        t = [int(c) for c in tricks[i, :n_tricks[i]]]
+        total = remaining_points(hands[i], tricks[i], n_tricks[i], strains[i])
+        v0 = BS.solve(h, int(strains[i]), int(leaders[i]), 0, preset, t, solver=solver)
+        v1 = BS.solve(h, int(strains[i]), int(leaders[i]), 1, preset, t, solver=solver)
+        assert 0 <= v0 <= total and 0 <= v1 <= total
+        assert v0 + v1 == total
+
+
+@pytest.mark.parametrize("preset", PRESETS)
+def test_scores_best_card_and_perfect_playout(preset):
+    """Four dd_card players realise exactly the solved value of the deal (checked by
+    replay); along the way the points banked plus the mover's best dd_scores entry
+    stay equal to that value, and dd_card always plays a card with that score."""
+    rules = Rules.preset(preset)
+    for seed in range(2):
+        rec = random_record(500 + seed, rules, n_plays=0)
+        hands = rec["hands"]
+        strain = rec["contract"]["strain"]
+        code = STRAIN_NAMES.index(strain)
+        taker_team = rec["contract"]["taker"] % 2
+        leader = (rec["dealer"] + 1) % 4
+        value = BS.solve(hands, strain, leader, taker_team, preset)
+        masks = [parse_hand(h) for h in hands]
+        plays = []
+        trick_leader = leader
+        trick = []
+        banked = 0
+        for _ in range(32):
+            mover = (trick_leader + len(trick)) % 4
+            scores = BS.dd_scores(masks, strain, trick_leader, taker_team, preset, trick)
+            pick = max if mover % 2 == taker_team else min
+            assert banked + pick(scores.values()) == value
+            card = BS.dd_card(masks, strain, trick_leader, preset, trick)
+            assert scores[card] == pick(scores.values())
+            masks[mover] &= ~(1 << parse_card(card))
+            plays.append(card)
+            trick.append(card)
+            if len(trick) == 4:
+                idx = np.array([parse_card(x) for x in trick], np.int64)
+                trick_leader = int(trick_winner(idx, trick_leader, code))
+                if trick_leader % 2 == taker_team:
+                    banked += sum(int(CARD_POINTS[code, c]) for c in idx)
+                    banked += 10 if not any(masks) else 0
+                trick = []
+        assert banked == value
+        rec["plays"] = plays
+        result = replay(rec)
+        assert result["illegal"] is None
+        assert result["card_points"][taker_team] == value
+
+
+def test_dd_table_matches_solve():
+    hands = ["JH 9H AH TS KS QS 7C 8D", "7H 8H TH 9S JS 8C 9C AD",
+             "QH KH AS 7S TC JC KD QD", "8S AC KC QC 7D 9D TD JD"]
+    table = BS.dd_table(hands, "common", taker_team=1)
+    assert list(table.index) == list(STRAIN_NAMES) and list(table.columns) == [0, 1, 2, 3]
+    plain = BS.dd_table(hands, "common", taker_team=1, as_frame=False)
+    for strain in ("H", "NT"):
+        for leader in (0, 3):
+            v = BS.solve(hands, strain, leader, 1, "common")
+            assert table.loc[strain, leader] == v == plain[strain][leader]
+    # with every card played but the last trick, the table is the trick's points
+    last = ["JH", "7H", "QH", "8S"]
+    t = BS.dd_table(last, "common", as_frame=False)
+    assert t["H"][0] == 20 + 0 + 3 + 10 + 0  # JH wins: team 0 takes 33 (8S plain, 0)
+
+
+def test_mid_trick_position_and_validation():
+    hands = ["9H AH TS", "7H 8H TH", "QH KH AS", "8S AC KC"]
+    # seat 0 led JH, seat 1 played 9S? illegal (has hearts): rejected
+    with pytest.raises(ValueError, match="follow_suit"):
+        BS.solve(["9H AH", "7H 8H", "QH KH AS", "8S AC KC"], "C", 0, trick=["JH", "9S"])
+    v = BS.solve(["9H AH", "7H 8H TH", "QH KH AS", "8S AC KC"], "C", 0, trick=["JH"])
+    assert 0 <= v <= 10 + 2 + 11 + 0 + 0 + 10 + 3 + 4 + 11 + 0 + 11 + 4
+    with pytest.raises(ValueError, match="expected"):
+        BS.solve(hands, "C", 0, trick=["JH"])  # seat 0 still holds 3 cards
+    with pytest.raises(ValueError, match="held twice"):
+        BS.solve(["JH", "JH", "7C", "8C"], "C", 0)
+    with pytest.raises(ValueError, match="strain"):
+        BS.solve(hands, "X", 0)
+    with pytest.raises(ValueError, match="leader"):
+        BS.solve(hands, "C", 4)
+    with pytest.raises(ValueError, match="taker_team"):
+        BS.solve(hands, "C", 0, taker_team=2)
+    with pytest.raises(ValueError, match="at most 3"):
+        BS.solve(["9H", "7H", "QH", "8S"], "C", 0, trick=["JH", "8H", "KH", "9S"])
+    with pytest.raises(ValueError, match="also in a hand"):
+        BS.solve(["9H AH", "7H 8H TH", "QH KH AS", "8S AC KC"], "C", 0, trick=["TH"])
+    with pytest.raises(ValueError, match="4 hands"):
+        BS.solve(hands[:3], "C", 0)
+    with pytest.raises(ValueError, match="unknown card"):
+        BS.solve(["9H AH ZZ", "7H 8H TH", "QH KH AS", "8S AC KC"], "C", 0)
+    with pytest.raises(ValueError, match="rules"):
+        BS.solve(hands, "C", 0, rules=3)
+    assert BS.solve(["", "", "", ""], "C", 0) == 0
+    assert BS.dd_scores(["", "", "", ""], "C", 0) == {}
+
+
+@pytest.mark.parametrize("preset", PRESETS)
+def test_solve_record_full_partial_and_lines(preset):
+    rules = Rules.preset(preset)
+    for n_plays in (0, 1, 6, 13, 31, 32):
+        rec = random_record(900 + n_plays, rules, n_plays=n_plays)
+        rec["id"] = n_plays
+        res = BS.solve_record(rec)
+        assert res["id"] == n_plays
+        if n_plays == 32:
+            assert res == {"id": 32, "value": 0, "scores": {}}
+            continue
+        r = replay(rec)
+        assert sorted(res["scores"]) == sorted(r["legal"])
+        team = rec["contract"]["taker"] % 2
+        pick = max if r["to_play"] % 2 == team else min
+        assert pick(res["scores"].values()) == res["value"]
+        # the remaining points split between the teams
+        played = {parse_card(c) for t in r["tricks"] if t["winner"] is not None
+                  for c in t["cards"]}
+        strain = STRAIN_NAMES.index(rec["contract"]["strain"])
+        total = 10 + sum(int(CARD_POINTS[strain, c]) for c in range(32) if c not in played)
+        other = dict(rec, contract=dict(rec["contract"], taker=(rec["contract"]["taker"] + 1) % 4))
+        assert BS.solve_record(other)["value"] == total - res["value"]
+    lines = [json.dumps(random_record(4, rules, n_plays=5)), "", "{not json",
+             json.dumps({"hands": []})]
+    out = io.StringIO()
+    n, errors = BS.solve_record_lines(lines, out)
+    rows = [json.loads(x) for x in out.getvalue().splitlines()]
+    assert n == 3 and errors == 2 and "value" in rows[0] and "error" in rows[1]
+
+
+def test_solve_record_rejects_illegal_cards():
+    rec = random_record(12, "common", n_plays=4)
+    rec["plays"] = rec["hands"][(rec["dealer"] + 2) % 4].split()[:1]  # not the leader's card
+    with pytest.raises(ValueError, match="illegal"):
+        BS.solve_record(rec)
+
+
+# --- PIMC ---------------------------------------------------------------------------
+
+@pytest.mark.parametrize("preset", PRESETS)
+def test_inferred_voids_never_contradict_the_real_hands(preset):
+    ro, ut = options(preset)
+    rules = Rules.preset(preset)
+    for seed in range(150):
+        rec = random_record(seed, rules, n_plays=32)
+        strain = STRAIN_NAMES.index(rec["contract"]["strain"])
+        hands = [parse_hand(h) for h in rec["hands"]]
+        plays = np.array([parse_card(c) for c in rec["plays"]], np.int64)
+        out = np.zeros(4, np.int64)
+        for n in (5, 14, 23, 31):
+            K.infer_forbidden(plays, n, (rec["dealer"] + 1) % 4, strain, ro, ut, out)
+            gone = mask_of(int(c) for c in plays[:n])
+            for s in range(4):
+                # no card a seat still held was ever ruled out
+                assert int(out[s]) & hands[s] & ~gone == 0
+
+
+def test_sample_deals_uniform_and_consistent():
+    # 6 unseen cards to seats 1, 2, 3 (2 each); seat 1 may not hold hearts
+    unseen = mask_of(parse_card(c) for c in ["7H", "8H", "9H", "7S", "8S", "9S"])
+    fixed = np.array([0b1, 0, 0, 0], np.int64)
+    need = np.array([0, 2, 2, 2], np.int64)
+    allowed = np.array([0, unseen & ~(0xFF << 16), unseen, unseen], np.int64)
+    n = 6000
+    out = np.zeros((n, 4), np.int64)
+    total = K.sample_deals(fixed, unseen, need, allowed, n, 7, out)
+    # seat 1 takes 2 of the 3 spades (3 ways), the other 4 cards split 2/2 (6 ways)
+    assert total == 18
+    counts = {}
+    for row in out:
+        assert row[0] == 1
+        assert int(row[1]) & (0xFF << 16) == 0
+        assert bin(int(row[1])).count("1") == bin(int(row[2])).count("1") == 2
+        assert int(row[1]) | int(row[2]) | int(row[3]) == unseen
+        counts[tuple(int(x) for x in row)] = counts.get(tuple(int(x) for x in row), 0) + 1
+    assert len(counts) == 18
+    assert max(counts.values()) < 1.4 * n / 18 and min(counts.values()) > 0.6 * n / 18
+    none = K.sample_deals(fixed, unseen, need, np.array([0, 0, unseen, unseen], np.int64), 3, 1,
+                          out)
+    assert none == 0
+
+
+@pytest.mark.parametrize("preset", PRESETS)
+def test_pimc_with_everything_known_is_double_dummy(preset):
+    rules = Rules.preset(preset)
+    rec = random_record(31, rules, n_plays=9)
+    r = replay(rec)
+    seat = r["to_play"]
+    played = set(rec["plays"])
+    hands = [[c for c in h.split() if c not in played] for h in rec["hands"]]
+    first = (rec["dealer"] + 1) % 4
+    strain = rec["contract"]["strain"]
+    team = rec["contract"]["taker"] % 2
+    known = {s: hands[s] for s in range(4) if s != seat}
+    scores = BS.pimc_scores(hands[seat], seat, rec["plays"], first, strain, team, preset,
+                            samples=3, known=known)
+    trick = r["tricks"][-1]
+    dd = BS.dd_scores(hands, strain, trick["leader"], team, preset, trick["cards"])
+    assert scores == {c: float(v) for c, v in dd.items()}
+    card = BS.pimc_card(hands[seat], seat, rec["plays"], first, strain, preset, samples=3,
+                        known=known)
+    assert card == BS.dd_card(hands, strain, trick["leader"], preset, trick["cards"]) or \
+        dd[card] == dd[BS.dd_card(hands, strain, trick["leader"], preset, trick["cards"])]
+
+
+def test_pimc_card_is_legal_and_reproducible():
+    rec = random_record(8, "common", n_plays=14)
+    r = replay(rec)
+    seat = r["to_play"]
+    played = set(rec["plays"])
+    hand = [c for c in rec["hands"][seat].split() if c not in played]
+    first = (rec["dealer"] + 1) % 4
+    args = (hand, seat, rec["plays"], first, rec["contract"]["strain"])
+    card = BS.pimc_card(*args, rules="common", samples=12, seed=5)
+    assert card in r["legal"]
+    assert BS.pimc_card(*args, rules="common", samples=12, seed=5) == card
+    scores = BS.pimc_scores(*args, taker_team=0, rules="common", samples=12, seed=5)
+    assert sorted(scores) == sorted(r["legal"])
+    with pytest.raises(ValueError, match="not the player to move"):
+        BS.pimc_card(hand, (seat + 1) % 4, rec["plays"], first, rec["contract"]["strain"])
+    with pytest.raises(ValueError, match="cards, expected"):
+        BS.pimc_card(hand[:-1], seat, rec["plays"], first, rec["contract"]["strain"])
+    with pytest.raises(ValueError, match="samples"):
+        BS.pimc_scores(*args, samples=0)
+    # the kernel used by play policies gives the same card
+    plays = np.zeros(32, np.int64)
+    plays[:14] = [parse_card(c) for c in rec["plays"]]
+    s = BS.Solver(16)
+    c = K.pimc_best_card(mask_of(parse_card(x) for x in hand), np.zeros(4, np.int64), plays,
+                         14, first, STRAIN_NAMES.index(rec["contract"]["strain"]), 0, 1, 12, 5,
+                         s.tt, s.ws, s.moves)
+    assert format_card(int(c)) == card
+
+
+def test_cached_kernels_reload_in_a_fresh_process():
+    """numba's on-disk cache must reload the solver kernels (recursive cached
+    functions segfault on reload, hence the iterative search)."""
+    code = ("from belote_sim import solver as BS\n"
+            "h=['JH 9H AH TS KS QS 7C 8D','7H 8H TH 9S JS 8C 9C AD',"
+            "'QH KH AS 7S TC JC KD QD','8S AC KC QC 7D 9D TD JD']\n"
+            "print(BS.solve(h,'H',0), BS.dd_card(h,'NT',1), len(BS.dd_scores(h,'AT',2)))\n")
+    env = dict(os.environ)
+    env["PYTHONPATH"] = str(ROOT) + os.pathsep + env.get("PYTHONPATH", "")
+    outs = []
+    for _ in range(2):
+        proc = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True,
+                              cwd=ROOT, env=env, timeout=300)
+        assert proc.returncode == 0, proc.stderr[-2000:]
+        outs.append(proc.stdout)
+    assert outs[0] == outs[1]
+    hands = ['JH 9H AH TS KS QS 7C 8D', '7H 8H TH 9S JS 8C 9C AD',
+             'QH KH AS 7S TC JC KD QD', '8S AC KC QC 7D 9D TD JD']
+    assert outs[0].split()[0] == str(BS.solve(hands, "H", 0))
