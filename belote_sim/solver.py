@@ -210,8 +210,6 @@ class _Position:
                     f"have equal sizes, one card fewer for the seats that already played "
                     f"in the trick in progress (leader {self.leader}, {self.n} card(s) "
                     f"played, seat {self.mover} to move with {size})")
-        if size == 0 and self.n == 0 and held:
-            raise ValueError("inconsistent hands")  # pragma: no cover - caught above
         if size == 0 and self.n > 0:
             raise ValueError("the player to move has no card")
         self.raise_op = int(self.rules.raise_over_partner)

@@ -12,50 +12,60 @@ forfeits it, is ignored: the solver optimises card points only).
 Algorithm
 ---------
 * **Bitboards.**  A hand is a 32-bit mask (``card = 8 * suit + rank``); legal cards
-  come from ``core.legal_mask``, the trick winner from ``core.beats``.
-* **Alpha-beta, fail-soft, iterative.**  The search is one loop over an explicit
-  stack of frames (``ws[ply, field]`` and ``moves[ply, :]``): numba's on-disk cache
-  does not reload recursive functions safely.  Values are absolute (points banked
-  for the maximising team since the root plus the points still to come), so the
-  window ``(alpha, beta)`` is passed down unchanged; a seat of the maximising team
-  raises ``alpha``, the other team lowers ``beta``.
-* **Driver.**  ``solve_position`` runs MTD(f)-style null-window tests (``value >=
-  g?``) in a bisection of the interval of possible values, starting at a guess,
-  each test reusing the transposition table of the previous ones; per-card
-  scores and the best card use a principal-variation (scout) root.
-* **Transposition table.**  An ``(N, 3)`` int64 array, one entry per slot
-  (always-replace), keyed on the position at trick boundaries: the four hands
-  (two words ``h0 | h1 << 32`` and ``h2 | h3 << 32``, checked in full, so there are
-  no false hits) plus the leader, strain, maximising team and both play options
-  (``meta``, low 10 bits of the data word).  The value from a trick boundary on
-  depends only on these, so entries stay valid across searches and deals and the
-  table never needs clearing.  The data word holds a lower and an upper bound on
-  the points still to come and the best card found (for move ordering); bounds
-  from different searches of the same position are intersected.
-* **Move ordering.**  At a trick boundary the table's best card first.  Then, by
-  position in the trick: the leader cashes master cards (highest remaining of their
-  suit) with the most points first, otherwise leads low; a follower who can take the
-  trick plays the winning card (the last player: the one with most points) and,
-  when partner wins, throws points; a player who cannot win plays his cheapest card.
+  come from ``core.legal_mask``, trick winners from ``core.beats``.
+* **Alpha-beta, fail-soft, iterative.**  The search (``_search``) is one loop over an
+  explicit stack of frames (``ws[ply, field]``, ``moves[ply, :]``, preallocated; no
+  allocation in the loop): numba's on-disk cache does not reload recursive
+  functions safely.  Values are absolute (points banked for the maximising team
+  since the root plus the points still to come), so the window ``(alpha, beta)``
+  passes down unchanged; a seat of the maximising team raises ``alpha``, the other
+  team lowers ``beta``.  Nodes are single cards (4 plies per trick).
+* **Principal-variation search.**  The first card of a node is searched with the
+  node's window, every other one with a null window around the best value so far
+  and searched again with the full window only when it may be better.  The root is
+  one full-window search (``solve_position`` mode 0); MTD(f) and bisection drivers
+  made of null-window tests are kept as modes 1 and 2 (same values, slower here).
+* **Transposition table.**  An ``(N, 3)`` int64 array of 2-way buckets (first way
+  kept for the larger endgame of the current search, second way always replaced),
+  probed at trick boundaries.  The key is the complete position -- the four hands in
+  two words ``h0 | h1 << 32`` and ``h2 | h3 << 32`` -- plus the leader, strain,
+  maximising team and both play options (low 10 bits of the data word), all
+  checked, so there are no false hits: entries stay valid across searches, deals
+  and rulesets and the table is never cleared.  Before packing, the zero-point cards
+  of each suit (see below) are renumbered onto the lowest ranks (only their order
+  matters), so transposed positions that differ only in which 7/8/9 went share an
+  entry.  The data word holds a lower and an upper bound on the points still to
+  come (bounds of several searches are intersected) and the best card (tried first).
+* **Move ordering.**  Leader: sure tricks first (no opponent holds a higher card of
+  the suit or can ruff it), most points first, and a low card to partner's sure
+  winner (before the sure tricks in NT and AT, after them otherwise); then the rest, cheapest and lowest first, short suits first.  Second and
+  third hand: a winning card the next player cannot beat (most points first); with
+  partner winning safely, throw points; else the cheapest card.  Fourth hand: win or
+  throw points on partner's trick, else the cheapest card.  When the table has a
+  best card it is tried before the others are even scored.
 * **Equivalent cards.**  Two cards of one suit in one hand are interchangeable when
   no other card still in play (other hands and the trick in progress) lies between
   them in that suit's order *and* their points are equal.  Card points of Belote
   differ for almost every rank, so this merges exactly the zero-point ranks at the
-  bottom of a suit: 7 8 9 of a plain suit (they are also the lowest three of the
-  plain order) and 7 8 of a trump suit (lowest two of the trump order).  Only one
-  card of each such group is searched.
-* **Cheap bounds.**  Every node knows the points already banked for the maximising
-  team (``acc``) and the points still unbanked (``rem``: cards in hands and in the
-  trick, plus the last-trick 10): a node whose ``[acc, acc + rem]`` lies outside
-  the window is cut at once.  The last trick (one card per hand) is played out
-  without search.
+  bottom of a suit: 7 8 9 of a plain suit (the lowest three of the plain order) and
+  7 8 of a trump suit (the lowest two of the trump order).  One card of each group
+  is searched.
+* **Cheap bounds** (at trick boundaries, before and after the table probe):
+  ``[acc, acc + rem]`` (points banked for the maximising team, points unbanked);
+  in a suit contract the top trumps held by one team, whose points that team is
+  sure to bank (``_sure_trumps``); the leader's "quick points": his runs of top
+  cards in each suit that win a trick each -- in a suit contract a side suit only
+  while every opponent with trumps still follows -- with the cheapest cards the
+  others must follow with (``_quick_points``).  A node whose bounds fall outside
+  the window is cut at once.
+* **Endgame.**  The last trick is played out directly, the last two by a plain
+  minimax over the at most 16 ways to play the first of them (``_two_tricks``).
 """
 
 import numpy as np
-
-from belote_sim.kernels._jit import kernel
 from numba.cpython.unsafe.numbers import trailing_zeros
 
+from belote_sim.kernels._jit import kernel
 from belote_sim.kernels.core import beats, legal_mask, popcount, trick_state
 from belote_sim.kernels.rng import next_random, random_below, seed_state
 from belote_sim.kernels.tables import (
@@ -73,9 +83,6 @@ MAX_PLY = 34
 #: Default transposition-table size (log2 of the number of entries).
 TT_BITS = 20
 INF = 1 << 20
-LEADV = 4
-PVS = 1
-TWO_TRICKS = 0
 
 
 def _higher_plain_bytes():
@@ -92,8 +99,8 @@ HIGHER_PLAIN_BYTE = _higher_plain_bytes()
 
 # Frame fields of the search stack ws[ply, field]; row MAX_PLY holds counters.
 F_LEAD, F_N, F_LED, F_WC, F_WP, F_TP, F_TM, F_ACC, F_REM, F_A, F_B, F_BEST, F_BC, F_I, \
-    F_CNT, F_CARD, F_SLOT, F_A0, F_B0, F_K0, F_K1, F_NULL, F_RS = range(23)
-NUM_FIELDS = 23
+    F_CNT, F_CARD, F_SLOT, F_A0, F_B0, F_K0, F_K1, F_NULL, F_RS, F_LAZY = range(24)
+NUM_FIELDS = 24
 
 HASH_M0 = -7046029254386353131  # 0x9E3779B97F4A7C15 as int64
 HASH_M1 = -4417276706812531889  # 0xC2B2AE3D27D4EB4F as int64
@@ -200,13 +207,14 @@ TOP_RANK = _top_ranks()
 
 
 @kernel
-def _order_moves(cand, hands, seat, n, led, wc, wp, tm, strain, ttbest, moves, sp):
-    """Write the cards of ``cand`` into ``moves[sp, :8]`` best first (``moves[sp, 8:16]``
-    holds their scores); returns their number.
+def _order_moves(cand, hands, seat, n, led, wc, wp, tm, strain, ttbest, moves, sp, start):
+    """Write the cards of ``cand`` into ``moves[sp, start:8]`` best first
+    (``moves[sp, 8 + start:16]`` holds their scores); returns their number.
 
     Leader: sure tricks first (no opponent holds a higher card of the suit or can
-    ruff it), most points first; then low leads to a sure winner of partner's; then
-    the other cards, cheapest and lowest first, short suits first.  Followers: the
+    ruff it), most points first, and low leads to a sure winner of partner's (before
+    the sure tricks in NT and AT, after them otherwise); then the other cards,
+    cheapest and lowest first, short suits first.  Followers: the
     only opponent still to play is the next seat; a card he cannot beat is a sure
     winner (most points first); with partner winning safely, throw points; else
     play the cheapest card.
@@ -249,7 +257,8 @@ def _order_moves(cand, hands, seat, n, led, wc, wp, tm, strain, ttbest, moves, s
                     top = TOP_RANK[1 if trump_suit else 0, pb]
                     if (WIN_KEY[strain, shift + top] > key and
                             (ob & _higher_byte(top, trump_suit)) == 0):
-                        sc = 2000 - pts - key  # low to partner's sure winner
+                        # a low card to partner's sure winner (first of all in NT/AT)
+                        sc = (3500 if strain >= STRAIN_NT else 2000) - pts - key
         else:
             wins = beats(c, wc, led, strain)
             partner = n >= 2 and wp == n - 2
@@ -268,8 +277,8 @@ def _order_moves(cand, hands, seat, n, led, wc, wp, tm, strain, ttbest, moves, s
             else:
                 sc = 1000 - pts - key
         # insertion
-        j = cnt
-        while j > 0 and moves[sp, 8 + j - 1] < sc:
+        j = start + cnt
+        while j > start and moves[sp, 8 + j - 1] < sc:
             moves[sp, 8 + j] = moves[sp, 8 + j - 1]
             moves[sp, j] = moves[sp, j - 1]
             j -= 1
@@ -633,6 +642,7 @@ def _search(hands, leader, trick, n_trick, strain, max_team, raise_op, undertrum
     ret = 0
     while True:
         if entering:
+            ws[MAX_PLY, 2] += 1  # node counter (diagnostics)
             n = ws[sp, F_N]
             lead = ws[sp, F_LEAD]
             seat = (lead + n) & 3
@@ -650,7 +660,7 @@ def _search(hands, leader, trick, n_trick, strain, max_team, raise_op, undertrum
             ws[sp, F_SLOT] = -1
             if not cut and n == 0:
                 h = hands[seat]
-                if TWO_TRICKS and popcount(h) == 2:
+                if popcount(h) == 2:
                     ret = acc + _two_tricks(hands, lead, strain, max_team, raise_op, undertrump)
                     cut = True
                 elif h & (h - 1) == 0:
@@ -727,13 +737,19 @@ def _search(hands, leader, trick, n_trick, strain, max_team, raise_op, undertrum
                                strain, raise_op, undertrump)
             others = ((hands[0] | hands[1] | hands[2] | hands[3]) & ~hands[seat]) | ws[sp, F_TM]
             cand = _reduce_equivalent(legal, others, strain)
+            ws[sp, F_LAZY] = 0
             if cand & (cand - 1) == 0:
                 moves[sp, 0] = lowest_card(cand)
                 ws[sp, F_CNT] = 1
+            elif ttbest >= 0 and (cand >> ttbest) & 1:
+                # the table's card first; order the others only if it does not cut
+                moves[sp, 0] = ttbest
+                ws[sp, F_CNT] = 1
+                ws[sp, F_LAZY] = cand & ~(1 << ttbest)
             else:
                 ws[sp, F_CNT] = _order_moves(cand, hands, seat, n, ws[sp, F_LED], ws[sp, F_WC],
-                                             ws[sp, F_WP], ws[sp, F_TM], strain, ttbest,
-                                             moves, sp)
+                                             ws[sp, F_WP], ws[sp, F_TM], strain, -1,
+                                             moves, sp, 0)
             ws[sp, F_I] = 0
             ws[sp, F_A0] = a
             ws[sp, F_B0] = b
@@ -762,6 +778,12 @@ def _search(hands, leader, trick, n_trick, strain, max_team, raise_op, undertrum
                     if ret < ws[sp, F_B]:
                         ws[sp, F_B] = ret
         # Next move, or the frame is done.
+        if ws[sp, F_LAZY] and ws[sp, F_I] == ws[sp, F_CNT] and ws[sp, F_A] < ws[sp, F_B]:
+            n = ws[sp, F_N]
+            ws[sp, F_CNT] += _order_moves(ws[sp, F_LAZY], hands, (ws[sp, F_LEAD] + n) & 3, n,
+                                          ws[sp, F_LED], ws[sp, F_WC], ws[sp, F_WP],
+                                          ws[sp, F_TM], strain, -1, moves, sp, ws[sp, F_CNT])
+            ws[sp, F_LAZY] = 0
         if ws[sp, F_A] < ws[sp, F_B] and ws[sp, F_I] < ws[sp, F_CNT]:
             n = ws[sp, F_N]
             lead = ws[sp, F_LEAD]
@@ -785,7 +807,7 @@ def _search(hands, leader, trick, n_trick, strain, max_team, raise_op, undertrum
             c1 = sp + 1
             ca = ws[sp, F_A]
             cb = ws[sp, F_B]
-            if PVS and ws[sp, F_I] > 1 and cb - ca > 1 and ws[sp, F_RS] == 0:
+            if ws[sp, F_I] > 1 and cb - ca > 1 and ws[sp, F_RS] == 0:
                 ws[sp, F_NULL] = 1
                 if (seat & 1) == max_team:
                     cb = ca + 1
@@ -899,9 +921,13 @@ def solve_position(hands, leader, trick, n_trick, strain, max_team, raise_op, un
                    tt, ws, moves, mode, guess):
     """Exact value of a position (points ``max_team`` wins from here on).
 
-    ``mode`` 0: one full-window alpha-beta; 1: MTD(f) null-window tests from
-    ``guess`` (-1: half the points still to play); 2: bisection of the value
-    interval with null-window tests.  All modes return the same exact value.
+    ``hands`` (4,) masks of the cards still held (restored on return), ``leader``
+    the seat that led the trick in progress (or leads next), ``trick`` its first
+    ``n_trick`` cards; ``tt``/``ws``/``moves`` from ``new_tt``/``new_workspace``.
+    ``mode`` 0: one full-window principal-variation search (the fastest here);
+    1: MTD(f) null-window tests from ``guess`` (-1: half the points still to play);
+    2: bisection of the value interval with null-window tests.  All modes return
+    the same exact value.
     """
     if n_trick == 0 and hands[0] | hands[1] | hands[2] | hands[3] == 0:
         return 0
@@ -1009,7 +1035,7 @@ def dd_best_card(hands, leader, trick, n_trick, strain, raise_op, undertrump, tt
     others = ((hands[0] | hands[1] | hands[2] | hands[3]) & ~hands[seat]) | tm
     cand = _reduce_equivalent(legal, others, strain)
     row = np.zeros((1, 16), dtype=np.int64)
-    cnt = _order_moves(cand, hands, seat, n_trick, led, wc, wp, tm, strain, -1, row, 0)
+    cnt = _order_moves(cand, hands, seat, n_trick, led, wc, wp, tm, strain, -1, row, 0, 0)
     child_trick = np.zeros(4, dtype=np.int64)
     best_card = -1
     best_v = -1
@@ -1320,8 +1346,8 @@ def _deal_counts(cards, n_cards, seats, need, allowed, ways):
     for i in range(n_cards + 1):
         for a in range(9):
             for b in range(9):
-                ways[i, a, b] = 0.0
-    ways[n_cards, 0, 0] = 1.0
+                ways[i, a, b] = 0
+    ways[n_cards, 0, 0] = 1
     for i in range(n_cards - 1, -1, -1):
         bit = 1 << cards[i]
         left = n_cards - i
@@ -1330,7 +1356,7 @@ def _deal_counts(cards, n_cards, seats, need, allowed, ways):
                 c = left - a - b
                 if c > need[2]:
                     continue
-                w = 0.0
+                w = 0
                 if a > 0 and allowed[seats[0]] & bit:
                     w += ways[i + 1, a - 1, b]
                 if b > 0 and allowed[seats[1]] & bit:
@@ -1341,8 +1367,10 @@ def _deal_counts(cards, n_cards, seats, need, allowed, ways):
 
 
 @kernel
-def _random_unit(state):
-    return next_random(state) * (1.0 / 4294967296.0)
+def _random_below_big(state, n):
+    """Uniform integer in [0, n) for n < 2**40 (62 random bits, modulo bias < 2**-22)."""
+    x = (next_random(state) << 30) ^ next_random(state)
+    return (x & ((1 << 62) - 1)) % n
 
 
 @kernel
@@ -1354,10 +1382,10 @@ def _deal_sample(cards, n_cards, seats, need, allowed, ways, state, out):
         bit = 1 << cards[i]
         left = n_cards - i
         c = left - a - b
-        w0 = ways[i + 1, a - 1, b] if a > 0 and allowed[seats[0]] & bit else 0.0
-        w1 = ways[i + 1, a, b - 1] if b > 0 and allowed[seats[1]] & bit else 0.0
-        w2 = ways[i + 1, a, b] if c > 0 and allowed[seats[2]] & bit else 0.0
-        r = _random_unit(state) * (w0 + w1 + w2)
+        w0 = ways[i + 1, a - 1, b] if a > 0 and allowed[seats[0]] & bit else 0
+        w1 = ways[i + 1, a, b - 1] if b > 0 and allowed[seats[1]] & bit else 0
+        w2 = ways[i + 1, a, b] if c > 0 and allowed[seats[2]] & bit else 0
+        r = _random_below_big(state, w0 + w1 + w2)
         if r < w0:
             out[seats[0]] |= bit
             a -= 1
@@ -1379,8 +1407,9 @@ def sample_deals(fixed, unseen, need, allowed, n_samples, seed, out):
     receives the hands.  Exact uniform sampling: the number of completions is counted
     card by card (a small dynamic programme over the cards still to place in the
     three hands), then each card goes to a seat with probability proportional to the
-    completions that remain.  Returns the number of consistent deals (0.0: none, the
-    constraints contradict each other; ``out`` is then left unchanged).
+    completions that remain (exact integer counts; a draw takes 62 random bits modulo
+    the count).  Returns the number of consistent deals (0: none, the constraints
+    contradict each other; ``out`` is then left unchanged).
     """
     cards = np.zeros(32, dtype=np.int64)
     n_cards = 0
@@ -1395,7 +1424,7 @@ def sample_deals(fixed, unseen, need, allowed, n_samples, seed, out):
     for s in range(4):
         if need[s] > 0:
             if k == 3:
-                return 0.0
+                return 0
             seats[k] = s
             sneed[k] = need[s]
             k += 1
@@ -1407,12 +1436,12 @@ def sample_deals(fixed, unseen, need, allowed, n_samples, seed, out):
         sneed[k] = 0
         k += 1
     if sneed[0] + sneed[1] + sneed[2] != n_cards:
-        return 0.0
-    ways = np.zeros((n_cards + 1, 9, 9), dtype=np.float64)
+        return 0
+    ways = np.zeros((n_cards + 1, 9, 9), dtype=np.int64)
     _deal_counts(cards, n_cards, seats, sneed, allowed, ways)
     total = ways[0, sneed[0], sneed[1]]
-    if total <= 0.0:
-        return 0.0
+    if total <= 0:
+        return 0
     state = seed_state(seed)
     for i in range(n_samples):
         for s in range(4):
@@ -1495,12 +1524,12 @@ def pimc_scores(hand, fixed, plays, n_plays, first_leader, strain, raise_op, und
         allowed[s] = unseen & ~forbidden[s]
     deals = np.zeros((n_samples, 4), dtype=np.int64)
     total = sample_deals(fx, unseen, need, allowed, n_samples, seed, deals)
-    if total <= 0.0:
+    if total <= 0:
         for s in range(4):
             if s != seat:
                 allowed[s] = unseen
         total = sample_deals(fx, unseen, need, allowed, n_samples, seed, deals)
-        if total <= 0.0:
+        if total <= 0:
             return 0, 0
     legal = pimc_values(deals, leader, trick, n_trick, strain, seat & 1, raise_op,
                         undertrump, tt, ws, moves, out_sum)
