@@ -11,15 +11,14 @@ function of its seed.
 import numpy as np
 
 from belote_sim.kernels._jit import kernel
-from belote_sim.kernels.core import DUTY_NONE, beats, broken_duty, legal_mask, popcount
+from belote_sim.kernels.core import DUTY_NONE, beats, broken_duty, legal_mask, nth_card, popcount
 from belote_sim.kernels.declarations import (
     announces_belote,
     belote_suits,
     hand_declarations,
     team_declarations,
 )
-from belote_sim.kernels.policies import POLICY_DD, POLICY_NONE, POLICY_PIMC, POLICY_RANDOM, \
-    choose_card
+from belote_sim.kernels.policies import POLICY_DD, POLICY_NONE, POLICY_RANDOM, choose_card
 from belote_sim.kernels.rng import next_random, random_below, seed_state
 from belote_sim.kernels.solver import MAX_PLY, NUM_FIELDS, dd_best_card, pimc_best_card
 from belote_sim.kernels.scoring import score_deal
@@ -52,6 +51,23 @@ def shuffle_deal(state, hands):
         for k in range(8):
             mask |= 1 << cards[8 * seat + k]
         hands[seat] = mask
+
+
+@kernel(inline="never")
+def search_card(policy, params, hands, leader, n_in_trick, plays, n_played, first_leader,
+                strain, raise_op, undertrump, state, search):
+    """The card of a search policy (``dd`` with every hand visible, ``pimc`` sampling the
+    unseen cards); kept out of line so the plain policies' loop stays small."""
+    seat = (leader + n_in_trick) & 3
+    if policy == POLICY_DD:
+        trick = np.zeros(4, dtype=np.int64)
+        for k in range(n_in_trick):
+            trick[k] = plays[n_played - n_in_trick + k]
+        return dd_best_card(hands, leader, trick, n_in_trick, strain, raise_op, undertrump,
+                            search[0], search[1], search[2])[0]
+    return pimc_best_card(hands[seat], np.zeros(4, dtype=np.int64), plays, n_played,
+                          first_leader, strain, raise_op, undertrump, np.int64(params[0]),
+                          next_random(state), search[0], search[1], search[2])
 
 
 @kernel
@@ -91,8 +107,6 @@ def play_deal(hands, leader, strain, taker, rules, announce_mask, plays, n_given
     n_played = 0
     played = 0
     first_leader = leader
-    trick_cards = np.zeros(4, dtype=np.int64)
-    no_fixed = np.zeros(4, dtype=np.int64)
     for trick in range(n_cards // 4):
         led_suit = -1
         win_card = -1
@@ -110,18 +124,15 @@ def play_deal(hands, leader, strain, taker, rules, announce_mask, plays, n_given
                 if duty != DUTY_NONE:
                     return (n_played, duty, legal, card_pts[0], card_pts[1], tricks[0],
                             tricks[1], belote[0], belote[1])
+            elif policies[seat] == POLICY_RANDOM:  # the common case, kept inline
+                card = nth_card(legal, random_below(state, popcount(legal)))
             elif policies[seat] == POLICY_NONE:
                 return (n_played, DUTY_NONE, legal, card_pts[0], card_pts[1], tricks[0],
                         tricks[1], belote[0], belote[1])
-            elif policies[seat] == POLICY_DD:
-                for k in range(4):
-                    trick_cards[k] = out_plays[n_played - pos + k] if k < pos else 0
-                card = dd_best_card(left, leader, trick_cards, pos, strain, raise_op,
-                                    undertrump, search[0], search[1], search[2])[0]
-            elif policies[seat] == POLICY_PIMC:
-                card = pimc_best_card(hand, no_fixed, out_plays, n_played, first_leader, strain,
-                                      raise_op, undertrump, np.int64(params[seat, 0]),
-                                      next_random(state), search[0], search[1], search[2])
+            elif policies[seat] >= POLICY_DD:
+                card = search_card(policies[seat], params[seat], left, leader, pos, out_plays,
+                                   n_played, first_leader, strain, raise_op, undertrump,
+                                   state, search)
                 if card < 0:  # no consistent deal (cannot happen in a legal deal)
                     card = choose_card(POLICY_RANDOM, params[seat], hand, legal, pos, led_suit,
                                        win_card, win_pos, played, strain, seat, taker, state)
