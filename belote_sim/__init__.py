@@ -20,8 +20,10 @@ from belote_sim.rules import Rules  # noqa: E402
 from belote_sim.replay import replay  # noqa: E402
 from belote_sim.scoring import score_deal, score_game  # noqa: E402
 from belote_sim.perft import perft  # noqa: E402
+from belote_sim.simulate import simulate, simulate_games  # noqa: E402
 
 __all__ = [
-    "__version__", "Rules", "replay", "score_deal", "score_game", "perft", "parse_card", "format_card", "parse_cards",
+    "__version__", "Rules", "replay", "score_deal", "score_game", "perft", "simulate",
+    "simulate_games", "parse_card", "format_card", "parse_cards",
     "parse_hand", "parse_hands", "format_cards", "parse_strain",
 ]
