@@ -21,7 +21,7 @@ the tricks completed before the stop.
 from __future__ import annotations
 
 import json
-from typing import Any, Iterable, TextIO
+from typing import Any, Callable, Iterable, TextIO
 
 import numpy as np
 
@@ -227,20 +227,23 @@ def _revoke_scores(rules: Rules, strain: int, taker: int, doubling: int, leader:
                 mp=[int(mp0), int(mp1)], held_mp=[int(held0), int(held1)])
 
 
-def replay_lines(lines: Iterable[str], out: TextIO) -> tuple[int, int]:
-    """Replay JSON lines from ``lines`` into ``out``; blank lines are skipped.
+def map_json_lines(lines: Iterable[str], out: TextIO,
+                   handle: Callable[[Any], dict[str, Any]]) -> tuple[int, int]:
+    """Apply ``handle`` to each JSON line of ``lines`` and write one JSON result per line.
 
-    A malformed line yields ``{"error": "line N: ..."}`` and the next line is read.
-    Returns ``(n_records, n_errors)``.
+    Blank lines are skipped; a line that is not JSON, or for which ``handle`` raises
+    ``ValueError``, yields ``{"error": "line N: ..."}`` (with the record's ``id`` when it
+    has one) and the next line is read.  Returns ``(n_records, n_errors)``.
     """
     n_records = n_errors = 0
     for lineno, line in enumerate(lines, 1):
         if not line.strip():
             continue
         n_records += 1
+        record = None
         try:
             record = json.loads(line)
-            result = replay(record)
+            result = handle(record)
         except json.JSONDecodeError as exc:
             n_errors += 1
             result = {"error": f"line {lineno}: not valid JSON: {exc.msg} at column {exc.colno}"}
@@ -253,4 +256,9 @@ def replay_lines(lines: Iterable[str], out: TextIO) -> tuple[int, int]:
     return n_records, n_errors
 
 
-__all__ = ["replay", "parse_record", "replay_lines"]
+def replay_lines(lines: Iterable[str], out: TextIO) -> tuple[int, int]:
+    """Replay JSON lines from ``lines`` into ``out`` (see ``map_json_lines``)."""
+    return map_json_lines(lines, out, replay)
+
+
+__all__ = ["replay", "parse_record", "replay_lines", "map_json_lines"]

@@ -24,7 +24,7 @@ import pandas as pd
 from belote_sim import __version__
 from belote_sim.cards import parse_cards, parse_hand, format_cards
 from belote_sim.kernels import dealing as D
-from belote_sim.kernels.bidding import BID_FIXED, BID_TAKE, BID_THRESHOLD, MAX_CALLS
+from belote_sim.kernels.bidding import MAX_CALLS
 from belote_sim.kernels.simulate import G_DEALS, NUM_COLS, simulate_deals
 from belote_sim.kernels.simulate import simulate_games as _games_kernel
 from belote_sim.kernels.tables import SUIT_CHARS

@@ -35,7 +35,6 @@ by default) between calls; the functions use one per thread.  Bad input raises
 
 from __future__ import annotations
 
-import json
 import threading
 from typing import Any, Iterable, Mapping, TextIO
 
@@ -372,25 +371,9 @@ def solve_record_lines(lines: Iterable[str], out: TextIO,
                        solver: Solver | None = None) -> tuple[int, int]:
     """``solve_record`` for JSON lines (blank lines skipped), one JSON result per line;
     a bad line gives ``{"error": "line N: ..."}``.  Returns ``(n_records, n_errors)``."""
-    n_records = n_errors = 0
-    for lineno, line in enumerate(lines, 1):
-        if not line.strip():
-            continue
-        n_records += 1
-        record = None
-        try:
-            record = json.loads(line)
-            result = solve_record(record, solver=solver)
-        except json.JSONDecodeError as exc:
-            n_errors += 1
-            result = {"error": f"line {lineno}: not valid JSON: {exc.msg} at column {exc.colno}"}
-        except ValueError as exc:
-            n_errors += 1
-            result = {"error": f"line {lineno}: {exc}"}
-            if isinstance(record, dict) and "id" in record:
-                result["id"] = record["id"]
-        out.write(json.dumps(result, ensure_ascii=False) + "\n")
-    return n_records, n_errors
+    from belote_sim.replay import map_json_lines
+
+    return map_json_lines(lines, out, lambda record: solve_record(record, solver=solver))
 
 
 # --- perfect-information Monte Carlo -----------------------------------------------

@@ -3,13 +3,11 @@ to files that exist."""
 
 import re
 from html.parser import HTMLParser
-from pathlib import Path
 
 import matplotlib
 
 matplotlib.use("Agg")
 
-import numpy as np  # noqa: E402
 import pandas as pd  # noqa: E402
 import pytest  # noqa: E402
 from matplotlib.figure import Figure  # noqa: E402

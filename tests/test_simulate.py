@@ -11,7 +11,7 @@ import pytest
 
 import reference as ref
 from belote_sim import Rules, replay
-from belote_sim.cards import format_cards, parse_hand
+from belote_sim.cards import parse_hand
 from belote_sim.export import export_replay, records
 from belote_sim.kernels.scoring import play_game
 from belote_sim.kernels.tables import OUTCOME_NAMES

@@ -10,7 +10,7 @@ import numpy as np
 from numba import prange
 
 from belote_sim.kernels._jit import kernel
-from belote_sim.kernels.bidding import BID_FIXED, BID_TAKE, CALL_FIXED, MAX_CALLS, \
+from belote_sim.kernels.bidding import BID_FIXED, CALL_FIXED, MAX_CALLS, \
     french_take, run_auction
 from belote_sim.kernels.dealing import (
     cut_deck,
