@@ -7,7 +7,8 @@ from typing import Any
 import numpy as np
 
 from belote_sim.cards import format_card, format_cards
-from belote_sim.kernels.play import play_deal, search_buffers, shuffle_deal
+from belote_sim.kernels.dealing import shuffle_deal
+from belote_sim.kernels.play import play_deal, search_buffers
 from belote_sim.kernels.rng import random_below, seed_state
 from belote_sim.policies import PLAY_POLICIES, per_seat, search_bits, to_arrays
 from belote_sim.kernels.tables import STRAIN_NAMES

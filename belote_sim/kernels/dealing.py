@@ -48,6 +48,22 @@ def hand_strength(hand):
 
 
 @kernel
+def shuffle_deal(state, hands):
+    """Deal 32 shuffled cards, 8 to each seat, into ``hands`` (4,) masks."""
+    cards = np.arange(NUM_CARDS)
+    for i in range(NUM_CARDS - 1, 0, -1):
+        j = random_below(state, i + 1)
+        tmp = cards[i]
+        cards[i] = cards[j]
+        cards[j] = tmp
+    for seat in range(4):
+        mask = 0
+        for k in range(8):
+            mask |= 1 << cards[8 * seat + k]
+        hands[seat] = mask
+
+
+@kernel
 def hands_from_deck(deck, dealer, out_hands, out_bid):
     """Eight-card hands and five bidding cards of each seat from a deck (auction deal)."""
     for r in range(4):

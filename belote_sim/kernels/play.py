@@ -19,12 +19,12 @@ from belote_sim.kernels.declarations import (
     team_declarations,
 )
 from belote_sim.kernels.policies import POLICY_DD, POLICY_NONE, POLICY_RANDOM, choose_card
+from belote_sim.kernels.dealing import shuffle_deal
 from belote_sim.kernels.rng import next_random, random_below, seed_state
 from belote_sim.kernels.solver import MAX_PLY, NUM_FIELDS, dd_best_card, pimc_best_card
 from belote_sim.kernels.scoring import score_deal
 from belote_sim.kernels.tables import (
     CARD_POINTS,
-    NUM_CARDS,
     R_BELOTE_ON_DISCARD,
     RANK_K,
     RANK_Q,
@@ -35,22 +35,6 @@ from belote_sim.kernels.tables import (
 BELOTE_POINTS = 20
 LAST_TRICK_BONUS = 10
 
-
-
-@kernel
-def shuffle_deal(state, hands):
-    """Deal 32 shuffled cards, 8 to each seat, into ``hands`` (4,) masks."""
-    cards = np.arange(NUM_CARDS)
-    for i in range(NUM_CARDS - 1, 0, -1):
-        j = random_below(state, i + 1)
-        tmp = cards[i]
-        cards[i] = cards[j]
-        cards[j] = tmp
-    for seat in range(4):
-        mask = 0
-        for k in range(8):
-            mask |= 1 << cards[8 * seat + k]
-        hands[seat] = mask
 
 
 @kernel(inline="never")

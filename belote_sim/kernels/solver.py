@@ -67,9 +67,11 @@ from numba.cpython.unsafe.numbers import trailing_zeros
 
 from belote_sim.kernels._jit import kernel
 from belote_sim.kernels.core import beats, legal_mask, popcount, trick_state
+from belote_sim.kernels.dealing import shuffle_deal
 from belote_sim.kernels.rng import next_random, random_below, seed_state
 from belote_sim.kernels.tables import (
     CARD_POINTS,
+    HIGHER_PLAIN_BYTE,
     HIGHER_TRUMP_BYTE,
     PLAIN_STRENGTH,
     STRAIN_AT,
@@ -85,17 +87,6 @@ TT_BITS = 20
 INF = 1 << 20
 
 
-def _higher_plain_bytes():
-    out = np.zeros(8, dtype=np.int64)
-    for r in range(8):
-        for q in range(8):
-            if PLAIN_STRENGTH[q] > PLAIN_STRENGTH[r]:
-                out[r] |= 1 << q
-    return out
-
-
-#: HIGHER_PLAIN_BYTE[r]: ranks (as a suit byte) that beat rank r in plain order.
-HIGHER_PLAIN_BYTE = _higher_plain_bytes()
 
 # Frame fields of the search stack ws[ply, field]; row MAX_PLY holds counters.
 F_LEAD, F_N, F_LED, F_WC, F_WP, F_TP, F_TM, F_ACC, F_REM, F_A, F_B, F_BEST, F_BC, F_I, \
@@ -1221,20 +1212,10 @@ def random_positions(seed, n, min_played, max_played, strain, raise_op, undertru
     leader and cards of the trick in progress and the strain.
     """
     state = seed_state(seed)
-    cards = np.arange(32)
     hands = np.zeros(4, dtype=np.int64)
     trick = np.zeros(4, dtype=np.int64)
     for i in range(n):
-        for j in range(31, 0, -1):
-            r = random_below(state, j + 1)
-            t = cards[j]
-            cards[j] = cards[r]
-            cards[r] = t
-        for s in range(4):
-            mask = 0
-            for k in range(8):
-                mask |= 1 << cards[8 * s + k]
-            hands[s] = mask
+        shuffle_deal(state, hands)
         st = strain if strain >= 0 else random_below(state, 6)
         leader = random_below(state, 4)
         target = min_played + random_below(state, max_played - min_played + 1)

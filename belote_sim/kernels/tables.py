@@ -83,8 +83,10 @@ def _higher_bytes(strength):
     return out
 
 
-#: HIGHER_TRUMP_BYTE[r]: ranks (as a suit byte) that beat rank r in trump order.
+#: HIGHER_TRUMP_BYTE[r] / HIGHER_PLAIN_BYTE[r]: ranks (as a suit byte) that beat rank r
+#: in trump / plain order.
 HIGHER_TRUMP_BYTE = _higher_bytes(TRUMP_STRENGTH)
+HIGHER_PLAIN_BYTE = _higher_bytes(PLAIN_STRENGTH)
 
 
 def _card_tables():
