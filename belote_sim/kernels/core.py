@@ -144,6 +144,23 @@ def trick_state(trick, n_played, strain):
 
 
 @kernel
+def advance_trick(card, n_played, led_suit, win_card, win_pos, leader, strain):
+    """Trick state after ``card`` is played at position ``n_played``.
+
+    Returns ``(n_played, led_suit, win_card, win_pos, leader)`` for the next card: after
+    the fourth card the trick is over, the winner leads and the state is reset.
+    """
+    if n_played == 0:
+        led_suit, win_card, win_pos = card >> 3, card, 0
+    elif beats(card, win_card, led_suit, strain):
+        win_card, win_pos = card, n_played
+    n_played += 1
+    if n_played == 4:
+        return 0, -1, -1, -1, (leader + win_pos) & 3
+    return n_played, led_suit, win_card, win_pos, leader
+
+
+@kernel
 def trick_winner(trick, leader, strain):
     """Seat that wins a complete 4-card trick led by ``leader``."""
     _, _, win_pos = trick_state(trick, 4, strain)

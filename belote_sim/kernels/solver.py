@@ -66,7 +66,7 @@ import numpy as np
 from numba.cpython.unsafe.numbers import trailing_zeros
 
 from belote_sim.kernels._jit import kernel
-from belote_sim.kernels.core import beats, legal_mask, popcount, trick_state
+from belote_sim.kernels.core import advance_trick, beats, legal_mask, popcount, trick_state
 from belote_sim.kernels.dealing import shuffle_deal
 from belote_sim.kernels.rng import next_random, random_below, seed_state
 from belote_sim.kernels.tables import (
@@ -1234,20 +1234,8 @@ def random_positions(seed, n, min_played, max_played, strain, raise_op, undertru
             card = lowest_card(mm)
             hands[seat] &= ~(1 << card)
             trick[n_trick] = card
-            if n_trick == 0:
-                led = card >> 3
-                wc = card
-                wp = 0
-            elif beats(card, wc, led, st):
-                wc = card
-                wp = n_trick
-            n_trick += 1
-            if n_trick == 4:
-                leader = (leader + wp) & 3
-                n_trick = 0
-                led = -1
-                wc = -1
-                wp = -1
+            n_trick, led, wc, wp, leader = advance_trick(card, n_trick, led, wc, wp, leader,
+                                                         st)
         for s in range(4):
             out_hands[i, s] = hands[s]
         out_leader[i] = leader
@@ -1303,20 +1291,7 @@ def infer_forbidden(plays, n_plays, first_leader, strain, raise_op, undertrump, 
                         out[seat] |= HIGHER_TRUMP_BYTE[wc & 7] << tshift
                     else:
                         out[seat] |= 0xFF << tshift
-        if n == 0:
-            led = suit
-            wc = card
-            wp = 0
-        elif beats(card, wc, led, strain):
-            wc = card
-            wp = n
-        n += 1
-        if n == 4:
-            leader = (leader + wp) & 3
-            n = 0
-            led = -1
-            wc = -1
-            wp = -1
+        n, led, wc, wp, leader = advance_trick(card, n, led, wc, wp, leader, strain)
     return leader, n
 
 
