@@ -1,7 +1,7 @@
 """Exact declaration probabilities: closed forms vs enumeration vs brute force."""
 
 from fractions import Fraction
-from itertools import combinations
+from itertools import chain, combinations
 from math import comb
 
 import numpy as np
@@ -68,3 +68,94 @@ def test_team_closed_relations():
     # at least one run of 3+ in two hands is more likely than in one, less than twice
     one = single["run3"] + single["run4"] + single["run5"]
     assert one < team["team_run3plus"] < 2 * one
+
+
+# --- 24-card deck (2- and 3-player variants) and the open-belot 12 cards -----------------
+
+@pytest.mark.parametrize("deck, k", [(24, 5), (24, 6), (24, 8), (24, 9), (32, 12)])
+def test_closed_form_equals_enumeration_other_decks(deck, k):
+    assert exact.closed_form(k, deck=deck) == exact.enumerated(k, deck=deck)
+
+
+def test_default_deck_unchanged():
+    assert exact.closed_form(8) == exact.closed_form(8, deck=32)
+    assert exact.enumerated(5) == exact.enumerated(5, deck=32)
+    assert exact.probabilities(8) == exact.probabilities(8, deck=32)
+
+
+def test_deck_cards():
+    assert exact.deck_cards() == tuple(range(32))
+    cards24 = exact.deck_cards(24)
+    assert len(cards24) == 24
+    assert all(c % 8 >= 2 for c in cards24)  # ranks 9 T J Q K A only
+
+
+@pytest.mark.parametrize("k", [5, 6, 8, 9])
+def test_24_card_hands_by_brute_force(k):
+    """All C(24, k) hands (735,471 for k = 8) enumerated directly."""
+    cards = np.array(exact.deck_cards(24), dtype=np.int64)
+    n = comb(24, k)
+    idx = np.fromiter(chain.from_iterable(combinations(range(24), k)), dtype=np.int8,
+                      count=n * k).reshape(n, k)
+    hands = (np.int64(1) << cards[idx]).sum(axis=1)
+    assert len(np.unique(hands)) == n
+    events = hand_events(hands)
+    p = exact.closed_form(k, deck=24)
+    assert set(events) == set(p) == set(exact.HAND_EVENTS)
+    for name, hits in events.items():
+        assert Fraction(int(hits.sum()), n) == p[name], name
+
+
+def test_known_values_24_card_deck():
+    # 3-player 8-card hand: carré of jacks C(20, 4) / C(24, 8); K+Q of a suit
+    # C(22, 6) / C(24, 8)
+    p = exact.closed_form(8, deck=24)
+    assert p["carre_J"] == Fraction(comb(20, 4), comb(24, 8))
+    assert p["kq_suit"] == Fraction(comb(22, 6), comb(24, 8))
+    # 2-player 9-card hand: any carré by inclusion-exclusion over the 6 ranks
+    p9 = exact.closed_form(9, deck=24)
+    assert p9["carre_any"] == Fraction(6 * comb(20, 5) - 15 * comb(16, 1), comb(24, 9))
+    # 5 cards: a run of 5+ is a quinte in one suit: 2 windows (9..K, T..A) per suit
+    p5 = exact.closed_form(5, deck=24)
+    assert p5["run5"] == Fraction(4 * 2, comb(24, 5))
+    # 6 cards: a run of 6 is a whole suit (4 hands); a run of exactly 5 is one of the
+    # 2 windows of a suit plus a 6th card that does not extend it (24 - 5 - 1 = 18)
+    p6 = exact.closed_form(6, deck=24)
+    assert p6["run5"] == Fraction(4 * (1 + 2 * 18), comb(24, 6))
+    # open belot: 12 of the 32 cards
+    p12 = exact.closed_form(12)
+    assert p12["carre_A"] == Fraction(comb(28, 8), comb(32, 12))
+    assert p12["kq_suit"] == Fraction(comb(30, 10), comb(32, 12))
+
+
+@pytest.mark.parametrize("deck, k", [(24, 0), (24, 1), (24, 24), (32, 0), (32, 32)])
+def test_edge_hand_sizes(deck, k):
+    p = exact.closed_form(k, deck=deck)
+    assert p == exact.enumerated(k, deck=deck)
+    assert all(0 <= v <= 1 for v in p.values())
+    full = k == deck  # the whole deck holds every carré, K+Q and run; 0 or 1 card none
+    for name in ("carre_any", "carre_9", "kq_suit", "run5"):
+        assert p[name] == (1 if full else 0), name
+
+
+def test_probabilities_sum_and_floats_24():
+    p = exact.probabilities(8, deck=24)
+    exact8 = exact.closed_form(8, deck=24)
+    assert p == {key: float(v) for key, v in exact8.items()}
+    assert 0 < 1 - exact8["run3"] - exact8["run4"] - exact8["run5"] < 1
+
+
+@pytest.mark.parametrize("func", [exact.closed_form, exact.enumerated, exact.probabilities])
+def test_invalid_arguments(func):
+    with pytest.raises(ValueError, match="deck"):
+        func(8, deck=36)
+    with pytest.raises(ValueError, match="deck"):
+        func(5, deck=52)
+    with pytest.raises(ValueError, match="0..24"):
+        func(25, deck=24)
+    with pytest.raises(ValueError, match="0..32"):
+        func(33)
+    with pytest.raises(ValueError, match="0..24"):
+        func(-1, deck=24)
+    with pytest.raises(TypeError):
+        func(8, 24)  # deck is keyword-only
