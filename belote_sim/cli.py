@@ -112,6 +112,9 @@ def _study_from_args(args: argparse.Namespace):
     from belote_sim.simulate import make_study
 
     options = dict(_parse_option(o) for o in args.option or [])
+    for name in ("players", "variant"):
+        if getattr(args, name, None) is not None:
+            options[name] = getattr(args, name)
     play: Any = args.play
     if args.play_seat:
         play = [args.play] * 4
@@ -351,6 +354,11 @@ def build_parser() -> argparse.ArgumentParser:
     p.add_argument("--option", action="append", metavar="NAME=VALUE",
                    help="rule option override, e.g. --option kirtik=true (repeatable)")
     p.add_argument("--dealing", choices=("shuffle", "cut"), help="shorthand for --option dealing=...")
+    p.add_argument("--players", type=int, choices=(2, 3, 4),
+                   help="2 or 3: the games where every player is alone (24-card deck, "
+                        "take-or-pass bidding; RULES.md section 11)")
+    p.add_argument("--variant", choices=("standard", "open"),
+                   help="open: open belot (2 players, 32 cards, table piles)")
     p.add_argument("--bid", default=None, help="bidding policy: threshold[:suit,nt,at,double,"
                    "redouble], fixed:SEAT,STRAIN,DOUBLING (strain 0..5 = C D H S NT AT), take")
     p.add_argument("--bid-seat", action="append", metavar="SEAT:POLICY")

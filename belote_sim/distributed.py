@@ -64,15 +64,17 @@ def _empty_aggregates() -> dict[str, Any]:
             "mp": {s: {"taker": 0, "defenders": 0} for s in STRAIN_NAMES}}
 
 
-def _mp_sums(strain: np.ndarray, taker: np.ndarray, mp0: np.ndarray, mp1: np.ndarray,
+def _mp_sums(strain: np.ndarray, taker: np.ndarray, mps: list[np.ndarray],
              into: dict[str, Any]) -> None:
-    """Add the taker's and the defenders' match points per strain (codes; -1 = none)."""
+    """Add the taker's side's and the defenders' match points per strain (codes; -1 =
+    none).  ``mps``: the ``mp`` columns -- two teams in the 4-player game (the taker's
+    team is ``taker % 2``), one per player where every player is alone."""
     played = strain >= 0
     strain, taker = strain[played], taker[played]
-    mp0, mp1 = mp0[played].astype(np.int64), mp1[played].astype(np.int64)
-    team0_takes = (taker % 2) == 0
-    taker_mp = np.where(team0_takes, mp0, mp1)
-    defender_mp = np.where(team0_takes, mp1, mp0)
+    table = np.stack([m[played].astype(np.int64) for m in mps], axis=1)
+    rows = np.arange(len(taker))
+    taker_mp = table[rows, taker % len(mps)]
+    defender_mp = table.sum(axis=1) - taker_mp
     n = len(STRAIN_NAMES)
     taker_sum = np.zeros(n, np.int64)
     defender_sum = np.zeros(n, np.int64)
@@ -97,7 +99,8 @@ def frame_aggregates(df) -> dict[str, Any]:
     agg["thrown_in"] = int(counts.get("thrown_in", 0))
     strain = df["strain"].cat.codes.to_numpy(np.int64)
     taker = df["taker"].fillna(-1).to_numpy(np.int64)
-    _mp_sums(strain, taker, df["mp0"].to_numpy(np.int64), df["mp1"].to_numpy(np.int64), agg)
+    mps = [df[f"mp{k}"].to_numpy(np.int64) for k in range(3) if f"mp{k}" in df.columns]
+    _mp_sums(strain, taker, mps, agg)
     return agg
 
 
@@ -524,7 +527,9 @@ def dataset_summary(out_dir: str | os.PathLike, batch_size: int = 1 << 16,
     dataset = read_dataset(out_dir, allow_incomplete)
     agg = _empty_aggregates()
     deals = 0
-    for batch in dataset.to_batches(columns=SUMMARY_COLUMNS, batch_size=batch_size):
+    mp_columns = [f"mp{k}" for k in range(3) if f"mp{k}" in dataset.schema.names]
+    for batch in dataset.to_batches(columns=SUMMARY_COLUMNS + mp_columns[2:],
+                                    batch_size=batch_size):
         deals += batch.num_rows
         strain = _strain_codes(batch.column("strain"))
         outcome = batch.column("outcome")
@@ -541,6 +546,6 @@ def dataset_summary(out_dir: str | os.PathLike, batch_size: int = 1 << 16,
             agg["contracts"][name] += int(contracts[k])
             agg["made"][name] += int(made_counts[k])
         agg["thrown_in"] += int(thrown.sum())
-        _mp_sums(strain, _ints(batch.column("taker")), _ints(batch.column("mp0"), 0),
-                 _ints(batch.column("mp1"), 0), agg)
+        _mp_sums(strain, _ints(batch.column("taker")),
+                 [_ints(batch.column(c), 0) for c in mp_columns], agg)
     return {"deals": deals, **_with_means(agg)}

@@ -15,8 +15,8 @@ from typing import Any, Iterator, TextIO
 import numpy as np
 import pandas as pd
 
-from belote_sim.cards import format_cards
-from belote_sim.results import deals_frame, read_deals
+from belote_sim.cards import format_card, format_cards
+from belote_sim.results import deals_frame, read_deals, table_piles
 from belote_sim.rules import Rules
 from belote_sim.simulate import make_study
 
@@ -80,17 +80,30 @@ def records(df: pd.DataFrame, provenance: dict[str, Any]) -> Iterator[dict[str, 
         plays = list(played["plays"])
     else:
         plays = _resimulate(played, provenance)
-    defaults = Rules.preset(provenance["ruleset"]).options()
-    options = {k: v for k, v in provenance["options"].items() if defaults.get(k) != v}
+    rules = Rules.preset(provenance["ruleset"], **provenance["options"])
+    game = {}
+    if rules.players != 4:
+        game["players"] = rules.players
+    if rules.variant != "standard":
+        game["variant"] = rules.variant
+    # options that differ from what the preset and the game imply (record fields above)
+    defaults = Rules.preset(provenance["ruleset"], **game).options()
+    options = {k: v for k, v in provenance["options"].items()
+               if defaults.get(k) != v and k not in game}
     for row, cards in zip(played.itertuples(index=False), plays):
-        record = {"id": int(row.deal_id), "ruleset": provenance["ruleset"]}
+        record = {"id": int(row.deal_id), "ruleset": provenance["ruleset"], **game}
         if options:
             record["options"] = options
         if provenance.get("belote_silent"):
             record["belote_silent"] = list(provenance["belote_silent"])
+        if rules.variant == "open":
+            record["table"] = [[[format_card(c) for c in pile]
+                                for pile in table_piles(getattr(row, f"table{p}"))]
+                               for p in range(2)]
         record.update({
             "dealer": int(row.dealer),
-            "hands": [" ".join(format_cards(int(getattr(row, f"hand{s}")))) for s in range(4)],
+            "hands": [" ".join(format_cards(int(getattr(row, f"hand{s}"))))
+                      for s in range(rules.players)],
             "contract": {"strain": str(row.strain), "taker": int(row.taker),
                          "doubling": int(row.doubling)},
             "plays": cards.split(),

@@ -92,14 +92,17 @@ def parse_policy(spec: str | PolicySpec, table: dict[str, PolicyInfo], what: str
 
 
 def per_seat(spec: str | PolicySpec | Sequence[str | PolicySpec], table: dict[str, PolicyInfo],
-             what: str) -> list[PolicySpec]:
-    """One spec for every seat, or a list of four."""
+             what: str, players: int = 4) -> list[PolicySpec]:
+    """One spec for every seat, or a list of one per player (always 4 entries back: the
+    kernels take (4, k) arrays; seats beyond ``players`` repeat the last one)."""
     if isinstance(spec, (str, PolicySpec)):
         return [parse_policy(spec, table, what)] * 4
     specs = list(spec)
-    if len(specs) != 4:
-        raise ValueError(f"{what} policies: give one for all seats or a list of 4, got {len(specs)}")
-    return [parse_policy(s, table, what) for s in specs]
+    if len(specs) != players:
+        raise ValueError(f"{what} policies: give one for all seats or a list of {players}, "
+                         f"got {len(specs)}")
+    parsed = [parse_policy(s, table, what) for s in specs]
+    return parsed + [parsed[-1]] * (4 - players)
 
 
 def search_bits(specs: list[PolicySpec]) -> int:

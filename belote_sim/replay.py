@@ -10,6 +10,19 @@ Record (one JSON object)::
 Unknown top-level fields are errors, except ``id`` (echoed) and names starting with
 ``_`` (RULES.md 14.17).  The result's fields are documented on ``replay``.
 
+Fields of the other games (RULES.md sections 3, 11):
+
+- ``"players": 3`` (or 2): the games where every player is alone; ``hands`` then
+  lists one hand per player (8 cards from the 24-card deck 9..A for 3 players, 9
+  for 2 players), seats and ``dealer``/``taker`` are 0..players-1, and every
+  per-team result list has one entry per player.  ``players`` may also be given in
+  ``options``.
+- ``"variant": "open"`` (open belot, 2 players, 32 cards): ``hands`` are the two
+  8-card hands and ``"table": [[[down, up], ...4 piles], [...]]`` each player's four
+  table piles, a face-down card under a face-up one.
+- ``"turned": "JH"`` (french preset only, optional): the card turned up after the
+  5-card packets; the taker must hold it.
+
 Reading chosen for ``revoke_penalty`` (RULES.md section 12): the non-offending team
 scores the deal's card total plus every declaration announced before the illegal
 card -- the runs and carrés of each seat that had already legally played a card
@@ -28,16 +41,17 @@ import numpy as np
 from belote_sim.cards import format_card, format_cards, parse_card, parse_hands, parse_strain
 from belote_sim.declarations import belote_entries, carre_entries, run_entries, sort_entries
 from belote_sim.kernels.core import DUTY_NAMES
-from belote_sim.kernels.play import deal_declarations, play_deal, score_played_deal, \
-    search_buffers
+from belote_sim.kernels.declarations import player_declarations
+from belote_sim.kernels.play import deal_declarations, play_deal, play_solo_deal, \
+    score_played_deal, search_buffers, solo_declarations
 from belote_sim.kernels.policies import POLICY_NONE
 from belote_sim.kernels.rng import seed_state
-from belote_sim.kernels.scoring import score_deal
-from belote_sim.kernels.tables import DEAL_CARD_TOTAL, OUTCOME_NAMES
+from belote_sim.kernels.scoring import score_deal, score_players
+from belote_sim.kernels.tables import DEAL_CARD_TOTAL, DECK24_MASK, OUTCOME_NAMES
 from belote_sim.rules import Rules
 
 RECORD_FIELDS = ("ruleset", "options", "dealer", "hands", "contract", "plays",
-                 "belote_silent")
+                 "belote_silent", "players", "variant", "table", "turned")
 CONTRACT_FIELDS = ("strain", "taker", "doubling")
 
 
@@ -65,18 +79,37 @@ def parse_record(record: Any) -> dict[str, Any]:
     ruleset = record.get("ruleset", "common")
     if not isinstance(ruleset, str):
         raise ValueError(f"field 'ruleset' must be a string, got {ruleset!r}")
+    options = record.get("options")
+    if options is not None and not isinstance(options, dict):
+        raise ValueError(f"field 'options' must be an object, got {options!r}")
+    options = dict(options or {})
+    for name in ("players", "variant"):
+        if name in record:
+            if name in options and options[name] != record[name]:
+                raise ValueError(f"field {name!r} ({record[name]!r}) contradicts "
+                                 f"options.{name} ({options[name]!r})")
+            options[name] = record[name]
     try:
-        rules = Rules.from_spec(ruleset, record.get("options"))
+        rules = Rules.from_spec(ruleset, options)
     except (ValueError, TypeError) as exc:
         raise ValueError(f"field 'options': {exc}") from None
-    dealer = _int_field(record["dealer"], "dealer", 0, 3)
+    n_players = rules.players
+    dealer = _int_field(record["dealer"], "dealer", 0, n_players - 1)
     hands_text = record["hands"]
-    if not isinstance(hands_text, list) or len(hands_text) != 4:
-        raise ValueError("field 'hands' must be a list of 4 hands (seats 0..3)")
+    if not isinstance(hands_text, list) or len(hands_text) != n_players:
+        raise ValueError(f"field 'hands' must be a list of {n_players} hands "
+                         f"(seats 0..{n_players - 1})")
     try:
-        hands = parse_hands(hands_text, size=8)
+        hands = parse_hands(hands_text, size=rules.hand_size)
     except ValueError as exc:
         raise ValueError(f"field 'hands': {exc}") from None
+    deck = (1 << 32) - 1 if rules.deck_size == 32 else DECK24_MASK
+    for seat, hand in enumerate(hands):
+        if hand & ~deck:
+            card = format_cards(hand & ~deck)[0]
+            raise ValueError(f"field 'hands': {card} (seat {seat}) is not in the 24-card deck "
+                             f"(9 T J Q K A) of the {n_players}-player game")
+    table = _parse_table(record.get("table"), rules, sum(hands))
 
     contract = record["contract"]
     if not isinstance(contract, dict):
@@ -93,26 +126,72 @@ def parse_record(record: Any) -> dict[str, Any]:
     if not rules.strain_allowed(strain):
         raise ValueError(f"field 'contract.strain': {contract['strain']} is not a contract "
                          f"of the {rules.name} rules (option french_allow_nt_at)")
-    taker = _int_field(contract["taker"], "contract.taker", 0, 3)
+    taker = _int_field(contract["taker"], "contract.taker", 0, n_players - 1)
     doubling = _int_field(contract.get("doubling", 0), "contract.doubling", 0,
                           rules.max_doubling)
+    if "turned" in record:
+        if rules.bidding != "two_round":
+            raise ValueError("field 'turned': only the french deal turns a card up")
+        try:
+            turned = parse_card(record["turned"])
+        except (ValueError, TypeError) as exc:
+            raise ValueError(f"field 'turned': {exc}") from None
+        if not (hands[taker] >> turned) & 1:
+            raise ValueError(f"field 'turned': the taker (seat {taker}) must hold the turned "
+                             f"card {format_card(turned)}")
 
+    n_cards = rules.n_tricks * n_players
     plays_raw = record.get("plays", [])
     if isinstance(plays_raw, str):
         plays_raw = plays_raw.replace(",", " ").split()
-    if not isinstance(plays_raw, list) or len(plays_raw) > 32:
-        raise ValueError("field 'plays' must be a list of at most 32 cards")
+    if not isinstance(plays_raw, list) or len(plays_raw) > n_cards:
+        raise ValueError(f"field 'plays' must be a list of at most {n_cards} cards")
     try:
         plays = [parse_card(c) for c in plays_raw]
     except ValueError as exc:
         raise ValueError(f"field 'plays': {exc}") from None
+    for card in plays:
+        if not (deck >> card) & 1:
+            raise ValueError(f"field 'plays': {format_card(card)} is not in the 24-card deck "
+                             f"(9 T J Q K A) of the {n_players}-player game")
 
     silent = record.get("belote_silent", [])
     if not isinstance(silent, list):
         raise ValueError("field 'belote_silent' must be a list of seats")
-    silent_seats = {_int_field(s, "belote_silent", 0, 3) for s in silent}
+    silent_seats = {_int_field(s, "belote_silent", 0, n_players - 1) for s in silent}
     return dict(rules=rules, dealer=dealer, hands=hands, strain=strain, taker=taker,
-                doubling=doubling, plays=plays, silent=silent_seats)
+                doubling=doubling, plays=plays, silent=silent_seats, table=table)
+
+
+def _parse_table(value: Any, rules: Rules, held: int) -> np.ndarray:
+    """The open-belot table piles as a (P, 4, 2) array of cards (-1 without a table)."""
+    table = np.full((rules.players, 4, 2), -1, dtype=np.int64)
+    if rules.variant != "open":
+        if value is not None:
+            raise ValueError("field 'table': only open belot (variant open) has table cards")
+        return table
+    shape_error = ("field 'table' must list each player's 4 table piles as [face-down, "
+                   "face-up] cards: [[[down, up], ...], [[down, up], ...]]")
+    if not isinstance(value, list) or len(value) != 2:
+        raise ValueError(shape_error)
+    seen = held
+    for player, piles in enumerate(value):
+        if not isinstance(piles, list) or len(piles) != 4:
+            raise ValueError(shape_error)
+        for pile, cards in enumerate(piles):
+            if not isinstance(cards, list) or len(cards) != 2:
+                raise ValueError(shape_error)
+            for k, text in enumerate(cards):
+                try:
+                    card = parse_card(text)
+                except (ValueError, TypeError) as exc:
+                    raise ValueError(f"field 'table' (player {player}, pile {pile}): {exc}") \
+                        from None
+                if (seen >> card) & 1:
+                    raise ValueError(f"field 'table': card {format_card(card)} is dealt twice")
+                seen |= 1 << card
+                table[player, pile, k] = card
+    return table
 
 
 def replay(record: dict[str, Any]) -> dict[str, Any]:
@@ -134,6 +213,8 @@ def replay(record: dict[str, Any]) -> dict[str, Any]:
     """
     rec = parse_record(record)
     rules: Rules = rec["rules"]
+    if rules.solo:
+        return _replay_solo(record, rec)
     rules_arr = rules.to_array()
     strain, dealer, taker, doubling = rec["strain"], rec["dealer"], rec["taker"], rec["doubling"]
     hands = np.array(rec["hands"], dtype=np.int64)
@@ -192,6 +273,74 @@ def replay(record: dict[str, Any]) -> dict[str, Any]:
     elif duty and rules.revoke_penalty:
         result.update(_revoke_scores(rules, strain, taker, doubling, leader, n_played,
                                      to_play, decl, out_belote, card0, card1))
+    return result
+
+
+def _replay_solo(record: dict[str, Any], rec: dict[str, Any]) -> dict[str, Any]:
+    """``replay`` for the games where every player is alone (2, 3 players, open belot):
+    the same fields, with one entry per player where the 4-player game has teams."""
+    rules: Rules = rec["rules"]
+    rules_arr = rules.to_array()
+    n = rules.players
+    strain, dealer, taker, doubling = rec["strain"], rec["dealer"], rec["taker"], rec["doubling"]
+    n_cards = rules.n_tricks * n
+    hands = np.array(rec["hands"], dtype=np.int64)
+    table = rec["table"]
+    plays = np.zeros(n_cards, dtype=np.int64)
+    plays[:len(rec["plays"])] = rec["plays"]
+    announce_mask = sum(1 << s for s in range(n) if s not in rec["silent"])
+    leader = (dealer + 1) % n
+    out_plays = np.zeros(n_cards, dtype=np.int64)
+    winners = np.zeros(rules.n_tricks, dtype=np.int64)
+    belote_suits = np.zeros(n, dtype=np.int64)
+    card, tricks, belote = (np.zeros(n, dtype=np.int64) for _ in range(3))
+    n_played, duty, next_legal = play_solo_deal(
+        hands, table, n, leader, strain, taker, rules_arr, announce_mask, plays,
+        len(rec["plays"]), np.full(n, POLICY_NONE, dtype=np.int64), np.zeros((n, 1)),
+        seed_state(0), out_plays, winners, belote_suits, card, tricks, belote)
+
+    result: dict[str, Any] = {}
+    if "id" in record:
+        result["id"] = record["id"]
+    trick_list = []
+    trick_leader = leader
+    for k in range(-(-n_played // n)):
+        cards = [int(c) for c in out_plays[n * k:min(n * k + n, n_played)]]
+        winner = int(winners[k]) if len(cards) == n else None
+        trick_list.append(dict(leader=trick_leader, cards=[format_card(c) for c in cards],
+                               winner=winner))
+        if winner is not None:
+            trick_leader = winner
+    over = n_played == n_cards and duty == 0
+    to_play = None if over else (trick_leader + n_played % n) % n
+    result.update(tricks=trick_list, to_play=to_play,
+                  legal=None if over else format_cards(int(next_legal)), illegal=None,
+                  card_points=None, declarations=None, raw=None, outcome=None, valat=None,
+                  mp=None, held_mp=None)
+    if duty:
+        result["illegal"] = dict(trick=n_played // n, seat=to_play,
+                                 card=format_card(rec["plays"][n_played]), rule=DUTY_NAMES[duty])
+    if not over:
+        return result
+    decl = np.zeros((n, 6), dtype=np.int64)
+    solo_declarations(hands, table, n, strain, rules_arr, decl)
+    decl_points = np.zeros(n, dtype=np.int64)
+    scored = player_declarations(decl, tricks, n, leader, rules_arr, decl_points)
+    raw, mp, held = (np.zeros(n, dtype=np.int64) for _ in range(3))
+    outcome, valat = score_players(card, decl_points, belote, tricks, n, strain, taker,
+                                   doubling, rules.n_tricks, leader, rules_arr, raw, mp, held)
+    entries: list[list[dict[str, Any]]] = []
+    for p in range(n):
+        mine: list[dict[str, Any]] = []
+        if (scored >> p) & 1:
+            mine += run_entries(p, int(decl[p, 1]))
+        if (scored >> (8 + p)) & 1:
+            mine += carre_entries(p, int(decl[p, 0]), strain)
+        mine += belote_entries(p, int(belote_suits[p]))
+        entries.append(sort_entries(mine))
+    result.update(card_points=card.tolist(), declarations=entries, raw=raw.tolist(),
+                  outcome=OUTCOME_NAMES[outcome], valat=None if valat < 0 else int(valat),
+                  mp=mp.tolist(), held_mp=held.tolist())
     return result
 
 

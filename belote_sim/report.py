@@ -81,7 +81,7 @@ def _figures(tables: dict[str, pd.DataFrame], fig_dir: Path) -> list[tuple[str, 
              "Match points of the taker's team per strain.")
         save(plots.mp_histograms(tables["points_histogram"], "taker_raw"),
              "raw_histograms.png", "Raw points of the taker's team per strain.")
-    for scope in ("hand8", "hand5", "team"):
+    for scope in sorted(set(tables["declarations"]["scope"]), reverse=True):
         save(plots.declaration_frequencies(tables["declarations"], scope),
              f"declarations_{scope}.png",
              f"Declarations held ({scope}): simulated frequency (bars, 95% intervals) "

@@ -81,20 +81,42 @@ def hand_events(hands: np.ndarray) -> dict[str, np.ndarray]:
     return out
 
 
+def game_of(source: Any) -> tuple[int, str]:
+    """``(players, variant)`` of a deals table (DataFrame, Parquet file or directory),
+    read from its columns: ``hand3`` means 4 players, ``hand2`` 3, else 2; a
+    ``table_up0`` column means open belot."""
+    if isinstance(source, pd.DataFrame):
+        names = set(source.columns)
+    else:
+        import pyarrow.parquet as pq
+
+        path = Path(source)
+        files = sorted(path.glob("*.parquet")) if path.is_dir() else [path]
+        if not files:
+            raise ValueError(f"{source}: no Parquet files")
+        try:
+            names = set(pq.read_schema(str(files[0])).names)
+        except (OSError, ValueError) as exc:
+            raise ValueError(f"{source}: cannot read the deals table: {exc}") from None
+    players = 4 if "hand3" in names else 3 if "hand2" in names else 2
+    return players, "open" if "table_up0" in names else "standard"
+
+
 def taker_features(df: pd.DataFrame) -> pd.DataFrame:
-    """Features of the taker's 8-card hand (played deals only, index kept).
+    """Features of the taker's hand (played deals only, index kept).
 
     Columns: ``trump_j``, ``trump_9``, ``trump_a`` (holds that trump: suit contracts),
     ``n_trumps`` (cards of the trump suit; 0 in NT/AT), ``n_aces``, ``n_tens``,
     ``n_jacks``, ``strength`` (plain card points of the hand), ``taker_position``
-    (0 = first to speak), ``partner_trumps``.
+    (0 = first to speak), ``partner_trumps`` (0 in the games without partners).
     """
+    players, _ = game_of(df)
     played = df[df["outcome"] != "thrown_in"]
     taker = played["taker"].astype(int).to_numpy()
-    hands = np.stack([played[f"hand{s}"].to_numpy(np.int64) for s in range(4)], axis=1)
+    hands = np.stack([played[f"hand{s}"].to_numpy(np.int64) for s in range(players)], axis=1)
     rows = np.arange(len(played))
     hand = hands[rows, taker]
-    partner = hands[rows, (taker + 2) % 4]
+    partner = hands[rows, (taker + 2) % 4] if players == 4 else np.zeros_like(hand)
     strain = played["strain"].cat.codes.to_numpy()
     b = suit_bytes(hand)
     pb = suit_bytes(partner)
@@ -115,18 +137,27 @@ def taker_features(df: pd.DataFrame) -> pd.DataFrame:
     for rank in range(8):
         strength += ((b >> rank) & 1).sum(axis=1) * _PLAIN_POINTS[rank]
     out["strength"] = strength
-    out["taker_position"] = (taker - played["dealer"].to_numpy(np.int64) - 1) % 4
+    out["taker_position"] = (taker - played["dealer"].to_numpy(np.int64) - 1) % players
     return out
 
 
 def taker_results(df: pd.DataFrame) -> pd.DataFrame:
     """Per played deal: ``made`` (bool), ``taker_raw``, ``taker_mp`` and ``defender_mp``
-    (MP added now, held points excluded)."""
+    (MP added now, held points excluded; the taker's team in the 4-player game, the
+    taker himself and all his opponents together where every player is alone)."""
+    players, _ = game_of(df)
     played = df[df["outcome"] != "thrown_in"]
-    team = played["taker"].astype(int).to_numpy() % 2
-    raw = np.where(team == 0, played["raw0"], played["raw1"])
-    mp = np.where(team == 0, played["mp0"], played["mp1"])
-    dmp = np.where(team == 0, played["mp1"], played["mp0"])
+    taker = played["taker"].astype(int).to_numpy()
+    if players == 4:
+        side, sides = taker % 2, 2  # the taker's team
+    else:
+        side, sides = taker, players  # every player is alone
+    rows = np.arange(len(played))
+    raws = np.stack([played[f"raw{p}"].to_numpy(np.int64) for p in range(sides)], axis=1)
+    mps = np.stack([played[f"mp{p}"].to_numpy(np.int64) for p in range(sides)], axis=1)
+    raw = raws[rows, side]
+    mp = mps[rows, side]
+    dmp = mps.sum(axis=1) - mp
     return pd.DataFrame({"made": (played["outcome"] == "made").to_numpy(),
                          "taker_raw": raw, "taker_mp": mp, "defender_mp": dmp},
                         index=played.index)
@@ -253,17 +284,46 @@ def point_distributions(df: pd.DataFrame) -> pd.DataFrame:
 
 # --- declaration frequencies ------------------------------------------------------------
 
+def declaration_scopes(players: int, variant: str) -> list[tuple[str, int]]:
+    """``(scope, deck size)`` of the declaration counts of a game: ``handK`` is a set of K
+    cards of one player -- 4 players: ``hand5`` (bidding), ``hand8`` and ``team``; 3
+    players: ``hand5``, ``hand8``; 2 players: ``hand6``, ``hand9`` (24-card deck); open
+    belot: ``hand8`` (the hand) and ``hand12`` (hand and face-up table cards)."""
+    if variant == "open":
+        return [("hand8", 32), ("hand12", 32)]
+    if players == 3:
+        return [("hand5", 24), ("hand8", 24)]
+    if players == 2:
+        return [("hand6", 24), ("hand9", 24)]
+    return [("hand5", 32), ("hand8", 32), ("team", 32)]
+
+
 def count_declarations(df: pd.DataFrame) -> pd.DataFrame:
-    """Additive counts of the ``belote_sim.exact`` events in the dealt hands: per 5-card
-    bidding hand (``hand5``), per 8-card hand (``hand8``) and per team (``team``)."""
+    """Additive counts of the ``belote_sim.exact`` events in the dealt hands, per scope of
+    ``declaration_scopes`` (4 players: per 5-card bidding hand, per 8-card hand and per
+    team); the ``deck`` column says which deck the exact values are for."""
+    players, variant = game_of(df)
     rows = []
+    if players != 4 or variant == "open":
+        for (scope, deck), cols in zip(declaration_scopes(players, variant), (
+                [f"{'hand' if variant == 'open' else 'bid'}{p}" for p in range(players)],
+                [f"hand{p}" for p in range(players)])):
+            if variant == "open" and scope == "hand12":
+                hands = np.concatenate([df[f"hand{p}"].to_numpy(np.int64)
+                                        | df[f"table_up{p}"].to_numpy(np.int64)
+                                        for p in range(players)])
+            else:
+                hands = np.concatenate([df[c].to_numpy(np.int64) for c in cols])
+            for event, hits in hand_events(hands).items():
+                rows.append((scope, event, int(hits.sum()), len(hands), deck))
+        return pd.DataFrame(rows, columns=["scope", "event", "hits", "n", "deck"])
     full = ~df["outcome"].eq("thrown_in") | df["turned"].isna()  # french thrown-in: 5 cards
     for scope, cols, mask in (("hand5", [f"bid{s}" for s in range(4)], None),
                               ("hand8", [f"hand{s}" for s in range(4)], full)):
         part = df if mask is None else df[mask]
         hands = np.concatenate([part[c].to_numpy(np.int64) for c in cols])
         for event, hits in hand_events(hands).items():
-            rows.append((scope, event, int(hits.sum()), len(hands)))
+            rows.append((scope, event, int(hits.sum()), len(hands), 32))
     part = df[full]
     for team in (0, 1):
         a = hand_events(part[f"hand{team}"].to_numpy(np.int64))
@@ -277,21 +337,21 @@ def count_declarations(df: pd.DataFrame) -> pd.DataFrame:
                 for longer in range(length, 6):
                     hits_a |= a[f"run{longer}"]
                     hits_b |= b[f"run{longer}"]
-                rows.append(("team", key, int((hits_a | hits_b).sum()), len(part)))
+                rows.append(("team", key, int((hits_a | hits_b).sum()), len(part), 32))
             else:
-                rows.append(("team", event, int((a[event] | b[event]).sum()), len(part)))
-    return pd.DataFrame(rows, columns=["scope", "event", "hits", "n"])
+                rows.append(("team", event, int((a[event] | b[event]).sum()), len(part), 32))
+    return pd.DataFrame(rows, columns=["scope", "event", "hits", "n", "deck"])
 
 
 def finish_declarations(counts: pd.DataFrame) -> pd.DataFrame:
     """Observed rates beside the exact probabilities, with standard errors and z."""
-    total = counts.groupby(["scope", "event"], sort=False).sum().reset_index()
-    exact5, exact8, team = closed_form(5), closed_form(8), team_probabilities()
+    total = counts.groupby(["scope", "event", "deck"], sort=False).sum().reset_index()
     exact = []
-    for scope, event in zip(total["scope"], total["event"]):
-        table = {"hand5": exact5, "hand8": exact8}.get(scope)
-        exact.append(float(table[event]) if table is not None else
-                     float(team[f"team_{event}"]))
+    for scope, event, deck in zip(total["scope"], total["event"], total["deck"]):
+        if scope == "team":
+            exact.append(float(team_probabilities()[f"team_{event}"]))
+        else:
+            exact.append(float(closed_form(int(scope[4:]), deck=int(deck))[event]))
     total["exact"] = exact
     total = _rate_columns(total, "hits")
     total["stderr"] = np.sqrt(total["exact"] * (1 - total["exact"]) / total["n"])
@@ -314,6 +374,16 @@ REPORT_COLUMNS = (["dealer", "strain", "taker", "doubling", "outcome", "raw0", "
                   + [f"bid{s}" for s in range(4)])
 
 
+def report_columns(players: int = 4, variant: str = "standard") -> list[str]:
+    """The columns the report reads, for a game of ``players`` players."""
+    if players == 4 and variant != "open":
+        return list(REPORT_COLUMNS)
+    per = range(players)
+    return (["dealer", "strain", "taker", "doubling", "outcome", "valat"]
+            + [f"{c}{p}" for c in ("raw", "mp", "hand", "bid") for p in per]
+            + ([f"table_up{p}" for p in per] if variant == "open" else []))
+
+
 def iter_batches(source: Any, batch_rows: int = 1 << 20) -> Iterator[pd.DataFrame]:
     """DataFrames of at most ``batch_rows`` rows from a DataFrame, a Parquet file or a
     directory of Parquet parts (read by record batches, columns of the report only)."""
@@ -331,7 +401,8 @@ def iter_batches(source: Any, batch_rows: int = 1 << 20) -> Iterator[pd.DataFram
         raise ValueError(f"{source}: no Parquet files")
     try:
         dataset = ds.dataset([str(f) for f in files], format="parquet")
-        for batch in dataset.to_batches(columns=REPORT_COLUMNS, batch_size=batch_rows):
+        columns = report_columns(*game_of(source))
+        for batch in dataset.to_batches(columns=columns, batch_size=batch_rows):
             frame = batch.to_pandas()
             frame["strain"] = frame["strain"].astype(STRAIN_DTYPE)
             frame["outcome"] = frame["outcome"].astype(OUTCOME_DTYPE)

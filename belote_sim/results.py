@@ -29,6 +29,18 @@ tricks0/1          int8      tricks won per team
 valat              Int8      team that won every trick, null if none
 plays              string    (with a trick log) the 32 cards in playing order
 =================  ========  ====================================================
+
+The games where every player is alone (``players`` 2 or 3, ``variant`` open; RULES.md
+section 11) have one column per *player* wherever the 4-player table has one per team
+or seat: ``hand0..hand{P-1}`` (3 players: 8 cards of the 24-card deck; 2 players: 9
+cards; open belot: the 8 hand cards), ``bid0..`` (the cards each player saw of his
+own while bidding; open belot: 5 hand cards and his 4 face-up table cards),
+``card_points0..``, ``decl0..``, ``belote0..``, ``raw0..``, ``mp0..``, ``held_mp0..``
+and ``tricks0..``; ``taker`` and ``valat`` are players.  Open belot adds
+``table_up0/1`` and ``table_down0/1`` (uint32 masks of each player's face-up and
+face-down table cards as dealt) and ``table0/1`` (int64, the four piles: pile k's
+face-down card in bits 12k..12k+5 and its face-up card in bits 12k+6..12k+11; see
+``table_piles``).  There is no ``turned`` column.
 """
 
 from __future__ import annotations
@@ -58,6 +70,23 @@ DEAL_COLUMNS = (
        "held_mp0", "held_mp1", "tricks0", "tricks1", "valat"])
 
 
+PER_PLAYER = ("card_points", "decl", "belote", "raw", "mp", "held_mp", "tricks")
+
+
+def deal_columns(players: int = 4, variant: str = "standard") -> list[str]:
+    """Column names of the deals table of a game with ``players`` players."""
+    if players == 4 and variant != "open":
+        return list(DEAL_COLUMNS)
+    cols = (["deal_id", "seed", "dealer"] + [f"hand{p}" for p in range(players)]
+            + [f"bid{p}" for p in range(players)])
+    if variant == "open":
+        cols += ["table_up0", "table_up1", "table_down0", "table_down1", "table0", "table1"]
+    cols += ["auction", "strain", "taker", "doubling", "outcome"]
+    for name in PER_PLAYER:
+        cols += [f"{name}{p}" for p in range(players)]
+    return cols + ["valat"]
+
+
 def _nullable(values: np.ndarray, dtype: str = "Int8") -> pd.arrays.IntegerArray:
     """Nullable integers: negative kernel values (-1 = none) become null."""
     mask = values < 0
@@ -70,6 +99,8 @@ def deals_frame(raw: dict[str, np.ndarray] | None) -> pd.DataFrame:
         raw = {"deal_id": np.zeros(0, np.int64), "seed": np.zeros(0, np.uint64),
                "out": np.zeros((0, K.NUM_COLS), np.int64),
                "calls": np.zeros((0, MAX_CALLS), np.uint8), "plays": None}
+    if raw.get("rules") is not None and raw["rules"].solo:
+        return _solo_deals_frame(raw)
     out = raw["out"]
     cols: dict[str, Any] = {
         "deal_id": raw["deal_id"].astype(np.int64),
@@ -104,6 +135,60 @@ def deals_frame(raw: dict[str, np.ndarray] | None) -> pd.DataFrame:
         joined[out[:, K.COL_STRAIN] < 0] = None
         df["plays"] = pd.array(joined, dtype="string")
     return df
+
+
+def _auction(calls: np.ndarray) -> pd.arrays.ArrowStringArray:
+    calls = np.ascontiguousarray(calls)
+    auction = pa.array(calls.view(f"S{MAX_CALLS}").ravel()).cast(pa.string())
+    return pd.array(auction, dtype=pd.StringDtype("pyarrow"))
+
+
+def _solo_deals_frame(raw: dict[str, Any]) -> pd.DataFrame:
+    """Deals table of a game where every player is alone (see the module docstring)."""
+    rules = raw["rules"]
+    n = rules.players
+    out = raw["out"]
+    cols: dict[str, Any] = {
+        "deal_id": raw["deal_id"].astype(np.int64),
+        "seed": raw["seed"].astype(np.uint64),
+        "dealer": out[:, K.S_DEALER].astype(np.int8),
+    }
+    for p in range(n):
+        cols[f"hand{p}"] = out[:, K.S_HAND + p].astype(np.uint32)
+    for p in range(n):
+        cols[f"bid{p}"] = out[:, K.S_BID + p].astype(np.uint32)
+    if rules.variant == "open":
+        for name, col in (("table_up", K.S_UP0), ("table_down", K.S_DOWN0)):
+            for p in range(2):
+                cols[f"{name}{p}"] = out[:, col + p].astype(np.uint32)
+        for p in range(2):
+            cols[f"table{p}"] = out[:, K.S_TABLE0 + p].astype(np.int64)
+    cols["auction"] = _auction(raw["calls"])
+    cols["strain"] = pd.Categorical.from_codes(out[:, K.S_STRAIN], dtype=STRAIN_DTYPE)
+    cols["taker"] = _nullable(out[:, K.S_TAKER])
+    cols["doubling"] = out[:, K.S_DOUBLING].astype(np.int8)
+    cols["outcome"] = pd.Categorical.from_codes(out[:, K.S_OUTCOME], dtype=OUTCOME_DTYPE)
+    bases = dict(card_points=K.S_CARD, decl=K.S_DECL, belote=K.S_BELOTE, raw=K.S_RAW,
+                 mp=K.S_MP, held_mp=K.S_HELD, tricks=K.S_TRICKS)
+    for name in PER_PLAYER:
+        dtype = np.int8 if name == "tricks" else np.int16
+        for p in range(n):
+            cols[f"{name}{p}"] = out[:, bases[name] + p].astype(dtype)
+    cols["valat"] = _nullable(out[:, K.S_VALAT])
+    df = pd.DataFrame(cols)
+    if raw.get("plays") is not None:
+        n_cards = rules.n_tricks * n
+        names = CARD_NAMES[raw["plays"][:, :n_cards]]
+        joined = np.array([" ".join(row) for row in names], dtype=object)
+        joined[out[:, K.S_STRAIN] < 0] = None
+        df["plays"] = pd.array(joined, dtype="string")
+    return df
+
+
+def table_piles(packed: int) -> list[list[int]]:
+    """The four ``[face-down, face-up]`` card pairs of a ``table0``/``table1`` value."""
+    packed = int(packed)
+    return [[(packed >> (12 * k)) & 63, (packed >> (12 * k + 6)) & 63] for k in range(4)]
 
 
 def games_frame(seeds: np.ndarray, out: np.ndarray) -> pd.DataFrame:
@@ -164,7 +249,14 @@ def read_deals(path: str, columns: list[str] | None = None) -> pd.DataFrame:
         if PROVENANCE_KEY not in meta:
             raise ValueError("no belote-sim provenance in its metadata")
         provenance = json.loads(meta[PROVENANCE_KEY])
-        missing = [c for c in DEAL_COLUMNS if c not in pf.schema_arrow.names]
+        if not isinstance(provenance, dict):
+            raise ValueError("its belote-sim provenance is not a JSON object")
+        options = provenance.get("options") or {}
+        players, variant = options.get("players", 4), options.get("variant", "standard")
+        if players not in (2, 3, 4) or variant not in ("standard", "open"):
+            raise ValueError(f"its provenance names an unknown game (players={players!r}, "
+                             f"variant={variant!r})")
+        missing = [c for c in deal_columns(players, variant) if c not in pf.schema_arrow.names]
         if missing:
             raise ValueError(f"missing column(s) {', '.join(missing)}")
         df = pf.read(columns=columns).to_pandas()

@@ -22,6 +22,7 @@ _CHOICES = {
     "scoring": ("mp", "french"),
     "dealing": ("shuffle", "cut"),
     "bidding": ("auction", "two_round", "take_or_pass"),
+    "variant": ("standard", "open"),
 }
 
 
@@ -39,7 +40,12 @@ class Rules:
     ``at_double_ends_auction``, ``dealer_must_take`` [4.1], ``french_allow_nt_at``
     [4.2], ``doubling`` (take-or-pass doubling) [4.3], ``dealing`` (``shuffle`` |
     ``cut``) [3], ``revoke_penalty`` [12], ``game_target`` (MP, or French points)
-    [9] and ``players`` [11].
+    [9], ``players`` (2, 3 or 4) and ``variant`` (``standard`` | ``open``: open
+    belot, 2 players) [11].
+
+    The games where every player is alone (``players`` 2 or 3, open belot) bid
+    take-or-pass without doubling unless ``bidding``/``doubling`` are given, score MP
+    and have no ``revoke_penalty``.
     """
 
     name: str = "common"
@@ -65,6 +71,7 @@ class Rules:
     players: int = 4
     bidding: str = "auction"
     doubling: bool = True
+    variant: str = "standard"
     _array: np.ndarray = field(default=None, init=False, repr=False, compare=False)  # type: ignore
 
     def __post_init__(self) -> None:
@@ -82,6 +89,7 @@ class Rules:
         if unknown:
             raise ValueError(f"unknown rule option(s) {', '.join(map(repr, unknown))}; "
                              f"known options: {', '.join(OPTION_NAMES)}")
+        base.update(_solo_defaults(options))
         base.update(options)
         return cls(name=name, **base)
 
@@ -90,7 +98,7 @@ class Rules:
                   options: Mapping[str, Any] | None = None) -> "Rules":
         """Rules from a preset name (or Rules) and a mapping of option overrides."""
         if isinstance(ruleset, Rules):
-            return dataclasses.replace(ruleset, **dict(options or {})) if options else ruleset
+            return ruleset.replace(**dict(options)) if options else ruleset
         if options is not None and not isinstance(options, Mapping):
             raise ValueError(f"options must be an object of option: value, got {options!r}")
         return cls.preset(ruleset if ruleset is not None else "common", **dict(options or {}))
@@ -100,7 +108,9 @@ class Rules:
         unknown = sorted(set(options) - set(OPTION_NAMES))
         if unknown:
             raise ValueError(f"unknown rule option(s) {', '.join(map(repr, unknown))}")
-        return dataclasses.replace(self, **options)
+        changes = _solo_defaults(options) if self.players == 4 else {}
+        changes.update(options)
+        return dataclasses.replace(self, **changes)
 
     def options(self) -> dict[str, Any]:
         """Every option as a plain dict (JSON-ready)."""
@@ -121,9 +131,26 @@ class Rules:
             elif f.name in _CHOICES and value not in _CHOICES[f.name]:
                 raise ValueError(f"option {f.name} must be one of "
                                  f"{', '.join(_CHOICES[f.name])}, got {value!r}")
-        if self.players != 4:
-            raise ValueError(f"players={self.players}: only the 4-player game is implemented "
-                             "so far (2- and 3-player variants: RULES.md section 11)")
+        if self.players not in (2, 3, 4):
+            raise ValueError(f"players must be 2, 3 or 4, got {self.players!r}")
+        if self.variant == "open" and self.players != 2:
+            raise ValueError(f"open belot is a 2-player game (variant=open needs players=2, "
+                             f"got {self.players})")
+        if self.solo:
+            what = ("open belot" if self.variant == "open"
+                    else f"the {self.players}-player game")
+            if self.bidding != "take_or_pass":
+                raise ValueError(f"{what} bids take-or-pass (RULES.md 4.3), not {self.bidding}")
+            if self.scoring != "mp":
+                raise ValueError(f"{what} scores match points; scoring={self.scoring} is for "
+                                 "the 4-player french game")
+            for opt in ("revoke_penalty", "third_double", "at_double_ends_auction",
+                        "dealer_must_take"):
+                if getattr(self, opt):
+                    raise ValueError(f"option {opt} is not defined for {what}")
+        elif self.bidding == "take_or_pass":
+            raise ValueError("take-or-pass bidding is for the 2- and 3-player games and open "
+                             "belot (players=2/3 or variant=open)")
         if self.scoring == "french":
             for opt in ("kirtik", "third_double"):
                 if getattr(self, opt):
@@ -165,6 +192,7 @@ class Rules:
         arr[T.R_PLAYERS] = self.players
         arr[T.R_BIDDING] = _CHOICES["bidding"].index(self.bidding)
         arr[T.R_DOUBLING] = self.doubling
+        arr[T.R_VARIANT] = _CHOICES["variant"].index(self.variant)
         arr.setflags(write=False)
         return arr
 
@@ -174,10 +202,35 @@ class Rules:
 
     # -- questions the API asks --------------------------------------------------
     @property
+    def solo(self) -> bool:
+        """Whether every player plays alone (2 or 3 players, open belot; section 11)."""
+        return self.players != 4 or self.variant == "open"
+
+    @property
+    def deck_size(self) -> int:
+        """Cards in the deck: 24 for the 2- and 3-player games, else 32."""
+        return 24 if self.players != 4 and self.variant != "open" else 32
+
+    @property
+    def hand_size(self) -> int:
+        """Cards dealt to each hand: 8, or 9 in the 2-player game (open belot: 8 in
+        hand plus 8 on the table)."""
+        return 9 if self.players == 2 and self.variant != "open" else 8
+
+    @property
+    def n_tricks(self) -> int:
+        """Tricks in a deal: 8, 9 (2 players) or 16 (open belot)."""
+        if self.variant == "open":
+            return 16
+        return self.hand_size
+
+    @property
     def max_doubling(self) -> int:
         """Highest doubling level a contract may have (0 without doubling)."""
         if self.scoring == "french" or self.bidding == "two_round":
             return 0
+        if self.bidding == "take_or_pass":
+            return 2 if self.doubling else 0
         return 3 if self.third_double else 2
 
     def strain_allowed(self, strain: int) -> bool:
@@ -185,6 +238,17 @@ class Rules:
         if self.bidding == "two_round" and strain >= T.STRAIN_NT:
             return self.french_allow_nt_at
         return True
+
+
+def _solo_defaults(options: Mapping[str, Any]) -> dict[str, Any]:
+    """Defaults that follow from choosing a game where every player is alone: take-or-pass
+    bidding without doubling (RULES.md 4.3) unless the options say otherwise."""
+    if options.get("players", 4) != 4 or options.get("variant") == "open":
+        out: dict[str, Any] = {"bidding": "take_or_pass", "doubling": False}
+        if options.get("variant") == "open" and "players" not in options:
+            out["players"] = 2
+        return out
+    return {}
 
 
 OPTION_NAMES = tuple(f.name for f in dataclasses.fields(Rules)

@@ -25,7 +25,8 @@ from belote_sim import __version__
 from belote_sim.cards import parse_cards, parse_hand, format_cards
 from belote_sim.kernels import dealing as D
 from belote_sim.kernels.bidding import MAX_CALLS
-from belote_sim.kernels.simulate import G_DEALS, NUM_COLS, simulate_deals
+from belote_sim.kernels.simulate import G_DEALS, NUM_COLS, NUM_SOLO_COLS, simulate_deals, \
+    simulate_solo_deals
 from belote_sim.kernels.simulate import simulate_games as _games_kernel
 from belote_sim.kernels.tables import SUIT_CHARS
 from belote_sim.policies import BID_POLICIES, PLAY_POLICIES, PolicySpec, per_seat, search_bits, \
@@ -53,14 +54,16 @@ class Study:
     belote_silent: tuple[int, ...] = ()
 
     def __post_init__(self) -> None:
-        if not set(self.belote_silent) <= {0, 1, 2, 3}:
-            raise ValueError(f"belote_silent: seats must be 0..3, got {self.belote_silent!r}")
+        n = self.rules.players
+        if not set(self.belote_silent) <= set(range(n)):
+            raise ValueError(f"belote_silent: seats must be 0..{n - 1}, got {self.belote_silent!r}")
         self.belote_silent = tuple(sorted(set(self.belote_silent)))
-        self.announce_mask = 15 & ~sum(1 << s for s in self.belote_silent)
+        self.announce_mask = (1 << n) - 1 & ~sum(1 << s for s in self.belote_silent)
         if not isinstance(self.seed, (int, np.integer)) or self.seed < 0:
             raise ValueError(f"seed must be a non-negative integer, got {self.seed!r}")
-        if self.dealer is not None and self.dealer not in (0, 1, 2, 3):
-            raise ValueError(f"dealer must be a seat 0..3 or None (rotate), got {self.dealer!r}")
+        if self.dealer is not None and self.dealer not in range(n):
+            raise ValueError(f"dealer must be a seat 0..{n - 1} or None (rotate), "
+                             f"got {self.dealer!r}")
         if self.chunk_size < 1:
             raise ValueError("chunk_size must be positive")
         bid_names = {s.name for s in self.bidding}
@@ -73,11 +76,18 @@ class Study:
                              "(or 'fixed') bidding policy")
         if not two_round and "take" in bid_names:
             raise ValueError("the 'take' bidding policy is for the french two-round bidding")
-        if self.rules.bidding == "take_or_pass":
-            raise ValueError("take-or-pass bidding (2- and 3-player games) is not simulated yet")
+        if self.rules.solo:
+            play_names = {s.name for s in self.play}
+            if play_names - {"random", "greedy"}:
+                raise ValueError(f"the games where every player is alone are played by the "
+                                 f"random and greedy policies, not {', '.join(sorted(play_names))}")
+            if bid_names - {"threshold", "fixed"}:
+                raise ValueError("take-or-pass bidding uses the 'threshold' (or 'fixed') policy")
+            if self.predeal or self.constraints:
+                raise ValueError("predeal and constraints are for the 4-player game")
         if "fixed" in bid_names:
             seat, strain, doubling = self.bidding[0].params[:3]
-            if seat not in (0, 1, 2, 3) or strain not in range(6) or not self.rules.strain_allowed(int(strain)):
+            if seat not in range(n) or strain not in range(6) or not self.rules.strain_allowed(int(strain)):
                 raise ValueError(f"fixed bidding: bad seat/strain {self.bidding[0]}")
             if doubling not in range(self.rules.max_doubling + 1):
                 raise ValueError(f"fixed bidding: doubling must be 0..{self.rules.max_doubling}")
@@ -97,7 +107,8 @@ class Study:
         return {
             "belote_sim": __version__, "mode": mode, "n": int(n_deals),
             "ruleset": self.rules.name, "options": self.rules.options(),
-            "bidding": [str(s) for s in self.bidding], "play": [str(s) for s in self.play],
+            "bidding": [str(s) for s in self.bidding[:self.rules.players]],
+            "play": [str(s) for s in self.play[:self.rules.players]],
             "seed": int(self.seed), "dealer": self.dealer, "chunk_size": self.chunk_size,
             "predeal": {str(k): v for k, v in self.predeal.items()},
             "constraints": {str(k): v for k, v in self.constraints.items()},
@@ -112,7 +123,7 @@ class Study:
     def dealers(self, first_deal: int, length: int) -> np.ndarray:
         if self.dealer is not None:
             return np.full(length, self.dealer, dtype=np.int64)
-        return (np.arange(first_deal, first_deal + length, dtype=np.int64)) % 4
+        return (np.arange(first_deal, first_deal + length, dtype=np.int64)) % self.rules.players
 
     def run_chunk(self, chunk: int, length: int, keep_plays: bool = False,
                   rows: np.ndarray | None = None) -> dict[str, np.ndarray]:
@@ -124,11 +135,18 @@ class Study:
         if rows is not None:
             seeds, dealers, ids = seeds[rows], dealers[rows], ids[rows]
         n = len(seeds)
-        out = np.zeros((n, NUM_COLS), dtype=np.int64)
         calls = np.zeros((n, MAX_CALLS), dtype=np.uint8)
         plays = np.zeros((n if keep_plays else 1, 32), dtype=np.int64)
         bid_ids, bid_params = self.bid_arrays
         play_ids, play_params = self.play_arrays
+        if self.rules.solo:
+            out = np.zeros((n, NUM_SOLO_COLS), dtype=np.int64)
+            simulate_solo_deals(seeds.view(np.int64), dealers, self.rules.to_array(), bid_ids,
+                                bid_params, play_ids, play_params, self.announce_mask, out,
+                                calls, plays, keep_plays)
+            return {"deal_id": ids, "seed": seeds, "out": out, "calls": calls,
+                    "plays": plays if keep_plays else None, "rules": self.rules}
+        out = np.zeros((n, NUM_COLS), dtype=np.int64)
         simulate_deals(seeds.view(np.int64), dealers, self.rules.to_array(), bid_ids, bid_params,
                        play_ids, play_params, self.announce_mask, self.predeal_array,
                        self.constraint_array,
@@ -176,8 +194,9 @@ def make_study(rules: Rules | str = "common", bidding: Any = None, play: Any = "
         seat = _seat(seat, "predeal")
         predeal_lists[seat] = [format_cards([c])[0] for c in parse_cards(cards)]
     cons = {_seat(seat, "constraints"): dict(c) for seat, c in (constraints or {}).items()}
-    return Study(rules=rules, bidding=per_seat(bidding, BID_POLICIES, "bidding"),
-                 play=per_seat(play, PLAY_POLICIES, "play"), seed=seed, dealer=dealer,
+    return Study(rules=rules, bidding=per_seat(bidding, BID_POLICIES, "bidding", rules.players),
+                 play=per_seat(play, PLAY_POLICIES, "play", rules.players), seed=seed,
+                 dealer=dealer,
                  predeal=predeal_lists, constraints=cons, chunk_size=chunk_size,
                  belote_silent=tuple(belote_silent))
 
@@ -393,6 +412,9 @@ def simulate_games(n_games: int, rules: Rules | str = "common", bidding: Any = N
     declaration frequencies of the shuffled and the cut deck.
     """
     study = make_study(rules, bidding, play, seed, options=options)
+    if study.rules.solo:
+        raise ValueError("game mode is for the 4-player game; simulate deals of the "
+                         f"{study.rules.players}-player games with simulate()")
     if isinstance(n_games, bool) or not isinstance(n_games, (int, np.integer)) or n_games < 0:
         raise ValueError(f"n_games must be a non-negative integer, got {n_games!r}")
     if not 1 <= max_deals <= 100_000:

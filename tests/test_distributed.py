@@ -12,6 +12,7 @@ import subprocess
 import sys
 from pathlib import Path
 
+import numpy as np
 import pandas as pd
 import pytest
 
@@ -299,3 +300,20 @@ def test_cli_workers_and_reports_on_the_dataset(tmp_path, reference):
     for name in in_memory:
         pd.testing.assert_frame_equal(on_disk[name].reset_index(drop=True),
                                       in_memory[name].reset_index(drop=True), check_dtype=False)
+
+
+def test_three_player_study_on_the_cluster(tmp_path, cluster):
+    """The games where every player is alone run on a cluster too: same deals, and the
+    streamed MP sums count the taker alone against both opponents."""
+    study = make_study("bulgarian", options=dict(players=3), seed=2, chunk_size=CHUNK)
+    out = tmp_path / "three"
+    summary = bd.run_study(study, 4000, out, scheduler=cluster.scheduler_address)
+    local = simulate(4000, "bulgarian", options=dict(players=3), seed=2, chunk_size=CHUNK)
+    expected = bd.frame_aggregates(local)
+    for key in ("contracts", "made", "thrown_in", "mp"):
+        assert summary[key] == expected[key], key
+    taker = local["taker"].fillna(0).astype(int).to_numpy()
+    mps = local[["mp0", "mp1", "mp2"]].to_numpy()
+    played = local["outcome"] != "thrown_in"
+    s_mask = (local["strain"] == "S") & played
+    assert expected["mp"]["S"]["taker"] == mps[np.arange(len(local)), taker][s_mask].sum()

@@ -78,7 +78,8 @@ def test_unknown_option_and_ruleset():
     (dict(undertrump="yes"), "undertrump must be true or false"),
     (dict(capot_points="250"), "capot_points must be an integer"),
     (dict(capot_points=100), "below the 162"),
-    (dict(players=3), "only the 4-player game"),
+    (dict(players=3), "3-player game scores match points"),
+    (dict(players=6), "players must be 2, 3 or 4"),
 ])
 def test_impossible_combinations_french(options, message):
     with pytest.raises(ValueError, match=message):

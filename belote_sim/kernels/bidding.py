@@ -22,6 +22,11 @@ takes the turned card when its score in the turned suit (turned card included)
 reaches ``round1``; in round two it names the other suit with the best margin over
 ``round2`` (and NT / AT over their thresholds when ``french_allow_nt_at``).
 
+Take-or-pass (section 4.3, the games where every player is alone) uses the
+``threshold`` parameters ``[suit, nt, at, ...]`` without doubling: on its turn a
+player bids the strain above the current one whose score exceeds its threshold by
+most, or passes.
+
 ``fixed`` (parameters ``[seat, strain, doubling]``): no auction; the seat takes the
 strain (0..5 = C D H S NT AT) at that doubling level.
 
@@ -211,3 +216,45 @@ def french_take(bid_cards, turned, dealer, rules, bid_params, out_calls):
         out_calls[n_calls] = CALL_PASS
         n_calls += 1
     return -1, -1, n_calls
+
+
+@kernel
+def take_or_pass(bid_cards, dealer, n_players, bid_params, out_calls):
+    """Take-or-pass bidding (section 4.3) with the ``threshold`` policy for every player.
+
+    From dealer + 1 each player passes or names a strain higher than the current one;
+    the bidding ends when every other player has passed after a bid, or when all pass
+    (thrown in).  ``bid_cards``: (P,) masks of the cards each player sees.  Writes
+    the calls to ``out_calls`` and returns ``(strain, taker, n_calls)``, strain -1 when
+    the deal is thrown in.
+    """
+    current = -1
+    bidder = -1
+    passes = 0
+    n_calls = 0
+    seat = (dealer + 1) % n_players
+    while n_calls < MAX_CALLS:
+        params = bid_params[seat]
+        bid = -1
+        if seat != bidder:
+            best_margin = 0.0
+            for strain in range(current + 1, 6):
+                margin = strain_score(bid_cards[seat], strain) - _threshold(params, strain)
+                if margin >= 0 and (bid < 0 or margin > best_margin):
+                    bid = strain
+                    best_margin = margin
+        if bid >= 0:
+            out_calls[n_calls] = STRAIN_CALLS[bid]
+            current = bid
+            bidder = seat
+            passes = 0
+        else:
+            out_calls[n_calls] = CALL_PASS
+            passes += 1
+        n_calls += 1
+        if (current < 0 and passes == n_players) or (current >= 0 and passes == n_players - 1):
+            break
+        seat = (seat + 1) % n_players
+    if current < 0:
+        return -1, -1, n_calls
+    return current, bidder, n_calls

@@ -3,7 +3,9 @@
 The state of a trick in progress is four scalars: ``led_suit``, ``n_played``, the
 ``win_card`` that would win if the trick ended now and ``win_pos``, its position
 (0 = leader) in the trick.  The player to move is at position ``n_played``; his
-partner is at ``n_played - 2``.
+partner is at ``n_played - 2``.  In the 2- and 3-player games (RULES.md section 11)
+every player is alone: callers pass ``win_pos = NO_PARTNER``, so the "partner is
+winning" exemptions never apply -- ``win_pos`` serves no other purpose here.
 """
 
 import numpy as np
@@ -22,6 +24,9 @@ from belote_sim.kernels.tables import (
 DUTY_NONE, DUTY_NOT_IN_HAND, DUTY_FOLLOW_SUIT, DUTY_RAISE, DUTY_TRUMP, DUTY_OVERTRUMP, \
     DUTY_UNDERTRUMP = range(7)
 DUTY_NAMES = ("", "not_in_hand", "follow_suit", "raise", "trump", "overtrump", "undertrump")
+
+#: ``win_pos`` for games without partners: never the partner's position (n_played - 2).
+NO_PARTNER = -1
 
 
 @kernel

@@ -100,12 +100,62 @@ def french_hands(deck, dealer, taker, out_hands):
 
 @kernel
 def shuffle_deck(state, deck):
-    """Fisher-Yates shuffle of a deck in place."""
-    for i in range(NUM_CARDS - 1, 0, -1):
+    """Fisher-Yates shuffle of a deck (32 or 24 cards) in place."""
+    for i in range(deck.shape[0] - 1, 0, -1):
         j = random_below(state, i + 1)
         tmp = deck[i]
         deck[i] = deck[j]
         deck[j] = tmp
+
+
+@kernel
+def solo_hands_from_deck(deck, dealer, n_players, open_table, out_hands, out_bid, out_table):
+    """Hands of the games where every player is alone (RULES.md section 11).
+
+    Packets go in seat order from dealer + 1 (the r-th seat from there):
+    3 players (24 cards): 3 each (deck positions 3r..), 2 each (9+2r..), after the
+    bidding 3 each (15+3r..).  2 players (24 cards): 3 each (3r..), 3 each (6+3r..),
+    after the bidding 3 each (12+3r..); positions 18..23 stay unseen.  Open belot (32
+    cards): 3 each (3r..), 2 each (6+2r..), the table one card at a time -- pile k's
+    face-down card at 10+2k+r, its face-up card at 18+2k+r -- and after the bidding 3
+    each (26+3r..).  Fills ``out_hands`` (P,) with the final hands, ``out_bid`` (P,)
+    with the cards each player sees of his own during the bidding (open belot: his
+    five hand cards and four face-up table cards) and, for open belot,
+    ``out_table`` (2, 4, 2) with ``[player, pile, 0 face-down / 1 face-up]`` cards.
+    """
+    for r in range(n_players):
+        seat = (dealer + 1 + r) % n_players
+        bid = 0
+        hand = 0
+        if open_table:
+            for k in range(3):
+                bid |= 1 << deck[3 * r + k]
+            for k in range(2):
+                bid |= 1 << deck[6 + 2 * r + k]
+            hand = bid
+            for k in range(3):
+                hand |= 1 << deck[26 + 3 * r + k]
+            for pile in range(4):
+                out_table[seat, pile, 0] = deck[10 + 2 * pile + r]
+                out_table[seat, pile, 1] = deck[18 + 2 * pile + r]
+                bid |= 1 << deck[18 + 2 * pile + r]
+        elif n_players == 3:
+            for k in range(3):
+                bid |= 1 << deck[3 * r + k]
+            for k in range(2):
+                bid |= 1 << deck[9 + 2 * r + k]
+            hand = bid
+            for k in range(3):
+                hand |= 1 << deck[15 + 3 * r + k]
+        else:
+            for k in range(3):
+                bid |= 1 << deck[3 * r + k]
+                bid |= 1 << deck[6 + 3 * r + k]
+            hand = bid
+            for k in range(3):
+                hand |= 1 << deck[12 + 3 * r + k]
+        out_hands[seat] = hand
+        out_bid[seat] = bid
 
 
 @kernel

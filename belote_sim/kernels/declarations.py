@@ -189,6 +189,57 @@ def team_declarations(run_points, carre_points, best_run_keys, best_keys, tricks
 
 
 @kernel
+def player_declarations(decl, tricks, n_players, first_seat, rules, out_points):
+    """Which player scores which declarations when every player is alone (section 11).
+
+    Each player is his own team of section 6.3: ``best_run`` -- the one player whose
+    best run is strictly better than every other's scores all his runs (a tie at the
+    top cancels every run), carrés are scored by their holder; ``best_declaration``
+    -- the player with the single highest declaration (ties: first in playing order
+    from ``first_seat``) scores all his runs and carrés.  ``declarations_need_trick``
+    then takes them from a player without a trick.  ``decl``: (P, 6) rows of
+    ``hand_declarations``; ``tricks``: (P,) tricks won.  Writes each player's scored
+    declaration points (runs + carrés) to ``out_points`` and returns ``scored``: bit
+    ``p`` if player p scores his runs, bit ``8 + p`` if he scores his carrés.
+    """
+    scored = 0
+    if rules[R_DECLARATIONS_COMPARE] == COMPARE_BEST_RUN:
+        top = 0
+        top_player = -1
+        for p in range(n_players):
+            key = decl[p, 4] >> 1  # the trump bit never breaks a tie (14.5)
+            if key > top:
+                top = key
+                top_player = p
+            elif key == top and key > 0:
+                top_player = -1
+        if top_player >= 0:
+            scored |= 1 << top_player
+        for p in range(n_players):
+            scored |= 1 << (8 + p)
+    else:
+        top = 0
+        top_player = -1
+        for i in range(n_players):
+            p = (first_seat + i) % n_players
+            if decl[p, 5] > top:
+                top = decl[p, 5]
+                top_player = p
+        if top_player >= 0:
+            scored |= (1 | 256) << top_player
+    for p in range(n_players):
+        if rules[R_DECLARATIONS_NEED_TRICK] and tricks[p] == 0:
+            scored &= ~((1 | 256) << p)
+        pts = 0
+        if (scored >> p) & 1:
+            pts += decl[p, 2]
+        if (scored >> (8 + p)) & 1:
+            pts += decl[p, 3]
+        out_points[p] = pts
+    return scored
+
+
+@kernel
 def announces_belote(card, led_suit, n_played, strain, rules_belote_on_discard):
     """Whether the first belote card played as ``card`` announces the belote (6.2).
 

@@ -3,7 +3,9 @@
 ``play_deal`` is the one loop that plays 32 cards: it takes the cards of a record
 while there are any, then (if a policy is given) asks the policy, checks every card
 against the legal-move rules, keeps the trick winners, card points and belote
-announcements.  ``score_played_deal`` adds declarations and scoring.  The random
+announcements.  ``score_played_deal`` adds declarations and scoring.
+``play_solo_deal`` is the same loop for the games where every player is alone
+(2 and 3 players, open belot with its table cards).  The random
 number generator is a xorshift64* kept in a uint64[1] array, so a deal is a pure
 function of its seed.
 """
@@ -11,7 +13,8 @@ function of its seed.
 import numpy as np
 
 from belote_sim.kernels._jit import kernel
-from belote_sim.kernels.core import DUTY_NONE, beats, broken_duty, legal_mask, nth_card, popcount
+from belote_sim.kernels.core import DUTY_NONE, NO_PARTNER, beats, broken_duty, legal_mask, \
+    nth_card, popcount
 from belote_sim.kernels.declarations import (
     announces_belote,
     belote_suits,
@@ -25,6 +28,9 @@ from belote_sim.kernels.solver import MAX_PLY, NUM_FIELDS, dd_best_card, pimc_be
 from belote_sim.kernels.scoring import score_deal
 from belote_sim.kernels.tables import (
     CARD_POINTS,
+    DECK24_MASK,
+    STRAIN_AT,
+    STRAIN_NT,
     R_BELOTE_ON_DISCARD,
     RANK_K,
     RANK_Q,
@@ -152,6 +158,133 @@ def play_deal(hands, leader, strain, taker, rules, announce_mask, plays, n_given
     card_pts[leader & 1] += LAST_TRICK_BONUS
     return (n_played, DUTY_NONE, 0, card_pts[0], card_pts[1], tricks[0], tricks[1],
             belote[0], belote[1])
+
+
+@kernel
+def play_solo_deal(hands, table, n_players, leader, strain, taker, rules, announce_mask, plays,
+                   n_given, policies, params, state, out_plays, out_winners, out_belote,
+                   out_card, out_tricks, out_belote_pts):
+    """Play a deal of a game where every player is alone (RULES.md section 11).
+
+    ``hands`` (P,) masks; ``table`` (P, 4, 2): open belot's piles ``[face-down,
+    face-up]`` (cards, or -1 for games without a table).  A player chooses from his
+    hand and his face-up table cards; playing a face-up card turns up the one beneath
+    it.  Legal moves are those of section 5 with no partner.  A belote counts when
+    the first of its K/Q is played while the other one is in the player's hand or
+    face up on his table (for 2 and 3 players: both in the hand from the start), the
+    player announces belotes (``announce_mask``) and ``belote_on_discard`` allows
+    it.  ``plays``/``n_given``, ``policies``/``params`` (``random``, ``greedy``,
+    ``POLICY_NONE``) and ``state`` as ``play_deal``.  Fills ``out_plays`` (cards in
+    order), ``out_winners`` (winner of each completed trick), ``out_belote`` (suits of
+    the announced belotes) and, per player, ``out_card`` (card points of completed
+    tricks, last-trick 10 included), ``out_tricks`` and ``out_belote_pts``.
+
+    Returns ``(n_played, duty, next_legal)`` as ``play_deal``.
+    """
+    left = np.empty(n_players, dtype=np.int64)
+    up = np.zeros(n_players, dtype=np.int64)
+    beneath = np.full(32, -1, dtype=np.int64)
+    done = np.zeros(n_players, dtype=np.int64)
+    n_cards = 0
+    for p in range(n_players):
+        left[p] = hands[p]
+        n_cards += popcount(hands[p])
+        out_belote[p] = 0
+        out_card[p] = 0
+        out_tricks[p] = 0
+        out_belote_pts[p] = 0
+        for pile in range(4):
+            if table[p, pile, 1] >= 0:
+                up[p] |= 1 << table[p, pile, 1]
+                beneath[table[p, pile, 1]] = table[p, pile, 0]
+                n_cards += 1 + (table[p, pile, 0] >= 0)
+    # What every player knows is not in play: the 7s and 8s of the 24-card deck.
+    if n_players == 3 or (n_players == 2 and table[0, 0, 1] < 0):
+        known_absent = ~DECK24_MASK & 0xFFFFFFFF
+    else:
+        known_absent = 0
+    raise_op = rules[R_RAISE_OVER_PARTNER]
+    undertrump = rules[R_UNDERTRUMP]
+    on_discard = rules[R_BELOTE_ON_DISCARD]
+    n_played = 0
+    played = known_absent
+    for trick in range(n_cards // n_players):
+        led_suit = -1
+        win_card = -1
+        win_pos = -1
+        trick_pts = 0
+        for pos in range(n_players):
+            seat = (leader + pos) % n_players
+            avail = left[seat] | up[seat]
+            legal = legal_mask(avail, led_suit, pos, win_card, NO_PARTNER, strain, raise_op,
+                               undertrump)
+            if n_played < n_given:
+                card = plays[n_played]
+                duty = broken_duty(avail, card, led_suit, pos, win_card, NO_PARTNER, strain,
+                                   raise_op, undertrump)
+                if duty != DUTY_NONE:
+                    return n_played, duty, legal
+            elif policies[seat] == POLICY_NONE:
+                return n_played, DUTY_NONE, legal
+            else:
+                # greedy draws trumps "on the taker's side": pass a seat of the same
+                # parity only for the taker himself.
+                side = seat if seat == taker else seat + 1
+                card = choose_card(policies[seat], params[seat], avail, legal, pos, led_suit,
+                                   win_card, NO_PARTNER, played, strain, seat, side, state)
+            suit = card >> 3
+            rank = card & 7
+            if (rank == RANK_Q or rank == RANK_K) and strain != STRAIN_NT \
+                    and (strain == STRAIN_AT or suit == strain) and not (done[seat] >> suit) & 1:
+                # First card of a K/Q pair of trump this player plays (6.2).
+                done[seat] |= 1 << suit
+                other = 8 * suit + RANK_K + RANK_Q - rank
+                if (avail >> other) & 1 and (announce_mask >> seat) & 1 \
+                        and announces_belote(card, led_suit, pos, strain, on_discard):
+                    out_belote[seat] |= 1 << suit
+                    out_belote_pts[seat] += BELOTE_POINTS
+            bit = 1 << card
+            if left[seat] & bit:
+                left[seat] &= ~bit
+            else:
+                up[seat] &= ~bit
+                if beneath[card] >= 0:
+                    up[seat] |= 1 << beneath[card]
+            played |= bit
+            out_plays[n_played] = card
+            n_played += 1
+            trick_pts += CARD_POINTS[strain, card]
+            if pos == 0:
+                led_suit = suit
+                win_card = card
+                win_pos = 0
+            elif beats(card, win_card, led_suit, strain):
+                win_card = card
+                win_pos = pos
+        winner = (leader + win_pos) % n_players
+        out_winners[trick] = winner
+        out_tricks[winner] += 1
+        out_card[winner] += trick_pts
+        leader = winner
+    out_card[leader] += LAST_TRICK_BONUS
+    return n_played, DUTY_NONE, 0
+
+
+@kernel
+def solo_declarations(hands, table, n_players, strain, rules, out_decl):
+    """``hand_declarations`` of every player of a solo game into ``out_decl`` (P, 6).
+
+    Runs and carrés are announced with the first card, from what the player then
+    holds: his hand, plus (open belot) his four face-up table cards.
+    """
+    for p in range(n_players):
+        cards = hands[p]
+        for pile in range(4):
+            if table[p, pile, 1] >= 0:
+                cards |= 1 << table[p, pile, 1]
+        d = hand_declarations(cards, strain, rules)
+        for k in range(6):
+            out_decl[p, k] = d[k]
 
 
 @kernel

@@ -148,6 +148,109 @@ def score_deal(card0, card1, decl0, decl1, belote0, belote1, tricks0, tricks1,
 
 
 @kernel
+def round_mp_players(raw, n_players, strain, out_mp):
+    """Raw points of every player -> MP when each plays alone (section 8.2 for P players).
+
+    r < L rounds down, r > L up; of the players with r == L, when there are two or
+    more, the one with strictly the fewest raw points rounds up and the others down
+    (a tie for the fewest: all down); a lone player at the limit rounds down.  For two
+    players this is exactly ``round_mp``.
+    """
+    limit = ROUNDING_LIMIT[strain]
+    at_limit = 0
+    lowest = -1
+    tie = False
+    for p in range(n_players):
+        q = raw[p] // 10
+        r = raw[p] - 10 * q
+        out_mp[p] = q + (1 if r > limit else 0)
+        if r == limit:
+            at_limit += 1
+            if lowest < 0 or raw[p] < raw[lowest]:
+                lowest = p
+                tie = False
+            elif raw[p] == raw[lowest]:
+                tie = True
+    if at_limit >= 2 and not tie:
+        out_mp[lowest] += 1
+
+
+@kernel
+def score_players(card, decl, belote, tricks, n_players, strain, taker, doubling, n_tricks,
+                  first_seat, rules, out_raw, out_mp, out_held):
+    """Score a deal of a game where every player is alone (RULES.md section 11).
+
+    Inputs per player (P,): card points (last trick included), scored declaration
+    points, belote points, tricks won; ``first_seat`` is dealer + 1.  Two players
+    score exactly as two teams (``score_deal``).  Three players: the taker is
+    ``made`` only with strictly more raw points than each opponent, else ``inside``
+    (never hanging); made, each player adds his own MP; inside, the taker adds
+    nothing and his MP are split between the opponents, an odd MP to the one with more
+    raw points (equal: the first in playing order from ``first_seat``).  Doubling
+    multiplies MP by 2 per level; a valat adds 9 MP (18 in NT with
+    ``valat_nt_double``) to its player, unmultiplied; ``kirtik`` takes 10 MP from the
+    inside taker and from every player who suffered a valat, once each.
+
+    Writes raw points, MP added now and MP held (per player) and returns
+    ``(outcome, valat)``: the ``OUTCOME_*`` code and the player who won every trick
+    (-1 if none).
+    """
+    if n_players == 2:
+        r = score_deal(card[0], card[1], decl[0], decl[1], belote[0], belote[1], tricks[0],
+                       tricks[1], strain, taker, doubling, n_tricks, rules)
+        out_raw[0] = r[0]
+        out_raw[1] = r[1]
+        out_mp[0] = r[4]
+        out_mp[1] = r[5]
+        out_held[0] = r[6]
+        out_held[1] = r[7]
+        return r[2], r[3]
+    valat = -1
+    for p in range(n_players):
+        out_raw[p] = card[p] + decl[p] + belote[p]
+        if strain == STRAIN_NT and rules[R_NT_DOUBLE_RAW]:
+            out_raw[p] *= 2
+        out_held[p] = 0
+        if tricks[p] == n_tricks:
+            valat = p
+    outcome = OUTCOME_MADE
+    for p in range(n_players):
+        if p != taker and out_raw[p] >= out_raw[taker]:
+            outcome = OUTCOME_INSIDE
+    round_mp_players(out_raw, n_players, strain, out_mp)
+    if outcome == OUTCOME_INSIDE:
+        share = out_mp[taker]
+        out_mp[taker] = 0
+        # The two opponents, ``first`` before ``second`` in playing order from first_seat.
+        first = -1
+        second = -1
+        for i in range(n_players):
+            p = (first_seat + i) % n_players
+            if p != taker:
+                if first < 0:
+                    first = p
+                else:
+                    second = p
+        odd_to = second if out_raw[second] > out_raw[first] else first
+        out_mp[first] += share // 2
+        out_mp[second] += share // 2
+        out_mp[odd_to] += share % 2
+    multiplier = 1 << doubling
+    for p in range(n_players):
+        out_mp[p] *= multiplier
+    if valat >= 0:
+        bonus = VALAT_MP
+        if strain == STRAIN_NT and rules[R_VALAT_NT_DOUBLE]:
+            bonus = 2 * VALAT_MP
+        out_mp[valat] += bonus
+    if rules[R_KIRTIK]:
+        for p in range(n_players):
+            if (outcome == OUTCOME_INSIDE and p == taker) or (valat >= 0 and p != valat):
+                out_mp[p] -= KIRTIK_MP
+    return outcome, valat
+
+
+@kernel
 def game_step(totals, outcome, taker_team, doubling, valat, mp0, mp1, held0, held1, rules):
     """Add one scored deal to a game in progress (section 9).
 

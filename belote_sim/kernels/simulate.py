@@ -11,20 +11,23 @@ from numba import prange
 
 from belote_sim.kernels._jit import kernel
 from belote_sim.kernels.bidding import BID_FIXED, CALL_FIXED, MAX_CALLS, \
-    french_take, run_auction
+    french_take, run_auction, take_or_pass
 from belote_sim.kernels.dealing import (
     cut_deck,
     deal_conditioned,
     french_hands,
     hands_from_deck,
     shuffle_deck,
+    solo_hands_from_deck,
     TURNED_POSITION,
 )
-from belote_sim.kernels.play import deal_declarations, play_deal, score_played_deal, \
-    search_buffers
+from belote_sim.kernels.declarations import player_declarations
+from belote_sim.kernels.play import deal_declarations, play_deal, play_solo_deal, \
+    score_played_deal, search_buffers, solo_declarations
 from belote_sim.kernels.rng import random_below, seed_state
-from belote_sim.kernels.scoring import game_step
-from belote_sim.kernels.tables import OUTCOME_THROWN_IN, R_BIDDING, R_DEALING
+from belote_sim.kernels.scoring import game_step, score_players
+from belote_sim.kernels.tables import DECK24_MASK, OUTCOME_THROWN_IN, R_BIDDING, R_DEALING, \
+    R_PLAYERS, R_VARIANT, VARIANT_OPEN
 
 (COL_DEALER, COL_HAND0, COL_HAND1, COL_HAND2, COL_HAND3, COL_BID0, COL_BID1, COL_BID2,
  COL_BID3, COL_STRAIN, COL_TAKER, COL_DOUBLING, COL_OUTCOME, COL_CARD0, COL_CARD1,
@@ -34,6 +37,16 @@ from belote_sim.kernels.tables import OUTCOME_THROWN_IN, R_BIDDING, R_DEALING
 NUM_COLS = 30
 
 BIDDING_TWO_ROUND = 1
+
+# Columns of the games where every player is alone (2 and 3 players, open belot):
+# three slots per per-player quantity (unused ones stay 0); open belot's table as masks
+# of face-up / face-down cards and as piles (pile k: bits 12k.. face-down card, 12k+6..
+# face-up card).
+(S_DEALER, S_STRAIN, S_TAKER, S_DOUBLING, S_OUTCOME, S_VALAT, S_UP0, S_UP1, S_DOWN0,
+ S_DOWN1, S_TABLE0, S_TABLE1) = range(12)
+S_HAND, S_BID, S_CARD, S_DECL, S_BELOTE, S_RAW, S_MP, S_HELD, S_TRICKS = \
+    range(12, 39, 3)
+NUM_SOLO_COLS = 39
 
 (G_DEALS, G_SCORE0, G_SCORE1, G_HELD, G_WINNER, G_THROWN_IN, G_HANGING, G_VALATS,
  G_FIRST_DEALER) = range(9)
@@ -230,3 +243,114 @@ def simulate_games(seeds, rules, bid_ids, bid_params, play_ids, play_params, ann
         out[g, G_THROWN_IN] = thrown
         out[g, G_HANGING] = hanging
         out[g, G_VALATS] = valats
+
+
+@kernel
+def play_one_solo_deal(deck, dealer, n_players, open_table, rules, bid_ids, bid_params,
+                       play_ids, play_params, announce_mask, state, row, calls, plays):
+    """Deal, bid (take-or-pass), play and score one deal where every player is alone.
+
+    ``deck``: the dealt deck (24 cards, or 32 for open belot); ``row`` (NUM_SOLO_COLS,)
+    receives the results (``S_*`` columns), ``calls`` the bidding, ``plays`` the cards
+    in playing order.  Returns whether a contract was played.
+    """
+    hands = np.zeros(n_players, dtype=np.int64)
+    bid = np.zeros(n_players, dtype=np.int64)
+    table = np.full((n_players, 4, 2), -1, dtype=np.int64)
+    solo_hands_from_deck(deck, dealer, n_players, open_table, hands, bid, table)
+    for k in range(MAX_CALLS):
+        calls[k] = 0
+    for k in range(NUM_SOLO_COLS):
+        row[k] = 0
+    if bid_ids[0] == BID_FIXED:
+        taker = np.int64(bid_params[0, 0])
+        strain = np.int64(bid_params[0, 1])
+        doubling = np.int64(bid_params[0, 2])
+        calls[0] = CALL_FIXED
+    else:
+        strain, taker, _ = take_or_pass(bid, dealer, n_players, bid_params, calls)
+        doubling = 0
+    row[S_DEALER] = dealer
+    for p in range(n_players):
+        row[S_HAND + p] = hands[p]
+        row[S_BID + p] = bid[p]
+    if open_table:
+        for p in range(2):
+            for pile in range(4):
+                row[S_DOWN0 + p] |= 1 << table[p, pile, 0]
+                row[S_UP0 + p] |= 1 << table[p, pile, 1]
+                row[S_TABLE0 + p] |= (table[p, pile, 0] | table[p, pile, 1] << 6) << (12 * pile)
+    if strain < 0:
+        row[S_STRAIN] = -1
+        row[S_TAKER] = -1
+        row[S_OUTCOME] = OUTCOME_THROWN_IN
+        row[S_VALAT] = -1
+        return False
+    leader = (dealer + 1) % n_players
+    winners = np.zeros(16, dtype=np.int64)
+    belote = np.zeros(n_players, dtype=np.int64)
+    card = np.zeros(n_players, dtype=np.int64)
+    tricks = np.zeros(n_players, dtype=np.int64)
+    belote_pts = np.zeros(n_players, dtype=np.int64)
+    play_solo_deal(hands, table, n_players, leader, strain, taker, rules, announce_mask,
+                   plays, 0, play_ids, play_params, state, plays, winners, belote, card,
+                   tricks, belote_pts)
+    decl = np.zeros((n_players, 6), dtype=np.int64)
+    solo_declarations(hands, table, n_players, strain, rules, decl)
+    decl_pts = np.zeros(n_players, dtype=np.int64)
+    player_declarations(decl, tricks, n_players, leader, rules, decl_pts)
+    raw = np.zeros(n_players, dtype=np.int64)
+    mp = np.zeros(n_players, dtype=np.int64)
+    held = np.zeros(n_players, dtype=np.int64)
+    n_tricks = (32 if open_table else 24 if n_players == 3 else 18) // n_players
+    outcome, valat = score_players(card, decl_pts, belote_pts, tricks, n_players, strain,
+                                   taker, doubling, n_tricks, leader, rules, raw, mp, held)
+    row[S_STRAIN] = strain
+    row[S_TAKER] = taker
+    row[S_DOUBLING] = doubling
+    row[S_OUTCOME] = outcome
+    row[S_VALAT] = valat
+    for p in range(n_players):
+        row[S_CARD + p] = card[p]
+        row[S_DECL + p] = decl_pts[p]
+        row[S_BELOTE + p] = belote_pts[p]
+        row[S_RAW + p] = raw[p]
+        row[S_MP + p] = mp[p]
+        row[S_HELD + p] = held[p]
+        row[S_TRICKS + p] = tricks[p]
+    return True
+
+
+@kernel(parallel=True)
+def simulate_solo_deals(seeds, dealers, rules, bid_ids, bid_params, play_ids, play_params,
+                        announce_mask, out, calls, plays, keep_plays):
+    """Simulate ``len(seeds)`` independent deals of a game where every player is alone.
+
+    The number of players and the variant come from the rules (``players``,
+    ``variant``): a uniformly shuffled 24-card deck for 2 and 3 players, 32 cards for
+    open belot.  Fills ``out`` (n, NUM_SOLO_COLS), ``calls`` (n, MAX_CALLS) and, when
+    ``keep_plays``, ``plays`` (n, 32).  Deal i is a pure function of ``seeds[i]``.
+    """
+    n = seeds.shape[0]
+    n_players = rules[R_PLAYERS]
+    open_table = rules[R_VARIANT] == VARIANT_OPEN
+    n_blocks = min(n, 256)
+    for b in prange(n_blocks):
+        base = np.zeros(32 if open_table else 24, dtype=np.int64)
+        k = 0
+        for c in range(32):
+            if open_table or (DECK24_MASK >> c) & 1:
+                base[k] = c
+                k += 1
+        deck = np.empty_like(base)
+        deal_plays = np.zeros(32, dtype=np.int64)
+        for i in range(b * n // n_blocks, (b + 1) * n // n_blocks):
+            state = seed_state(seeds[i])
+            deck[:] = base
+            shuffle_deck(state, deck)
+            play_one_solo_deal(deck, dealers[i], n_players, open_table, rules, bid_ids,
+                               bid_params, play_ids, play_params, announce_mask, state, out[i],
+                               calls[i], deal_plays)
+            if keep_plays:
+                for k in range(32):
+                    plays[i, k] = deal_plays[k]

@@ -57,9 +57,13 @@ R_GAME_TARGET = 18
 R_PLAYERS = 19
 R_BIDDING = 20  # 0 auction, 1 two_round, 2 take_or_pass
 R_DOUBLING = 21
-NUM_RULE_FIELDS = 22
+R_VARIANT = 22  # 0 standard, 1 open (open belot)
+NUM_RULE_FIELDS = 23
 
 COMPARE_BEST_RUN, COMPARE_BEST_DECLARATION = 0, 1
+VARIANT_STANDARD, VARIANT_OPEN = 0, 1
+#: The 24-card deck of the 2- and 3-player games: ranks 9 T J Q K A of every suit.
+DECK24_MASK = 0xFCFCFCFC
 SCORING_MP, SCORING_FRENCH = 0, 1
 
 # --- per-rank tables (index = rank 0..7 = 7 8 9 T J Q K A) ---------------------
