@@ -419,3 +419,34 @@ def test_cached_kernels_reload_in_a_fresh_process():
     hands = ['JH 9H AH TS KS QS 7C 8D', '7H 8H TH 9S JS 8C 9C AD',
              'QH KH AS 7S TC JC KD QD', '8S AC KC QC 7D 9D TD JD']
     assert outs[0].split()[0] == str(BS.solve(hands, "H", 0))
+
+
+def test_pimc_in_the_simulator_knows_the_announced_declarations():
+    """What a simulated PIMC player conditions on (issue: 'declarations announced'):
+    the runs and carrés of seats that have played their first card, and the other card
+    of an announced belote, while still in hand."""
+    from belote_sim.cards import parse_hand
+    from belote_sim.kernels.play import announced_cards
+
+    dealt = np.array([parse_hand("JC JD JH JS 7C 8D 9H TS"),      # carré of jacks
+                      parse_hand("7H 8H QS KS AS AC AD 9C"),      # tierce Q-K-A of spades
+                      parse_hand("QH KH AH 7S 8S 9S TC QC"),      # two tierces
+                      parse_hand("8C KC 7D 9D TD QD KD TH")], dtype=np.int64)
+    rules = Rules.preset("common").to_array()
+    left = dealt.copy()
+    belote = np.zeros(4, dtype=np.int64)
+    known = np.zeros(4, dtype=np.int64)
+    strain = 3  # spades
+    # seats 0 and 1 have played (first leader 0, two cards played); 2 and 3 have not
+    left[0] &= ~parse_hand("7C", size=None)
+    announced_cards(dealt, left, belote, 0, 2, strain, rules, known)
+    assert known[0] == parse_hand("JC JD JH JS", size=None)
+    # seat 1 holds Q-K-A of spades: a tierce, announced with its first card
+    assert known[1] == parse_hand("QS KS AS", size=None)
+    # seat 2 has a run too (7S 8S 9S) but has not played yet
+    assert known[2] == 0 and known[3] == 0
+    # an announced belote shows the other card of the pair
+    belote[1] = 1 << strain
+    left[1] &= ~parse_hand("KS", size=None)
+    announced_cards(dealt, left, belote, 0, 2, strain, rules, known)
+    assert known[1] == parse_hand("QS AS", size=None)

@@ -43,21 +43,53 @@ LAST_TRICK_BONUS = 10
 
 
 
+@kernel
+def announced_cards(dealt, left, belote, first_leader, n_played, strain, rules, out_known):
+    """Cards every player has seen announced and that are still in each hand.
+
+    Runs and carrés are announced with a player's first card (every simulated player
+    announces them; 6.2), so once seat s has played a card the cards of its declared
+    runs and carrés are known; an announced belote shows the other of its K/Q.
+    ``dealt``/``left``: (4,) hands as dealt / now; ``belote``: (4,) suits of the
+    belotes announced.  Writes ``out_known`` (4,) masks.
+    """
+    for seat in range(4):
+        known = 0
+        if n_played > ((seat - first_leader) & 3):
+            d = hand_declarations(dealt[seat], strain, rules)
+            known = d[1]
+            ranks = d[0]
+            for rank in range(8):
+                if (ranks >> rank) & 1:
+                    known |= 0x01010101 << rank
+        for suit in range(4):
+            if (belote[seat] >> suit) & 1:
+                known |= (1 << (8 * suit + RANK_K)) | (1 << (8 * suit + RANK_Q))
+        out_known[seat] = known & left[seat]
+
+
 @kernel(inline="never")
-def search_card(policy, params, hands, leader, n_in_trick, plays, n_played, first_leader,
-                strain, raise_op, undertrump, state, search):
+def search_card(policy, params, hands, dealt, belote, leader, n_in_trick, plays, n_played,
+                first_leader, strain, rules, state, search):
     """The card of a search policy (``dd`` with every hand visible, ``pimc`` sampling the
-    unseen cards); kept out of line so the plain policies' loop stays small."""
+    unseen cards consistent with what the player has seen: the cards played, the voids
+    shown and the announced declarations); kept out of line so the plain policies'
+    loop stays small."""
     seat = (leader + n_in_trick) & 3
+    raise_op = rules[R_RAISE_OVER_PARTNER]
+    undertrump = rules[R_UNDERTRUMP]
     if policy == POLICY_DD:
         trick = np.zeros(4, dtype=np.int64)
         for k in range(n_in_trick):
             trick[k] = plays[n_played - n_in_trick + k]
         return dd_best_card(hands, leader, trick, n_in_trick, strain, raise_op, undertrump,
                             search[0], search[1], search[2])[0]
-    return pimc_best_card(hands[seat], np.zeros(4, dtype=np.int64), plays, n_played,
-                          first_leader, strain, raise_op, undertrump, np.int64(params[0]),
-                          next_random(state), search[0], search[1], search[2])
+    known = np.zeros(4, dtype=np.int64)
+    announced_cards(dealt, hands, belote, first_leader, n_played, strain, rules, known)
+    known[seat] = 0
+    return pimc_best_card(hands[seat], known, plays, n_played, first_leader, strain,
+                          raise_op, undertrump, np.int64(params[0]), next_random(state),
+                          search[0], search[1], search[2])
 
 
 @kernel
@@ -120,9 +152,9 @@ def play_deal(hands, leader, strain, taker, rules, announce_mask, plays, n_given
                 return (n_played, DUTY_NONE, legal, card_pts[0], card_pts[1], tricks[0],
                         tricks[1], belote[0], belote[1])
             elif policies[seat] >= POLICY_DD:
-                card = search_card(policies[seat], params[seat], left, leader, pos, out_plays,
-                                   n_played, first_leader, strain, raise_op, undertrump,
-                                   state, search)
+                card = search_card(policies[seat], params[seat], left, hands, out_belote,
+                                   leader, pos, out_plays, n_played, first_leader, strain,
+                                   rules, state, search)
                 if card < 0:  # no consistent deal (cannot happen in a legal deal)
                     card = choose_card(POLICY_RANDOM, params[seat], hand, legal, pos, led_suit,
                                        win_card, win_pos, played, strain, seat, taker, state)
