@@ -5,8 +5,11 @@ A full deal is: uniform deal, threshold auction, declarations of all four hands,
 ``random_1thread``, ``random_2threads``, ``greedy_1thread``, ``greedy_2threads`` are
 deals per second of the compiled simulation (kernel output arrays, chunks of 65,536
 deals); ``greedy_2threads_dataframe`` is the end-to-end ``simulate()`` rate including
-the pandas table.  ``--stream N`` also streams N deals to Parquet and reports the
-peak resident memory (``stream_peak_rss_mb``).
+the pandas table.  ``three_players_greedy_1thread``, ``two_players_greedy_1thread``
+and ``open_belot_greedy_1thread`` are the same kernel rate for the games where every
+player is alone (``bulgarian`` rules, take-or-pass bidding).  ``--stream N`` also
+streams N deals to Parquet and reports the peak resident memory
+(``stream_peak_rss_mb``).
 
     python benchmarks/bench_simulate.py [--deals N] [--stream N]
 """
@@ -27,8 +30,8 @@ from belote_sim import __version__  # noqa: E402
 from belote_sim.simulate import make_study, simulate, simulate_to_parquet  # noqa: E402
 
 
-def kernel_rate(play, threads, n_deals):
-    study = make_study("common", None, play, seed=1)
+def kernel_rate(play, threads, n_deals, rules="common", options=None):
+    study = make_study(rules, None, play, seed=1, options=options)
     numba.set_num_threads(threads)
     study.run_chunk(0, 1000)  # compile / load
     chunk = study.chunk_size
@@ -51,6 +54,10 @@ def main():
         for threads, key in ((1, "1thread"), (2, "2threads")):
             if threads <= numba.config.NUMBA_NUM_THREADS:
                 result[f"{play}_{key}"] = round(kernel_rate(play, threads, args.deals))
+    for key, options in (("three_players", {"players": 3}), ("two_players", {"players": 2}),
+                         ("open_belot", {"variant": "open"})):
+        result[f"{key}_greedy_1thread"] = round(kernel_rate("greedy", 1, args.deals // 2,
+                                                            "bulgarian", options))
     numba.set_num_threads(min(2, numba.config.NUMBA_NUM_THREADS))
     start = time.perf_counter()
     simulate(args.deals, play="greedy", seed=2)
