@@ -336,6 +336,9 @@ def solve_record(record: Mapping[str, Any], solver: Solver | None = None) -> dic
     raises ``ValueError``.
     """
     rec = parse_record(record)
+    if rec["rules"].solo:
+        raise ValueError("the double-dummy solver is for the 4-player game (this record is "
+                         f"a {rec['rules'].players}-player game)")
     result = replay(record)
     if result["illegal"] is not None:
         ill = result["illegal"]

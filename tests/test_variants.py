@@ -347,3 +347,10 @@ def test_french_turned_card_field():
     assert replay(rec)["to_play"] == 0
     with pytest.raises(ValueError, match="must hold the turned card"):
         replay({**rec, "turned": "7H"})
+
+
+def test_solver_rejects_solo_records():
+    from belote_sim.solver import solve_record
+
+    with pytest.raises(ValueError, match="4-player game"):
+        solve_record(THREE)
