@@ -109,6 +109,15 @@ def shuffle_deck(state, deck):
 
 
 @kernel
+def _packet(deck, start, size):
+    """Mask of the ``size`` cards at deck positions ``start``.."""
+    mask = 0
+    for k in range(size):
+        mask |= 1 << deck[start + k]
+    return mask
+
+
+@kernel
 def solo_hands_from_deck(deck, dealer, n_players, open_table, out_hands, out_bid, out_table):
     """Hands of the games where every player is alone (RULES.md section 11).
 
@@ -125,35 +134,19 @@ def solo_hands_from_deck(deck, dealer, n_players, open_table, out_hands, out_bid
     """
     for r in range(n_players):
         seat = (dealer + 1 + r) % n_players
-        bid = 0
-        hand = 0
         if open_table:
-            for k in range(3):
-                bid |= 1 << deck[3 * r + k]
-            for k in range(2):
-                bid |= 1 << deck[6 + 2 * r + k]
-            hand = bid
-            for k in range(3):
-                hand |= 1 << deck[26 + 3 * r + k]
+            second, second_size, third = 6 + 2 * r, 2, 26 + 3 * r
+        elif n_players == 3:
+            second, second_size, third = 9 + 2 * r, 2, 15 + 3 * r
+        else:
+            second, second_size, third = 6 + 3 * r, 3, 12 + 3 * r
+        bid = _packet(deck, 3 * r, 3) | _packet(deck, second, second_size)
+        hand = bid | _packet(deck, third, 3)
+        if open_table:
             for pile in range(4):
                 out_table[seat, pile, 0] = deck[10 + 2 * pile + r]
                 out_table[seat, pile, 1] = deck[18 + 2 * pile + r]
                 bid |= 1 << deck[18 + 2 * pile + r]
-        elif n_players == 3:
-            for k in range(3):
-                bid |= 1 << deck[3 * r + k]
-            for k in range(2):
-                bid |= 1 << deck[9 + 2 * r + k]
-            hand = bid
-            for k in range(3):
-                hand |= 1 << deck[15 + 3 * r + k]
-        else:
-            for k in range(3):
-                bid |= 1 << deck[3 * r + k]
-                bid |= 1 << deck[6 + 3 * r + k]
-            hand = bid
-            for k in range(3):
-                hand |= 1 << deck[12 + 3 * r + k]
         out_hands[seat] = hand
         out_bid[seat] = bid
 

@@ -52,6 +52,14 @@ def round_mp(raw0, raw1, strain):
 
 
 @kernel
+def valat_bonus(strain, rules):
+    """MP for taking every trick (8.6): 9, or 18 in NT with ``valat_nt_double``."""
+    if strain == STRAIN_NT and rules[R_VALAT_NT_DOUBLE]:
+        return 2 * VALAT_MP
+    return VALAT_MP
+
+
+@kernel
 def score_deal(card0, card1, decl0, decl1, belote0, belote1, tricks0, tricks1,
                strain, taker_team, doubling, n_tricks, rules):
     """Score one played deal.
@@ -134,10 +142,7 @@ def score_deal(card0, card1, decl0, decl1, belote0, belote1, tricks0, tricks1,
         mp[0] = m0
         mp[1] = m1
     if valat >= 0:
-        bonus = VALAT_MP
-        if strain == STRAIN_NT and rules[R_VALAT_NT_DOUBLE]:
-            bonus = 2 * VALAT_MP
-        mp[valat] += bonus
+        mp[valat] += valat_bonus(strain, rules)
     if rules[R_KIRTIK]:
         for team in range(2):
             inside = (outcome == OUTCOME_INSIDE and team == taker_team) or (
@@ -239,10 +244,7 @@ def score_players(card, decl, belote, tricks, n_players, strain, taker, doubling
     for p in range(n_players):
         out_mp[p] *= multiplier
     if valat >= 0:
-        bonus = VALAT_MP
-        if strain == STRAIN_NT and rules[R_VALAT_NT_DOUBLE]:
-            bonus = 2 * VALAT_MP
-        out_mp[valat] += bonus
+        out_mp[valat] += valat_bonus(strain, rules)
     if rules[R_KIRTIK]:
         for p in range(n_players):
             if (outcome == OUTCOME_INSIDE and p == taker) or (valat >= 0 and p != valat):
