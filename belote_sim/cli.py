@@ -170,8 +170,9 @@ def _cmd_simulate(args: argparse.Namespace) -> int:
         if args.output:
             games.to_parquet(args.output, index=False)
         decided = games["winner"].notna().sum()
+        side = "player" if study.rules.solo else "team"
         print(f"{args.games:,} games ({games['deals'].sum():,} deals) in {elapsed:.1f} s; "
-              f"team 0 won {(games['winner'] == 0).sum() / max(decided, 1):.1%} of "
+              f"{side} 0 won {(games['winner'] == 0).sum() / max(decided, 1):.1%} of "
               f"{decided:,} finished games; mean {games['deals'].mean():.1f} deals per game")
         if args.output:
             print(f"wrote {args.output}")

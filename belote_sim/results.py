@@ -191,15 +191,17 @@ def table_piles(packed: int) -> list[list[int]]:
     return [[(packed >> (12 * k)) & 63, (packed >> (12 * k + 6)) & 63] for k in range(4)]
 
 
-def games_frame(seeds: np.ndarray, out: np.ndarray) -> pd.DataFrame:
-    """DataFrame of the games table from ``simulate_games`` kernel output."""
+def games_frame(seeds: np.ndarray, out: np.ndarray, players: int = 2) -> pd.DataFrame:
+    """DataFrame of the games table from ``simulate_games`` kernel output (``players``:
+    2 score columns for teams or two players, 3 for the 3-player game)."""
+    scores = {f"score{p}": out[:, (K.G_SCORE0, K.G_SCORE1, K.G_SCORE2)[p]].astype(np.int32)
+              for p in range(players)}
     return pd.DataFrame({
         "game_id": np.arange(len(seeds), dtype=np.int64),
         "seed": seeds.astype(np.uint64),
         "first_dealer": out[:, K.G_FIRST_DEALER].astype(np.int8),
         "deals": out[:, K.G_DEALS].astype(np.int32),
-        "score0": out[:, K.G_SCORE0].astype(np.int32),
-        "score1": out[:, K.G_SCORE1].astype(np.int32),
+        **scores,
         "held": out[:, K.G_HELD].astype(np.int32),
         "winner": _nullable(out[:, K.G_WINNER]),
         "thrown_in": out[:, K.G_THROWN_IN].astype(np.int32),

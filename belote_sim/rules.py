@@ -148,6 +148,9 @@ class Rules:
                         "dealer_must_take"):
                 if getattr(self, opt):
                     raise ValueError(f"option {opt} is not defined for {what}")
+            if self.dealing == "cut":
+                raise ValueError(f"dealing=cut (the played cards, cut) is defined for the "
+                                 f"4-player game, not {what}")
         elif self.bidding == "take_or_pass":
             raise ValueError("take-or-pass bidding is for the 2- and 3-player games and open "
                              "belot (players=2/3 or variant=open)")

@@ -25,8 +25,8 @@ from belote_sim import __version__
 from belote_sim.cards import parse_cards, parse_hand, format_cards
 from belote_sim.kernels import dealing as D
 from belote_sim.kernels.bidding import MAX_CALLS
-from belote_sim.kernels.simulate import G_DEALS, NUM_COLS, NUM_SOLO_COLS, simulate_deals, \
-    simulate_solo_deals
+from belote_sim.kernels.simulate import G_DEALS, NUM_COLS, NUM_SOLO_COLS, \
+    NUM_SOLO_GAME_COLS, simulate_deals, simulate_solo_deals, simulate_solo_games
 from belote_sim.kernels.simulate import simulate_games as _games_kernel
 from belote_sim.kernels.tables import SUIT_CHARS
 from belote_sim.policies import BID_POLICIES, PLAY_POLICIES, PolicySpec, per_seat, search_bits, \
@@ -406,30 +406,36 @@ def simulate_games(n_games: int, rules: Rules | str = "common", bidding: Any = N
     ``game_id``, ``seed``, ``first_dealer``, ``deals``, ``score0``, ``score1``
     (final scores: MP, or French points), ``held`` (points still held), ``winner``
     (team, or null if no end within ``max_deals``), ``thrown_in``, ``hanging``,
-    ``valats`` (deal counts).  With ``deal_log`` it returns ``(games, deals)`` where
+    ``valats`` (deal counts); the 3-player game has ``score0..score2`` (``winner`` a
+    player) and the 2-player games score per player as two teams; in these games every
+    deal is a fresh shuffle.  With ``deal_log`` it returns ``(games, deals)`` where
     ``deals`` is a deals table of every deal played (columns as ``simulate``, without
     ``seed`` and ``auction``, plus ``game_id`` and ``deal_no``) -- e.g. to compare
     declaration frequencies of the shuffled and the cut deck.
     """
     study = make_study(rules, bidding, play, seed, options=options)
-    if study.rules.solo:
-        raise ValueError("game mode is for the 4-player game; simulate deals of the "
-                         f"{study.rules.players}-player games with simulate()")
     if isinstance(n_games, bool) or not isinstance(n_games, (int, np.integer)) or n_games < 0:
         raise ValueError(f"n_games must be a non-negative integer, got {n_games!r}")
     if not 1 <= max_deals <= 100_000:
         raise ValueError("max_deals must be 1..100000")
     seeds = np.random.SeedSequence(int(seed), spawn_key=(0,)).generate_state(
         n_games, dtype=np.uint64)
-    out = np.zeros((n_games, 9), dtype=np.int64)
-    log = np.zeros((n_games, max_deals if deal_log else 0, NUM_COLS), dtype=np.int64)
+    solo = study.rules.solo
+    out = np.zeros((n_games, NUM_SOLO_GAME_COLS if solo else 9), dtype=np.int64)
+    log = np.zeros((n_games, max_deals if deal_log else 0,
+                    NUM_SOLO_COLS if solo else NUM_COLS), dtype=np.int64)
     bid_ids, bid_params = study.bid_arrays
     play_ids, play_params = study.play_arrays
     with _threads(threads):
-        _games_kernel(seeds.view(np.int64), study.rules.to_array(), bid_ids, bid_params,
-                      play_ids, play_params, study.announce_mask, max_deals, out, log,
-                      search_bits(study.play))
-    df = games_frame(seeds, out)
+        if solo:
+            simulate_solo_games(seeds.view(np.int64), study.rules.to_array(), bid_ids,
+                                bid_params, play_ids, play_params, study.announce_mask,
+                                max_deals, out, log)
+        else:
+            _games_kernel(seeds.view(np.int64), study.rules.to_array(), bid_ids, bid_params,
+                          play_ids, play_params, study.announce_mask, max_deals, out, log,
+                          search_bits(study.play))
+    df = games_frame(seeds, out, 3 if study.rules.players == 3 else 2)
     df.attrs["belote_sim"] = study.provenance(n_games, mode="games")
     if not deal_log:
         return df
@@ -439,7 +445,7 @@ def simulate_games(n_games: int, rules: Rules | str = "common", bidding: Any = N
     rows = log[game_id, deal_no]
     deals = deals_frame({"deal_id": np.arange(len(rows)), "seed": np.zeros(len(rows), np.uint64),
                          "out": rows, "calls": np.zeros((len(rows), MAX_CALLS), np.uint8),
-                         "plays": None}).drop(columns=["seed", "auction"])
+                         "plays": None, "rules": study.rules}).drop(columns=["seed", "auction"])
     deals.insert(1, "game_id", game_id)
     deals.insert(2, "deal_no", deal_no)
     deals.attrs["belote_sim"] = df.attrs["belote_sim"]

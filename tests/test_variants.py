@@ -227,8 +227,8 @@ def test_solo_study_errors():
         make_study("bulgarian", dealer=3, options=dict(players=3))
     with pytest.raises(ValueError, match="list of 3"):
         make_study("bulgarian", play=["greedy"] * 4, options=dict(players=3))
-    with pytest.raises(ValueError, match="game mode"):
-        simulate_games(2, "bulgarian", options=dict(players=3))
+    with pytest.raises(ValueError, match="dealing=cut"):
+        simulate_games(2, "bulgarian", options=dict(players=3, dealing="cut"))
     study = make_study("bulgarian", play=["greedy", "random", "greedy"], options=dict(players=3))
     assert [s.name for s in study.play[:3]] == ["greedy", "random", "greedy"]
 
@@ -354,3 +354,39 @@ def test_solver_rejects_solo_records():
 
     with pytest.raises(ValueError, match="4-player game"):
         solve_record(THREE)
+
+
+def _replay_game(deals, players, target=151):
+    """Accumulate a game from its deal log, written out plainly (RULES.md 9, 11)."""
+    scores = [0] * players
+    pot = 0
+    for row in deals.itertuples():
+        mp = [getattr(row, f"mp{p}") for p in range(players)]
+        held = [getattr(row, f"held_mp{p}") for p in range(players)]
+        scores = [a + b for a, b in zip(scores, mp)]
+        pot += sum(held)
+        if row.outcome == "thrown_in":
+            continue
+        if players == 2 and row.outcome != "hanging" and pot:
+            winner = row.taker if row.outcome == "made" else 1 - row.taker
+            scores[winner] += pot
+            pot = 0
+        top = max(scores)
+        if top >= target and pot == 0 and pd.isna(row.valat) and scores.count(top) == 1:
+            return scores, pot, scores.index(top), row.deal_no + 1
+    return scores, pot, None, len(deals)
+
+
+@pytest.mark.parametrize("name", list(GAMES))
+def test_game_mode_accumulates_the_deals(name):
+    n = PLAYERS[name]
+    games, deals = simulate_games(40, "bulgarian", options=GAMES[name], seed=9, deal_log=True)
+    assert list(games.columns[4:4 + n]) == [f"score{p}" for p in range(n)]
+    assert games["winner"].notna().all()
+    for game in games.itertuples():
+        log = deals[deals["game_id"] == game.game_id]
+        scores, pot, winner, n_deals = _replay_game(log, n)
+        assert [getattr(game, f"score{p}") for p in range(n)] == scores
+        assert (game.held, game.winner, game.deals) == (pot, winner, n_deals)
+    again = simulate_games(40, "bulgarian", options=GAMES[name], seed=9, threads=1)
+    pd.testing.assert_frame_equal(games, again)

@@ -286,6 +286,34 @@ def game_step(totals, outcome, taker_team, doubling, valat, mp0, mp1, held0, hel
 
 
 @kernel
+def solo_game_step(totals, outcome, taker, valat, mp, held, n_players, rules):
+    """Add one scored deal to a game where every player is alone (section 9, 11).
+
+    Two players: exactly ``game_step`` with ``totals = [score0, score1, pot]``.  Three
+    players (never hanging): ``totals[p]`` += MP; after a deal that was neither thrown
+    in nor a valat, the game ends when a player has reached the target and has
+    strictly the most points (equal leaders play on).  Returns the winner or -1.
+    """
+    if n_players == 2:
+        return game_step(totals, outcome, taker, 0, valat, mp[0], mp[1], held[0], held[1],
+                         rules)
+    for p in range(n_players):
+        totals[p] += mp[p]
+    if outcome == OUTCOME_THROWN_IN or valat >= 0:
+        return -1
+    best = 0
+    for p in range(1, n_players):
+        if totals[p] > totals[best]:
+            best = p
+    if totals[best] < rules[R_GAME_TARGET]:
+        return -1
+    for p in range(n_players):
+        if p != best and totals[p] == totals[best]:
+            return -1
+    return best
+
+
+@kernel
 def play_game(outcomes, taker_teams, doublings, valats, mp, held, rules):
     """Accumulate a game over a sequence of scored deals (see ``game_step``).
 

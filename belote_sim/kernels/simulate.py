@@ -25,7 +25,7 @@ from belote_sim.kernels.declarations import player_declarations
 from belote_sim.kernels.play import deal_declarations, play_deal, play_solo_deal, \
     score_played_deal, search_buffers, solo_declarations
 from belote_sim.kernels.rng import random_below, seed_state
-from belote_sim.kernels.scoring import game_step, score_players
+from belote_sim.kernels.scoring import game_step, score_players, solo_game_step
 from belote_sim.kernels.tables import DECK24_MASK, OUTCOME_THROWN_IN, R_BIDDING, R_DEALING, \
     R_PLAYERS, R_VARIANT, VARIANT_OPEN
 
@@ -51,6 +51,8 @@ NUM_SOLO_COLS = 39
 (G_DEALS, G_SCORE0, G_SCORE1, G_HELD, G_WINNER, G_THROWN_IN, G_HANGING, G_VALATS,
  G_FIRST_DEALER) = range(9)
 NUM_GAME_COLS = 9
+G_SCORE2 = 9  # third player's score (3-player games)
+NUM_SOLO_GAME_COLS = 10
 
 
 @kernel
@@ -354,3 +356,65 @@ def simulate_solo_deals(seeds, dealers, rules, bid_ids, bid_params, play_ids, pl
             if keep_plays:
                 for k in range(32):
                     plays[i, k] = deal_plays[k]
+
+
+@kernel(parallel=True)
+def simulate_solo_games(seeds, rules, bid_ids, bid_params, play_ids, play_params,
+                        announce_mask, max_deals, out, log):
+    """Play ``len(seeds)`` whole games where every player is alone, one row of ``out``
+    (n, NUM_SOLO_GAME_COLS) each: the ``G_*`` columns, the third player's score in
+    ``G_SCORE2``.  Every deal is a fresh shuffle; the first dealer is drawn from the
+    game's seed and the deal passes to dealer + 1.  ``log`` (n, L, NUM_SOLO_COLS)
+    receives the rows of the first L deals of each game.
+    """
+    n = seeds.shape[0]
+    n_players = rules[R_PLAYERS]
+    open_table = rules[R_VARIANT] == VARIANT_OPEN
+    for g in prange(n):
+        state = seed_state(seeds[g])
+        base = np.zeros(32 if open_table else 24, dtype=np.int64)
+        k = 0
+        for c in range(32):
+            if open_table or (DECK24_MASK >> c) & 1:
+                base[k] = c
+                k += 1
+        deck = np.empty_like(base)
+        plays = np.zeros(32, dtype=np.int64)
+        row = np.zeros(NUM_SOLO_COLS, dtype=np.int64)
+        calls = np.zeros(MAX_CALLS, dtype=np.uint8)
+        totals = np.zeros(4, dtype=np.int64)
+        dealer = random_below(state, n_players)
+        out[g, G_FIRST_DEALER] = dealer
+        winner = -1
+        thrown = 0
+        hanging = 0
+        valats = 0
+        k = 0
+        while k < max_deals and winner < 0:
+            deck[:] = base
+            shuffle_deck(state, deck)
+            play_one_solo_deal(deck, dealer, n_players, open_table, rules, bid_ids, bid_params,
+                               play_ids, play_params, announce_mask, state, row, calls, plays)
+            if k < log.shape[1]:
+                for j in range(NUM_SOLO_COLS):
+                    log[g, k, j] = row[j]
+            outcome = row[S_OUTCOME]
+            thrown += outcome == OUTCOME_THROWN_IN
+            hanging += outcome == 2
+            valats += row[S_VALAT] >= 0
+            winner = solo_game_step(totals, outcome, row[S_TAKER], row[S_VALAT],
+                                    row[S_MP:S_MP + n_players], row[S_HELD:S_HELD + n_players],
+                                    n_players, rules)
+            dealer = (dealer + 1) % n_players
+            k += 1
+        out[g, G_DEALS] = k
+        out[g, G_SCORE0] = totals[0]
+        out[g, G_SCORE1] = totals[1]
+        if n_players == 3:
+            out[g, G_SCORE2] = totals[2]
+        else:
+            out[g, G_HELD] = totals[2]
+        out[g, G_WINNER] = winner
+        out[g, G_THROWN_IN] = thrown
+        out[g, G_HANGING] = hanging
+        out[g, G_VALATS] = valats
