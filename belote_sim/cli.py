@@ -163,8 +163,9 @@ def _cmd_simulate(args: argparse.Namespace) -> int:
           f"play {', '.join(sorted({str(s) for s in study.play}))}")
     if args.games:
         start = time.perf_counter()
-        games = simulate_games(args.games, study.rules, [str(s) for s in study.bidding],
-                               [str(s) for s in study.play], study.seed, args.threads,
+        n = study.rules.players
+        games = simulate_games(args.games, study.rules, [str(s) for s in study.bidding[:n]],
+                               [str(s) for s in study.play[:n]], study.seed, args.threads,
                                args.max_deals)
         elapsed = time.perf_counter() - start
         if args.output:

@@ -390,3 +390,11 @@ def test_game_mode_accumulates_the_deals(name):
         assert (game.held, game.winner, game.deals) == (pot, winner, n_deals)
     again = simulate_games(40, "bulgarian", options=GAMES[name], seed=9, threads=1)
     pd.testing.assert_frame_equal(games, again)
+
+
+def test_cli_games_of_three_players(tmp_path, capsys):
+    out = tmp_path / "games.parquet"
+    assert main(["simulate", "--players", "3", "--games", "50", "-q", "-o", str(out)]) == 0
+    assert "player 0 won" in capsys.readouterr().out
+    games = pd.read_parquet(out)
+    assert {"score0", "score1", "score2"} <= set(games.columns)
