@@ -50,7 +50,9 @@ Algorithm
   bottom of a suit: 7 8 9 of a plain suit (the lowest three of the plain order) and
   7 8 of a trump suit (the lowest two of the trump order).  One card of each group
   is searched.
-* **Cheap bounds** (at trick boundaries, before and after the table probe):
+* **Cheap bounds** (at trick boundaries, before the table probe, which is only made
+  when they do not cut; the table slot is prefetched first so that its cache line
+  loads while they are computed):
   ``[acc, acc + rem]`` (points banked for the maximising team, points unbanked);
   in a suit contract the top trumps held by one team, whose points that team is
   sure to bank (``_sure_trumps``); the leader's "quick points": his runs of top
@@ -58,15 +60,20 @@ Algorithm
   while every opponent with trumps still follows -- with the cheapest cards the
   others must follow with (``_quick_points``).  A node whose bounds fall outside
   the window is cut at once.
-* **Endgame.**  The last trick is played out directly, the last two by a plain
-  minimax over the at most 16 ways to play the first of them (``_two_tricks``).
+* **Endgame.**  The last trick is played out directly, the last two by a
+  fail-soft alpha-beta over the at most 16 ways to play the first of them, with the
+  node's window (``_two_tricks``).
 """
 
 import numpy as np
+from llvmlite import ir
+from numba import types
+from numba.core import cgutils
+from numba.core.extending import intrinsic
 from numba.cpython.unsafe.numbers import trailing_zeros
 
 from belote_sim.kernels._jit import kernel
-from belote_sim.kernels.core import advance_trick, beats, legal_mask, popcount, trick_state
+from belote_sim.kernels.core import advance_trick, beats, legal_mask, trick_state
 from belote_sim.kernels.dealing import shuffle_deal
 from belote_sim.kernels.rng import next_random, random_below, seed_state
 from belote_sim.kernels.tables import (
@@ -106,6 +113,46 @@ def new_workspace():
     """Search stack buffers ``(ws, moves)`` (plain numpy)."""
     return np.zeros((MAX_PLY + 1, NUM_FIELDS), dtype=np.int64), np.zeros((MAX_PLY, 16),
                                                                           dtype=np.int64)
+
+
+@intrinsic
+def _prefetch(typingctx, arr, row):
+    """Prefetch the cache line of ``arr[row, 0]`` (a 2-d array) for reading."""
+    sig = types.void(arr, row)
+
+    def codegen(context, builder, signature, args):
+        aryty = signature.args[0]
+        ary = context.make_array(aryty)(context, builder, args[0])
+        zero = context.get_constant(types.intp, 0)
+        ptr = cgutils.get_item_pointer(context, builder, aryty, ary, [args[1], zero])
+        i8p = ir.IntType(8).as_pointer()
+        i32 = ir.IntType(32)
+        fnty = ir.FunctionType(ir.VoidType(), [i8p, i32, i32, i32])
+        fn = cgutils.get_or_insert_function(builder.module, fnty, "llvm.prefetch.p0")
+        builder.call(fn, [builder.bitcast(ptr, i8p), i32(0), i32(3), i32(1)])
+        return context.get_dummy_value()
+
+    return sig, codegen
+
+
+@intrinsic
+def _ctpop(typingctx, x):
+    """``llvm.ctpop`` of a 64-bit integer (one ``popcnt`` instruction)."""
+    if not isinstance(x, types.Integer):
+        return None
+    sig = types.int64(types.int64)
+
+    def codegen(context, builder, signature, args):
+        fn = builder.module.declare_intrinsic("llvm.ctpop", [ir.IntType(64)])
+        return builder.call(fn, [args[0]])
+
+    return sig, codegen
+
+
+@kernel
+def popcount(mask):
+    """Number of set bits of a 32-bit mask (as ``core.popcount``, one instruction)."""
+    return _ctpop(mask & 0xFFFFFFFF)
 
 
 @kernel
@@ -164,24 +211,6 @@ def _reduce_equivalent(legal, others, strain):
     return out
 
 
-@kernel
-def _can_beat(hand, card, led, strain):
-    """Whether ``hand`` holds a card that would beat ``card`` (a card of the led suit
-    or a trump that currently wins) in a trick led in ``led`` (follow/ruff duties
-    ignored: an estimate for move ordering)."""
-    suit = card >> 3
-    follow = (hand >> (8 * led)) & 0xFF
-    suit_contract = strain < STRAIN_NT
-    if suit_contract and suit == strain and led != strain:
-        # a ruff: beaten only by a higher trump of a player void in the led suit
-        if follow:
-            return False
-        return ((hand >> (8 * strain)) & HIGHER_TRUMP_BYTE[card & 7] & 0xFF) != 0
-    if follow:
-        return (follow & _higher_byte(card & 7, _is_trump_suit(led, strain))) != 0
-    return suit_contract and ((hand >> (8 * strain)) & 0xFF) != 0
-
-
 def _top_ranks():
     """TOP_RANK[kind, byte]: rank of the strongest card of a suit byte (kind 0: plain
     order, 1: trump order), -1 for an empty byte."""
@@ -197,6 +226,25 @@ def _top_ranks():
 TOP_RANK = _top_ranks()
 
 
+def _beats_masks():
+    """BEATS_MASK[strain, led, card]: the cards that beat ``card`` as the winning card
+    of a trick led in ``led`` (``core.beats`` for every card at once)."""
+    out = np.zeros((6, 4, 32), dtype=np.int64)
+    for strain in range(6):
+        for led in range(4):
+            for w in range(32):
+                for c in range(32):
+                    key = WIN_KEY[strain, c]
+                    if (c >> 3) != led and key < 16:
+                        continue
+                    if key > WIN_KEY[strain, w]:
+                        out[strain, led, w] |= 1 << c
+    return out
+
+
+BEATS_MASK = _beats_masks()
+
+
 @kernel
 def _order_moves(cand, hands, seat, n, led, wc, wp, tm, strain, ttbest, moves, sp, start):
     """Write the cards of ``cand`` into ``moves[sp, start:8]`` best first
@@ -208,20 +256,66 @@ def _order_moves(cand, hands, seat, n, led, wc, wp, tm, strain, ttbest, moves, s
     cheapest and lowest first, short suits first.  Followers: the
     only opponent still to play is the next seat; a card he cannot beat is a sure
     winner (most points first); with partner winning safely, throw points; else
-    play the cheapest card.
+    play the cheapest card.  What depends only on the suit (or the trick) is worked
+    out once per call.
     """
     nxt = hands[(seat + 1) & 3]
     suit_contract = strain < STRAIN_NT
     ts = 8 * strain
+    # per suit (leader): whether an opponent can ruff it, the opponents' byte, the
+    # base score of a low lead and the key of partner's sure top card (-1: none)
+    ruff0 = ruff1 = ruff2 = ruff3 = 0
+    ob0 = ob1 = ob2 = ob3 = 0
+    lowb0 = lowb1 = lowb2 = lowb3 = 0
+    psk0 = psk1 = psk2 = psk3 = -1
+    wmask = 0
+    avail = 0
+    partner = False
     partner_safe = False
-    if n == 2 and wp == 0:
-        partner_safe = not _can_beat(nxt, wc, led, strain)
     if n == 0:
         prv = hands[(seat + 3) & 3]
         opp = nxt | prv
         nxt_trumps = suit_contract and ((nxt >> ts) & 0xFF) != 0
         prv_trumps = suit_contract and ((prv >> ts) & 0xFF) != 0
         mate = hands[(seat + 2) & 3]
+        mine = hands[seat]
+        for suit in range(4):
+            if (cand >> (8 * suit)) & 0xFF == 0:
+                continue
+            shift = 8 * suit
+            trump_suit = _is_trump_suit(suit, strain)
+            ob = (opp >> shift) & 0xFF
+            ruff = suit_contract and suit != strain and (
+                (nxt_trumps and ((nxt >> shift) & 0xFF) == 0) or
+                (prv_trumps and ((prv >> shift) & 0xFF) == 0))
+            lowb = 1000 - 20 * popcount((mine >> shift) & 0xFF)
+            psk = -1
+            pb = (mate >> shift) & 0xFF
+            if pb and not ruff:
+                top = TOP_RANK[1 if trump_suit else 0, pb]
+                if (ob & _higher_byte(top, trump_suit)) == 0:
+                    psk = WIN_KEY[strain, shift + top]
+            if suit == 0:
+                ruff0, ob0, lowb0, psk0 = ruff, ob, lowb, psk
+            elif suit == 1:
+                ruff1, ob1, lowb1, psk1 = ruff, ob, lowb, psk
+            elif suit == 2:
+                ruff2, ob2, lowb2, psk2 = ruff, ob, lowb, psk
+            else:
+                ruff3, ob3, lowb3, psk3 = ruff, ob, lowb, psk
+    else:
+        # the cards that beat the winning card, and the cards the next seat could
+        # beat a card with (his led-suit cards if he has any, else his trumps)
+        wmask = BEATS_MASK[strain, led, wc]
+        follow = (nxt >> (8 * led)) & 0xFF
+        if follow:
+            avail = follow << (8 * led)
+        elif suit_contract:
+            avail = nxt & (0xFF << ts)
+        partner = n >= 2 and wp == n - 2
+        if n == 2 and wp == 0:
+            partner_safe = (wmask & avail) == 0
+    psbase = 3500 if strain >= STRAIN_NT else 2000
     cnt = 0
     m = cand
     while m:
@@ -229,30 +323,27 @@ def _order_moves(cand, hands, seat, n, led, wc, wp, tm, strain, ttbest, moves, s
         m &= m - 1
         pts = CARD_POINTS[strain, c]
         key = WIN_KEY[strain, c]
-        suit = c >> 3
         if c == ttbest:
             sc = 1 << 20
         elif n == 0:
-            shift = 8 * suit
-            trump_suit = _is_trump_suit(suit, strain)
-            ob = (opp >> shift) & 0xFF
-            ruff = suit_contract and suit != strain and (
-                (nxt_trumps and ((nxt >> shift) & 0xFF) == 0) or
-                (prv_trumps and ((prv >> shift) & 0xFF) == 0))
-            if not ruff and (ob & _higher_byte(c & 7, trump_suit)) == 0:
-                sc = 3000 + pts  # sure trick: cash it
+            suit = c >> 3
+            if suit == 0:
+                ruff, ob, lowb, psk = ruff0, ob0, lowb0, psk0
+            elif suit == 1:
+                ruff, ob, lowb, psk = ruff1, ob1, lowb1, psk1
+            elif suit == 2:
+                ruff, ob, lowb, psk = ruff2, ob2, lowb2, psk2
             else:
-                sc = 1000 - pts - key - 20 * popcount((hands[seat] >> shift) & 0xFF)
-                pb = (mate >> shift) & 0xFF
-                if pb and not ruff:
-                    top = TOP_RANK[1 if trump_suit else 0, pb]
-                    if (WIN_KEY[strain, shift + top] > key and
-                            (ob & _higher_byte(top, trump_suit)) == 0):
-                        # a low card to partner's sure winner (first of all in NT/AT)
-                        sc = (3500 if strain >= STRAIN_NT else 2000) - pts - key
+                ruff, ob, lowb, psk = ruff3, ob3, lowb3, psk3
+            if not ruff and (ob & _higher_byte(c & 7, _is_trump_suit(suit, strain))) == 0:
+                sc = 3000 + pts  # sure trick: cash it
+            elif psk > key:
+                # a low card to partner's sure winner (first of all in NT/AT)
+                sc = psbase - pts - key
+            else:
+                sc = lowb - pts - key
         else:
-            wins = beats(c, wc, led, strain)
-            partner = n >= 2 and wp == n - 2
+            wins = (wmask >> c) & 1
             if n == 3:
                 if wins or partner:
                     sc = 2000 + pts - (key if wins and partner else 0)
@@ -261,7 +352,7 @@ def _order_moves(cand, hands, seat, n, led, wc, wp, tm, strain, ttbest, moves, s
             elif partner and partner_safe:
                 sc = 2000 + pts - (key if wins else 0)
             elif wins:
-                if not _can_beat(nxt, c, led, strain):
+                if (BEATS_MASK[strain, led, c] & avail) == 0:
                     sc = 2500 + pts - key
                 else:
                     sc = 1500 - pts + key
@@ -435,9 +526,10 @@ def _last_trick_value(h0, h1, h2, h3, lead, strain, max_team):
 
 
 @kernel
-def _two_tricks(hands, lead, strain, max_team, raise_op, undertrump):
-    """Exact points ``max_team`` wins in the last two tricks (two cards per hand):
-    a plain minimax over the at most 16 ways to play the first of them."""
+def _two_tricks(hands, lead, strain, max_team, raise_op, undertrump, alpha, beta):
+    """Points ``max_team`` wins in the last two tricks (two cards per hand): a
+    fail-soft alpha-beta over the at most 16 ways to play the first of them (exact
+    when inside ``(alpha, beta)``, else a bound on the failing side)."""
     s1 = (lead + 1) & 3
     s2 = (lead + 2) & 3
     s3 = (lead + 3) & 3
@@ -446,7 +538,8 @@ def _two_tricks(hands, lead, strain, max_team, raise_op, undertrump):
     g2 = hands[s2]
     g3 = hands[s3]
     max0 = (lead & 1) == max_team
-    max1 = not max0
+    a0 = alpha
+    bt0 = beta
     b0 = -INF if max0 else INF
     m0 = g0
     while m0:
@@ -454,7 +547,9 @@ def _two_tricks(hands, lead, strain, max_team, raise_op, undertrump):
         m0 &= m0 - 1
         led = c0 >> 3
         p0 = CARD_POINTS[strain, c0]
-        b1 = -INF if max1 else INF
+        a1 = a0
+        bt1 = bt0
+        b1 = INF if max0 else -INF
         m1 = legal_mask(g1, led, 1, c0, 0, strain, raise_op, undertrump)
         while m1:
             c1 = lowest_card(m1)
@@ -465,6 +560,8 @@ def _two_tricks(hands, lead, strain, max_team, raise_op, undertrump):
             if beats(c1, c0, led, strain):
                 wc1 = c1
                 wp1 = 1
+            a2 = a1
+            bt2 = bt1
             b2 = -INF if max0 else INF
             m2 = legal_mask(g2, led, 2, wc1, wp1, strain, raise_op, undertrump)
             while m2:
@@ -476,7 +573,7 @@ def _two_tricks(hands, lead, strain, max_team, raise_op, undertrump):
                 if beats(c2, wc1, led, strain):
                     wc2 = c2
                     wp2 = 2
-                b3 = -INF if max1 else INF
+                b3 = INF if max0 else -INF
                 m3 = legal_mask(g3, led, 3, wc2, wp2, strain, raise_op, undertrump)
                 while m3:
                     c3 = lowest_card(m3)
@@ -501,26 +598,54 @@ def _two_tricks(hands, lead, strain, max_team, raise_op, undertrump):
                         v += _last_trick_value(r2, r3, r0, r1, w, strain, max_team)
                     else:
                         v += _last_trick_value(r3, r0, r1, r2, w, strain, max_team)
-                    if max1:
-                        if v > b3:
+                    if max0:  # seat 3 minimises
+                        if v < b3:
                             b3 = v
-                    elif v < b3:
+                            if v <= a2:
+                                break
+                    elif v > b3:
                         b3 = v
-                if max0:
+                        if v >= bt2:
+                            break
+                if max0:  # seat 2 maximises
                     if b3 > b2:
                         b2 = b3
+                        if b2 > a2:
+                            a2 = b2
+                            if a2 >= bt2:
+                                break
                 elif b3 < b2:
                     b2 = b3
-            if max1:
-                if b2 > b1:
+                    if b2 < bt2:
+                        bt2 = b2
+                        if a2 >= bt2:
+                            break
+            if max0:  # seat 1 minimises
+                if b2 < b1:
                     b1 = b2
-            elif b2 < b1:
+                    if b1 < bt1:
+                        bt1 = b1
+                        if a1 >= bt1:
+                            break
+            elif b2 > b1:
                 b1 = b2
+                if b1 > a1:
+                    a1 = b1
+                    if a1 >= bt1:
+                        break
         if max0:
             if b1 > b0:
                 b0 = b1
+                if b0 > a0:
+                    a0 = b0
+                    if a0 >= bt0:
+                        break
         elif b1 < b0:
             b0 = b1
+            if b0 < bt0:
+                bt0 = b0
+                if a0 >= bt0:
+                    break
     return b0
 
 
@@ -652,7 +777,8 @@ def _search(hands, leader, trick, n_trick, strain, max_team, raise_op, undertrum
             if not cut and n == 0:
                 h = hands[seat]
                 if popcount(h) == 2:
-                    ret = acc + _two_tricks(hands, lead, strain, max_team, raise_op, undertrump)
+                    ret = acc + _two_tricks(hands, lead, strain, max_team, raise_op, undertrump,
+                                            a - acc, b - acc)
                     cut = True
                 elif h & (h - 1) == 0:
                     # Last trick: every hand holds one card, play is forced.
@@ -670,7 +796,12 @@ def _search(hands, leader, trick, n_trick, strain, max_team, raise_op, undertrum
                     ret = acc + (pts if ((lead + wpos) & 1) == max_team else 0)
                     cut = True
                 else:
-                    # Cheap bounds, then the transposition table.
+                    # Cheap bounds, then the transposition table if they do not cut.  The
+                    # slot is prefetched first: its cache line loads meanwhile.
+                    k0, k1 = _tt_keys(hands[0], hands[1], hands[2], hands[3], strain)
+                    meta = _meta(lead, strain, max_team, raise_op, undertrump)
+                    slot = _tt_slot(k0, k1, meta, tt_mask)
+                    _prefetch(tt, slot)
                     lo = acc
                     hi = acc + ws[sp, F_REM]
                     if strain < STRAIN_NT:
@@ -679,29 +810,26 @@ def _search(hands, leader, trick, n_trick, strain, max_team, raise_op, undertrum
                             lo += spts
                         else:
                             hi -= spts
-                    k0, k1 = _tt_keys(hands[0], hands[1], hands[2], hands[3], strain)
-                    meta = _meta(lead, strain, max_team, raise_op, undertrump)
-                    slot = _tt_slot(k0, k1, meta, tt_mask)
-                    ws[sp, F_SLOT] = slot
-                    ws[sp, F_K0] = k0
-                    ws[sp, F_K1] = k1
-                    e = _tt_find(tt, slot, k0, k1, meta)
-                    if e >= 0:
-                        d = tt[e, 2]
-                        tlo = ((d >> 16) & 0xFFFF) + acc
-                        thi = ((d >> 32) & 0xFFFF) + acc
-                        if tlo > lo:
-                            lo = tlo
-                        if thi < hi:
-                            hi = thi
-                        ttbest = ((d >> 48) & 0xFF) - 1
+                    qp = _quick_points(hands, lead, strain)
+                    if (lead & 1) == max_team:
+                        if acc + qp > lo:
+                            lo = acc + qp
+                    elif acc + ws[sp, F_REM] - qp < hi:
+                        hi = acc + ws[sp, F_REM] - qp
                     if lo < b and hi > a and lo < hi:
-                        qp = _quick_points(hands, lead, strain)
-                        if (lead & 1) == max_team:
-                            if acc + qp > lo:
-                                lo = acc + qp
-                        elif acc + ws[sp, F_REM] - qp < hi:
-                            hi = acc + ws[sp, F_REM] - qp
+                        ws[sp, F_SLOT] = slot
+                        ws[sp, F_K0] = k0
+                        ws[sp, F_K1] = k1
+                        e = _tt_find(tt, slot, k0, k1, meta)
+                        if e >= 0:
+                            d = tt[e, 2]
+                            tlo = ((d >> 16) & 0xFFFF) + acc
+                            thi = ((d >> 32) & 0xFFFF) + acc
+                            if tlo > lo:
+                                lo = tlo
+                            if thi < hi:
+                                hi = thi
+                            ttbest = ((d >> 48) & 0xFF) - 1
                     if lo >= b:
                         ret = lo
                         cut = True
@@ -843,7 +971,6 @@ def _search(hands, leader, trick, n_trick, strain, max_team, raise_op, undertrum
             continue
         best = ws[sp, F_BEST]
         slot = ws[sp, F_SLOT]
-
         if slot >= 0:
             acc = ws[sp, F_ACC]
             rel = best - acc
