@@ -340,7 +340,7 @@ def _beats_masks():
 BEATS_MASK = _beats_masks()
 
 
-@kernel
+@kernel(inline="always")
 def _order_moves(cand, hands, seat, n, led, wc, wp, tm, strain, ttbest, moves, sp, start):
     """Write the cards of ``cand`` into ``moves[sp, start:8]`` best first
     (``moves[sp, 8 + start:16]`` holds their scores); returns their number.
