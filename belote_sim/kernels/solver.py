@@ -223,86 +223,103 @@ def _reduce_equivalent(legal, others, strain):
 
 
 @kernel
-def _reduce_dominated(cand, others, hands, seat, n, led, wc, wp, strain, raise_op,
+def _keep_one(g, ours, strain):
+    """The card of ``g`` with the most points (``ours``) or the least."""
+    keep = lowest_card(g)
+    kp = CARD_POINTS[strain, keep]
+    m = g & (g - 1)
+    while m:
+        x = lowest_card(m)
+        m &= m - 1
+        px = CARD_POINTS[strain, x]
+        if (ours and px > kp) or (not ours and px < kp):
+            keep = x
+            kp = px
+    return keep
+
+
+@kernel
+def _reduce_dominated(cand, ohands, hands, seat, n, led, wc, wp, strain, raise_op,
                       undertrump):
     """Drop the cards dominated by a card of equal power.
 
-    A run of the mover's cards of one suit with no other card still in play (other
-    hands, trick in progress) between them in the suit's order have the same power
-    now and for the rest of the deal: swapping two of them maps every line of play
-    to one with the same trick winners, only the points of the two cards trade
-    places.  When the team that wins the current trick is already known whichever
-    of them is played -- no player still to play on the other side can beat the
-    card that will be winning (the next player by his legal cards, the later ones by
-    the cards they could beat with: their led-suit cards, or else their trumps) --
-    the mover's team does at least as well by putting the run's most points on its
-    own trick and the least on the opponents', whoever wins the trick where the
-    other card falls later.  One card of each such run is kept.
+    A run of the mover's cards of one suit with no card of another hand between them
+    in the suit's order have the same power for the rest of the deal once the
+    current trick is over; if they also have the same effect on the current trick
+    (all beat the card now winning, or none does) they are interchangeable in it as
+    well: swapping two of them maps every line of play to one with the same trick
+    winners, only the points of the two cards trade places.  When the team that wins
+    the current trick is already known whichever of them is played -- no player
+    still to play on the other side can beat the card that will be winning (the next
+    player by his legal cards, the later ones by the cards they could beat with:
+    their led-suit cards, or else their trumps) -- the mover's team does at least as
+    well by putting the most points on its own trick and the least on the
+    opponents', whoever wins the trick where the other card falls later.  One card
+    of each such group is kept.  ``ohands``: the cards of the other three hands.
     """
     out = cand
     suit_contract = strain < STRAIN_NT
+    wmask = BEATS_MASK[strain, led, wc] if n > 0 else 0
     for suit in range(4):
         mine = (cand >> (8 * suit)) & 0xFF
         if mine & (mine - 1) == 0:
             continue
         shift = 8 * suit
-        oth = (others >> shift) & 0xFF
+        oth = (ohands >> shift) & 0xFF
         trump_suit = _is_trump_suit(suit, strain)
-        g = 0
+        run = 0
         for i in range(9):
             if i < 8:
                 r = TRUMP_RANKS_DESC[i] if trump_suit else PLAIN_RANKS_DESC[i]
                 if (mine >> r) & 1:
-                    g |= 1 << (shift + r)
+                    run |= 1 << (shift + r)
                     continue
                 if (oth >> r) & 1 == 0:
                     continue
-            # a card in play (or the end of the suit) closes the run g
-            if g & (g - 1):
-                c = lowest_card(g)
-                if n == 0:
-                    lsuit = suit
-                    w = c
-                    wpos = 0
-                    ours = True
-                else:
-                    lsuit = led
-                    if beats(c, wc, led, strain):
+            # a card of another hand (or the end of the suit) closes the run
+            if run & (run - 1):
+                for part in range(2):
+                    if n == 0:
+                        g = run if part == 0 else 0
+                    else:
+                        g = run & wmask if part == 0 else run & ~wmask
+                    if g & (g - 1) == 0:
+                        continue
+                    c = lowest_card(g)
+                    if n == 0:
+                        lsuit = suit
+                        w = c
+                        wpos = 0
+                        ours = True
+                    elif part == 0:
+                        lsuit = led
                         w = c
                         wpos = n
                         ours = True
                     else:
+                        lsuit = led
                         w = wc
                         wpos = wp
                         ours = n >= 2 and wp == n - 2
-                higher = BEATS_MASK[strain, lsuit, w]
-                known = True
-                for k in range(n + 1, 4):
-                    if ((k - n) & 1 == 0) == ours:
-                        continue  # a player on the winning side
-                    hp = hands[(seat + k - n) & 3]
-                    if k == n + 1:
-                        can = legal_mask(hp, lsuit, k, w, wpos, strain, raise_op, undertrump)
-                    else:
-                        can = hp & (0xFF << (8 * lsuit))
-                        if can == 0:
-                            can = hp & (0xFF << (8 * strain)) if suit_contract else 0
-                    if can & higher:
-                        known = False
-                        break
-                if known:
-                    keep = c
-                    kp = CARD_POINTS[strain, c]
-                    m = g & (g - 1)
-                    while m:
-                        x = lowest_card(m)
-                        m &= m - 1
-                        px = CARD_POINTS[strain, x]
-                        if (ours and px > kp) or (not ours and px < kp):
-                            keep = x
-                            kp = px
-                    out &= ~g | (1 << keep)
-            g = 0
+                    higher = BEATS_MASK[strain, lsuit, w]
+                    known = True
+                    for k in range(n + 1, 4):
+                        if ((k - n) & 1 == 0) == ours:
+                            continue  # a player on the winning side
+                        hp = hands[(seat + k - n) & 3]
+                        if k == n + 1:
+                            can = legal_mask(hp, lsuit, k, w, wpos, strain, raise_op,
+                                             undertrump)
+                        else:
+                            can = hp & (0xFF << (8 * lsuit))
+                            if can == 0:
+                                can = hp & (0xFF << (8 * strain)) if suit_contract else 0
+                        if can & higher:
+                            known = False
+                            break
+                    if known:
+                        out &= ~g | (1 << _keep_one(g, ours, strain))
+            run = 0
     return out
 
 
@@ -952,7 +969,8 @@ def _search(hands, leader, trick, n_trick, strain, max_team, raise_op, undertrum
             others = ((hands[0] | hands[1] | hands[2] | hands[3]) & ~hands[seat]) | ws[sp, F_TM]
             cand = _reduce_equivalent(legal, others, strain)
             if cand & (cand - 1):
-                cand = _reduce_dominated(cand, others, hands, seat, n, ws[sp, F_LED],
+                cand = _reduce_dominated(cand, others & ~ws[sp, F_TM], hands, seat, n,
+                                         ws[sp, F_LED],
                                          ws[sp, F_WC], ws[sp, F_WP], strain, raise_op,
                                          undertrump)
             ws[sp, F_LAZY] = 0
