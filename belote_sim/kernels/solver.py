@@ -238,6 +238,25 @@ def _keep_one(g, ours, strain):
     return keep
 
 
+def _strength_bytes():
+    """STRENGTH_BYTE[kind, byte]: a suit byte with its ranks renumbered by strength
+    (bit k: the card of strength k; kind 0: plain order, 1: trump order), and
+    RANK_BYTE[kind, .]: the inverse."""
+    from belote_sim.kernels.tables import TRUMP_STRENGTH
+    fwd = np.zeros((2, 256), dtype=np.int64)
+    inv = np.zeros((2, 256), dtype=np.int64)
+    for kind, strength in enumerate((PLAIN_STRENGTH, TRUMP_STRENGTH)):
+        for byte in range(256):
+            for r in range(8):
+                if (byte >> r) & 1:
+                    fwd[kind, byte] |= 1 << int(strength[r])
+            inv[kind, fwd[kind, byte]] = byte
+    return fwd, inv
+
+
+STRENGTH_BYTE, RANK_BYTE = _strength_bytes()
+
+
 @kernel
 def _reduce_dominated(cand, ohands, hands, seat, n, led, wc, wp, strain, raise_op,
                       undertrump):
@@ -261,65 +280,63 @@ def _reduce_dominated(cand, ohands, hands, seat, n, led, wc, wp, strain, raise_o
     suit_contract = strain < STRAIN_NT
     wmask = BEATS_MASK[strain, led, wc] if n > 0 else 0
     for suit in range(4):
-        mine = (cand >> (8 * suit)) & 0xFF
+        shift = 8 * suit
+        mine = (cand >> shift) & 0xFF
         if mine & (mine - 1) == 0:
             continue
-        shift = 8 * suit
-        oth = (ohands >> shift) & 0xFF
-        trump_suit = _is_trump_suit(suit, strain)
-        run = 0
-        for i in range(9):
-            if i < 8:
-                r = TRUMP_RANKS_DESC[i] if trump_suit else PLAIN_RANKS_DESC[i]
-                if (mine >> r) & 1:
-                    run |= 1 << (shift + r)
+        kind = 1 if _is_trump_suit(suit, strain) else 0
+        ms = STRENGTH_BYTE[kind, mine]
+        os = STRENGTH_BYTE[kind, (ohands >> shift) & 0xFF]
+        while ms:
+            # the run from the lowest of the cards left up to the next card of another
+            # hand above it (suit bytes in strength order)
+            low = ms & -ms
+            above = os & ~((low << 1) - 1)
+            seg = ms & ((above & -above) - 1) if above else ms
+            ms &= ~seg
+            if seg & (seg - 1) == 0:
+                continue
+            run = RANK_BYTE[kind, seg] << shift
+            for part in range(2):
+                if n == 0:
+                    g = run if part == 0 else 0
+                else:
+                    g = run & wmask if part == 0 else run & ~wmask
+                if g & (g - 1) == 0:
                     continue
-                if (oth >> r) & 1 == 0:
-                    continue
-            # a card of another hand (or the end of the suit) closes the run
-            if run & (run - 1):
-                for part in range(2):
-                    if n == 0:
-                        g = run if part == 0 else 0
+                c = lowest_card(g)
+                if n == 0:
+                    lsuit = suit
+                    w = c
+                    wpos = 0
+                    ours = True
+                elif part == 0:
+                    lsuit = led
+                    w = c
+                    wpos = n
+                    ours = True
+                else:
+                    lsuit = led
+                    w = wc
+                    wpos = wp
+                    ours = n >= 2 and wp == n - 2
+                higher = BEATS_MASK[strain, lsuit, w]
+                known = True
+                for k in range(n + 1, 4):
+                    if ((k - n) & 1 == 0) == ours:
+                        continue  # a player on the winning side
+                    hp = hands[(seat + k - n) & 3]
+                    if k == n + 1:
+                        can = legal_mask(hp, lsuit, k, w, wpos, strain, raise_op, undertrump)
                     else:
-                        g = run & wmask if part == 0 else run & ~wmask
-                    if g & (g - 1) == 0:
-                        continue
-                    c = lowest_card(g)
-                    if n == 0:
-                        lsuit = suit
-                        w = c
-                        wpos = 0
-                        ours = True
-                    elif part == 0:
-                        lsuit = led
-                        w = c
-                        wpos = n
-                        ours = True
-                    else:
-                        lsuit = led
-                        w = wc
-                        wpos = wp
-                        ours = n >= 2 and wp == n - 2
-                    higher = BEATS_MASK[strain, lsuit, w]
-                    known = True
-                    for k in range(n + 1, 4):
-                        if ((k - n) & 1 == 0) == ours:
-                            continue  # a player on the winning side
-                        hp = hands[(seat + k - n) & 3]
-                        if k == n + 1:
-                            can = legal_mask(hp, lsuit, k, w, wpos, strain, raise_op,
-                                             undertrump)
-                        else:
-                            can = hp & (0xFF << (8 * lsuit))
-                            if can == 0:
-                                can = hp & (0xFF << (8 * strain)) if suit_contract else 0
-                        if can & higher:
-                            known = False
-                            break
-                    if known:
-                        out &= ~g | (1 << _keep_one(g, ours, strain))
-            run = 0
+                        can = hp & (0xFF << (8 * lsuit))
+                        if can == 0:
+                            can = hp & (0xFF << (8 * strain)) if suit_contract else 0
+                    if can & higher:
+                        known = False
+                        break
+                if known:
+                    out &= ~g | (1 << _keep_one(g, ours, strain))
     return out
 
 
