@@ -42,7 +42,9 @@ Algorithm
   third hand: a winning card the next player cannot beat (most points first); with
   partner winning safely, throw points; else the cheapest card.  Fourth hand: win or
   throw points on partner's trick, else the cheapest card.  When the table has a
-  best card it is tried before the others are even scored.
+  best card it is tried before the others are even scored; else a leader tries
+  first the "killer" lead, the last card that cut off a lead with as many cards in
+  hand (``ws[MAX_PLY, 3 + cards]``, card + 1; kept across searches: ordering only).
 * **Equivalent cards.**  Two cards of one suit in one hand are interchangeable when
   no other card still in play (other hands and the trick in progress) lies between
   them in that suit's order *and* their points are equal.  Card points of Belote
@@ -106,7 +108,8 @@ INF = 1 << 20
 
 
 
-# Frame fields of the search stack ws[ply, field]; row MAX_PLY holds counters.
+# Frame fields of the search stack ws[ply, field]; row MAX_PLY holds the table generation
+# (1), the node counter (2) and the killer leads (3 + cards in hand).
 F_LEAD, F_N, F_LED, F_WC, F_WP, F_TP, F_TM, F_ACC, F_REM, F_A, F_B, F_BEST, F_BC, F_I, \
     F_CNT, F_CARD, F_SLOT, F_A0, F_B0, F_K0, F_K1, F_NULL, F_RS, F_LAZY = range(24)
 NUM_FIELDS = 24
@@ -1001,7 +1004,9 @@ def _search(hands, leader, trick, n_trick, strain, max_team, raise_op, undertrum
                 ws[sp, F_LAZY] = cand & ~(1 << ttbest)
             else:
                 ws[sp, F_CNT] = _order_moves(cand, hands, seat, n, ws[sp, F_LED], ws[sp, F_WC],
-                                             ws[sp, F_WP], ws[sp, F_TM], strain, -1,
+                                             ws[sp, F_WP], ws[sp, F_TM], strain,
+                                             ws[MAX_PLY, 3 + popcount(hands[seat])] - 1
+                                             if n == 0 else -1,
                                              moves, sp, 0)
             ws[sp, F_I] = 0
             ws[sp, F_A0] = a
@@ -1104,6 +1109,9 @@ def _search(hands, leader, trick, n_trick, strain, max_team, raise_op, undertrum
             entering = True
             continue
         best = ws[sp, F_BEST]
+        if ws[sp, F_N] == 0 and ws[sp, F_A] >= ws[sp, F_B]:
+            # killer lead: the card that cut, tried first at the next lead this deep
+            ws[MAX_PLY, 3 + popcount(hands[ws[sp, F_LEAD]])] = ws[sp, F_BC] + 1
         slot = ws[sp, F_SLOT]
         if slot >= 0:
             acc = ws[sp, F_ACC]
