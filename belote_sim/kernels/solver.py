@@ -12,7 +12,9 @@ forfeits it, is ignored: the solver optimises card points only).
 Algorithm
 ---------
 * **Bitboards.**  A hand is a 32-bit mask (``card = 8 * suit + rank``); legal cards
-  come from ``core.legal_mask``, trick winners from ``core.beats``.
+  come from ``core.legal_mask``, trick winners from ``core.beats`` (``BEATS_MASK``:
+  every card that beats a given one); bit counts are one ``popcnt``
+  (``llvm.ctpop``), table lines are prefetched (``llvm.prefetch``).
 * **Alpha-beta, fail-soft, iterative.**  The search (``_search``) is one loop over an
   explicit stack of frames (``ws[ply, field]``, ``moves[ply, :]``, preallocated; no
   allocation in the loop): numba's on-disk cache does not reload recursive
@@ -53,16 +55,19 @@ Algorithm
   7 8 of a trump suit (the lowest two of the trump order).  One card of each group
   is searched.
 * **Dominated cards.**  More generally, a run of the mover's cards of one suit with
-  no other card still in play between them in the suit's order have the same power
-  for the rest of the deal: swapping two of them maps every line of play to one
-  with the same trick winners, and only the two cards' points trade places.  So
-  when the team that wins the current trick is known whichever card of the run is
-  played (nobody still to play on the other side can beat the card that will be
-  winning: the next player by his legal cards, later ones by their led-suit cards
-  or else their trumps), the run's most points go on the mover's own trick or the
-  least on the opponents' -- never worse for the mover's team, whoever wins the
-  trick where the other card falls later -- and only that card is searched
-  (``_reduce_dominated``; every seat, the leader included).  This halves the tree.
+  no card of another hand between them in the suit's order have the same power for
+  the rest of the deal once the current trick is over (its cards leave with it);
+  those of them with the same effect on the current trick (all beat the card now
+  winning, or none does) are interchangeable in it too: swapping two of them maps
+  every line of play to one with the same trick winners, and only the two cards'
+  points trade places.  So when the team that wins the current trick is known
+  whichever of them is played (nobody still to play on the other side can beat the
+  card that will be winning: the next player by his legal cards, later ones by
+  their led-suit cards or else their trumps), the most points go on the mover's own
+  trick or the least on the opponents' -- never worse for the mover's team,
+  whoever wins the trick where the other card falls later -- and only that card is
+  searched (``_reduce_dominated``; every seat, the leader included).  This more
+  than halves the tree.
 * **Cheap bounds** (at trick boundaries, before the table probe, which is only made
   when they do not cut; the table slot is prefetched first so that its cache line
   loads while they are computed):
