@@ -38,15 +38,18 @@ Algorithm
   matters), so transposed positions that differ only in which 7/8/9 went share an
   entry.  The data word holds a lower and an upper bound on the points still to
   come (bounds of several searches are intersected) and the best card (tried first).
-* **Move ordering.**  Leader: sure tricks first (no opponent holds a higher card of
-  the suit or can ruff it), most points first, and a low card to partner's sure
-  winner (before the sure tricks in NT and AT, after them otherwise); then the rest, cheapest and lowest first, short suits first.  Second and
-  third hand: a winning card the next player cannot beat (most points first); with
-  partner winning safely, throw points; else the cheapest card.  Fourth hand: win or
-  throw points on partner's trick, else the cheapest card.  When the table has a
-  best card it is tried before the others are even scored; else a leader tries
-  first the "killer" lead, the last card that cut off a lead with as many cards in
-  hand (``ws[MAX_PLY, 3 + cards]``, card + 1; kept across searches: ordering only).
+* **Move ordering** (``_order_moves``, inlined).  Leader: sure tricks first (no
+  opponent holds a higher card of the suit or can ruff it), most points first, and
+  a low card to partner's sure winner (before the sure tricks in NT and AT, after
+  them otherwise); then the rest, cheapest and lowest first, short suits first.
+  Second and third hand: a winning card the next player cannot beat (most points
+  first); with partner winning safely, throw points; else the cheapest card.
+  Fourth hand: win or throw points on partner's trick, else the cheapest card.
+  What depends only on the suit or the trick is worked out once per node.  When the
+  table has a best card it is tried before the others are even scored; else a
+  leader tries first the "killer" lead, the last card that cut off a lead with as
+  many cards in hand (``ws[MAX_PLY, 3 + cards]``, card + 1; kept across searches:
+  ordering only).
 * **Equivalent cards.**  Two cards of one suit in one hand are interchangeable when
   no other card still in play (other hands and the trick in progress) lies between
   them in that suit's order *and* their points are equal.  Card points of Belote
