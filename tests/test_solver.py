@@ -114,6 +114,28 @@ def test_brute_force_agreement_10000_positions(preset):
 
 
 @pytest.mark.parametrize("preset", PRESETS)
+def test_mid_deal_positions_against_plain_alpha_beta(preset):
+    """Positions with 3 to 5 tricks left (mid-trick included, every strain, both
+    maximising teams) agree with plain alpha-beta: longer runs of equal-power cards
+    than in the brute-force test, so the pruning of dominated cards (the run's most
+    points on one's own trick, the least on the opponents') is checked on runs of
+    up to 5 cards and with several players still to play."""
+    ro, ut = options(preset)
+    n = 2000
+    hands, leaders, tricks, n_tricks, strains = positions(90 + PRESETS.index(preset), n, 12,
+                                                          19, ro, ut)
+    max_teams = (np.arange(n) % 2).astype(np.int64)
+    slow = np.zeros(n, np.int64)
+    K.simple_batch(hands, leaders, tricks, n_tricks, strains, max_teams, ro, ut, 1, slow)
+    fast = np.zeros(n, np.int64)
+    K.solve_batch(hands, leaders, tricks, n_tricks, strains, max_teams, ro, ut, K.new_tt(12),
+                  0, fast)
+    bad = np.nonzero(fast != slow)[0]
+    assert bad.size == 0, (bad[:5], fast[bad[:5]], slow[bad[:5]])
+    assert set(strains.tolist()) == set(range(6)) and set(n_tricks.tolist()) == {0, 1, 2, 3}
+
+
+@pytest.mark.parametrize("preset", PRESETS)
 def test_brute_force_kernel_matches_pure_python_reference(preset):
     """The brute-force kernel itself agrees with a pure-Python minimax written on the
     independent reference rules (tests/reference.py)."""

@@ -12,7 +12,9 @@ forfeits it, is ignored: the solver optimises card points only).
 Algorithm
 ---------
 * **Bitboards.**  A hand is a 32-bit mask (``card = 8 * suit + rank``); legal cards
-  come from ``core.legal_mask``, trick winners from ``core.beats``.
+  come from ``core.legal_mask``, trick winners from ``core.beats`` (``BEATS_MASK``:
+  every card that beats a given one); bit counts are one ``popcnt``
+  (``llvm.ctpop``), table lines are prefetched (``llvm.prefetch``).
 * **Alpha-beta, fail-soft, iterative.**  The search (``_search``) is one loop over an
   explicit stack of frames (``ws[ply, field]``, ``moves[ply, :]``, preallocated; no
   allocation in the loop): numba's on-disk cache does not reload recursive
@@ -36,13 +38,18 @@ Algorithm
   matters), so transposed positions that differ only in which 7/8/9 went share an
   entry.  The data word holds a lower and an upper bound on the points still to
   come (bounds of several searches are intersected) and the best card (tried first).
-* **Move ordering.**  Leader: sure tricks first (no opponent holds a higher card of
-  the suit or can ruff it), most points first, and a low card to partner's sure
-  winner (before the sure tricks in NT and AT, after them otherwise); then the rest, cheapest and lowest first, short suits first.  Second and
-  third hand: a winning card the next player cannot beat (most points first); with
-  partner winning safely, throw points; else the cheapest card.  Fourth hand: win or
-  throw points on partner's trick, else the cheapest card.  When the table has a
-  best card it is tried before the others are even scored.
+* **Move ordering** (``_order_moves``, inlined).  Leader: sure tricks first (no
+  opponent holds a higher card of the suit or can ruff it), most points first, and
+  a low card to partner's sure winner (before the sure tricks in NT and AT, after
+  them otherwise); then the rest, cheapest and lowest first, short suits first.
+  Second and third hand: a winning card the next player cannot beat (most points
+  first); with partner winning safely, throw points; else the cheapest card.
+  Fourth hand: win or throw points on partner's trick, else the cheapest card.
+  What depends only on the suit or the trick is worked out once per node.  When the
+  table has a best card it is tried before the others are even scored; else a
+  leader tries first the "killer" lead, the last card that cut off a lead with as
+  many cards in hand (``ws[MAX_PLY, 3 + cards]``, card + 1; kept across searches:
+  ordering only).
 * **Equivalent cards.**  Two cards of one suit in one hand are interchangeable when
   no other card still in play (other hands and the trick in progress) lies between
   them in that suit's order *and* their points are equal.  Card points of Belote
@@ -50,7 +57,23 @@ Algorithm
   bottom of a suit: 7 8 9 of a plain suit (the lowest three of the plain order) and
   7 8 of a trump suit (the lowest two of the trump order).  One card of each group
   is searched.
-* **Cheap bounds** (at trick boundaries, before and after the table probe):
+* **Dominated cards.**  More generally, a run of the mover's cards of one suit with
+  no card of another hand between them in the suit's order have the same power for
+  the rest of the deal once the current trick is over (its cards leave with it);
+  those of them with the same effect on the current trick (all beat the card now
+  winning, or none does) are interchangeable in it too: swapping two of them maps
+  every line of play to one with the same trick winners, and only the two cards'
+  points trade places.  So when the team that wins the current trick is known
+  whichever of them is played (nobody still to play on the other side can beat the
+  card that will be winning: the next player by his legal cards, later ones by
+  their led-suit cards or else their trumps), the most points go on the mover's own
+  trick or the least on the opponents' -- never worse for the mover's team,
+  whoever wins the trick where the other card falls later -- and only that card is
+  searched (``_reduce_dominated``; every seat, the leader included).  This more
+  than halves the tree.
+* **Cheap bounds** (at trick boundaries, before the table probe, which is only made
+  when they do not cut; the table slot is prefetched first so that its cache line
+  loads while they are computed):
   ``[acc, acc + rem]`` (points banked for the maximising team, points unbanked);
   in a suit contract the top trumps held by one team, whose points that team is
   sure to bank (``_sure_trumps``); the leader's "quick points": his runs of top
@@ -58,15 +81,20 @@ Algorithm
   while every opponent with trumps still follows -- with the cheapest cards the
   others must follow with (``_quick_points``).  A node whose bounds fall outside
   the window is cut at once.
-* **Endgame.**  The last trick is played out directly, the last two by a plain
-  minimax over the at most 16 ways to play the first of them (``_two_tricks``).
+* **Endgame.**  The last trick is played out directly, the last two by a
+  fail-soft alpha-beta over the at most 16 ways to play the first of them, with the
+  node's window (``_two_tricks``).
 """
 
 import numpy as np
+from llvmlite import ir
+from numba import types
+from numba.core import cgutils
+from numba.core.extending import intrinsic
 from numba.cpython.unsafe.numbers import trailing_zeros
 
 from belote_sim.kernels._jit import kernel
-from belote_sim.kernels.core import advance_trick, beats, legal_mask, popcount, trick_state
+from belote_sim.kernels.core import advance_trick, beats, legal_mask, trick_state
 from belote_sim.kernels.dealing import shuffle_deal
 from belote_sim.kernels.rng import next_random, random_below, seed_state
 from belote_sim.kernels.tables import (
@@ -88,7 +116,8 @@ INF = 1 << 20
 
 
 
-# Frame fields of the search stack ws[ply, field]; row MAX_PLY holds counters.
+# Frame fields of the search stack ws[ply, field]; row MAX_PLY holds the table generation
+# (1), the node counter (2) and the killer leads (3 + cards in hand).
 F_LEAD, F_N, F_LED, F_WC, F_WP, F_TP, F_TM, F_ACC, F_REM, F_A, F_B, F_BEST, F_BC, F_I, \
     F_CNT, F_CARD, F_SLOT, F_A0, F_B0, F_K0, F_K1, F_NULL, F_RS, F_LAZY = range(24)
 NUM_FIELDS = 24
@@ -106,6 +135,46 @@ def new_workspace():
     """Search stack buffers ``(ws, moves)`` (plain numpy)."""
     return np.zeros((MAX_PLY + 1, NUM_FIELDS), dtype=np.int64), np.zeros((MAX_PLY, 16),
                                                                           dtype=np.int64)
+
+
+@intrinsic
+def _prefetch(typingctx, arr, row):
+    """Prefetch the cache line of ``arr[row, 0]`` (a 2-d array) for reading."""
+    sig = types.void(arr, row)
+
+    def codegen(context, builder, signature, args):
+        aryty = signature.args[0]
+        ary = context.make_array(aryty)(context, builder, args[0])
+        zero = context.get_constant(types.intp, 0)
+        ptr = cgutils.get_item_pointer(context, builder, aryty, ary, [args[1], zero])
+        i8p = ir.IntType(8).as_pointer()
+        i32 = ir.IntType(32)
+        fnty = ir.FunctionType(ir.VoidType(), [i8p, i32, i32, i32])
+        fn = cgutils.get_or_insert_function(builder.module, fnty, "llvm.prefetch.p0")
+        builder.call(fn, [builder.bitcast(ptr, i8p), i32(0), i32(3), i32(1)])
+        return context.get_dummy_value()
+
+    return sig, codegen
+
+
+@intrinsic
+def _ctpop(typingctx, x):
+    """``llvm.ctpop`` of a 64-bit integer (one ``popcnt`` instruction)."""
+    if not isinstance(x, types.Integer):
+        return None
+    sig = types.int64(types.int64)
+
+    def codegen(context, builder, signature, args):
+        fn = builder.module.declare_intrinsic("llvm.ctpop", [ir.IntType(64)])
+        return builder.call(fn, [args[0]])
+
+    return sig, codegen
+
+
+@kernel
+def popcount(mask):
+    """Number of set bits of a 32-bit mask (as ``core.popcount``, one instruction)."""
+    return _ctpop(mask & 0xFFFFFFFF)
 
 
 @kernel
@@ -165,21 +234,121 @@ def _reduce_equivalent(legal, others, strain):
 
 
 @kernel
-def _can_beat(hand, card, led, strain):
-    """Whether ``hand`` holds a card that would beat ``card`` (a card of the led suit
-    or a trump that currently wins) in a trick led in ``led`` (follow/ruff duties
-    ignored: an estimate for move ordering)."""
-    suit = card >> 3
-    follow = (hand >> (8 * led)) & 0xFF
+def _keep_one(g, ours, strain):
+    """The card of ``g`` with the most points (``ours``) or the least."""
+    keep = lowest_card(g)
+    kp = CARD_POINTS[strain, keep]
+    m = g & (g - 1)
+    while m:
+        x = lowest_card(m)
+        m &= m - 1
+        px = CARD_POINTS[strain, x]
+        if (ours and px > kp) or (not ours and px < kp):
+            keep = x
+            kp = px
+    return keep
+
+
+def _strength_bytes():
+    """STRENGTH_BYTE[kind, byte]: a suit byte with its ranks renumbered by strength
+    (bit k: the card of strength k; kind 0: plain order, 1: trump order), and
+    RANK_BYTE[kind, .]: the inverse."""
+    from belote_sim.kernels.tables import TRUMP_STRENGTH
+    fwd = np.zeros((2, 256), dtype=np.int64)
+    inv = np.zeros((2, 256), dtype=np.int64)
+    for kind, strength in enumerate((PLAIN_STRENGTH, TRUMP_STRENGTH)):
+        for byte in range(256):
+            for r in range(8):
+                if (byte >> r) & 1:
+                    fwd[kind, byte] |= 1 << int(strength[r])
+            inv[kind, fwd[kind, byte]] = byte
+    return fwd, inv
+
+
+STRENGTH_BYTE, RANK_BYTE = _strength_bytes()
+
+
+@kernel
+def _reduce_dominated(cand, ohands, hands, seat, n, led, wc, wp, strain, raise_op,
+                      undertrump):
+    """Drop the cards dominated by a card of equal power.
+
+    A run of the mover's cards of one suit with no card of another hand between them
+    in the suit's order have the same power for the rest of the deal once the
+    current trick is over; if they also have the same effect on the current trick
+    (all beat the card now winning, or none does) they are interchangeable in it as
+    well: swapping two of them maps every line of play to one with the same trick
+    winners, only the points of the two cards trade places.  When the team that wins
+    the current trick is already known whichever of them is played -- no player
+    still to play on the other side can beat the card that will be winning (the next
+    player by his legal cards, the later ones by the cards they could beat with:
+    their led-suit cards, or else their trumps) -- the mover's team does at least as
+    well by putting the most points on its own trick and the least on the
+    opponents', whoever wins the trick where the other card falls later.  One card
+    of each such group is kept.  ``ohands``: the cards of the other three hands.
+    """
+    out = cand
     suit_contract = strain < STRAIN_NT
-    if suit_contract and suit == strain and led != strain:
-        # a ruff: beaten only by a higher trump of a player void in the led suit
-        if follow:
-            return False
-        return ((hand >> (8 * strain)) & HIGHER_TRUMP_BYTE[card & 7] & 0xFF) != 0
-    if follow:
-        return (follow & _higher_byte(card & 7, _is_trump_suit(led, strain))) != 0
-    return suit_contract and ((hand >> (8 * strain)) & 0xFF) != 0
+    wmask = BEATS_MASK[strain, led, wc] if n > 0 else 0
+    for suit in range(4):
+        shift = 8 * suit
+        mine = (cand >> shift) & 0xFF
+        if mine & (mine - 1) == 0:
+            continue
+        kind = 1 if _is_trump_suit(suit, strain) else 0
+        ms = STRENGTH_BYTE[kind, mine]
+        os = STRENGTH_BYTE[kind, (ohands >> shift) & 0xFF]
+        while ms:
+            # the run from the lowest of the cards left up to the next card of another
+            # hand above it (suit bytes in strength order)
+            low = ms & -ms
+            above = os & ~((low << 1) - 1)
+            seg = ms & ((above & -above) - 1) if above else ms
+            ms &= ~seg
+            if seg & (seg - 1) == 0:
+                continue
+            run = RANK_BYTE[kind, seg] << shift
+            for part in range(2):
+                if n == 0:
+                    g = run if part == 0 else 0
+                else:
+                    g = run & wmask if part == 0 else run & ~wmask
+                if g & (g - 1) == 0:
+                    continue
+                c = lowest_card(g)
+                if n == 0:
+                    lsuit = suit
+                    w = c
+                    wpos = 0
+                    ours = True
+                elif part == 0:
+                    lsuit = led
+                    w = c
+                    wpos = n
+                    ours = True
+                else:
+                    lsuit = led
+                    w = wc
+                    wpos = wp
+                    ours = n >= 2 and wp == n - 2
+                higher = BEATS_MASK[strain, lsuit, w]
+                known = True
+                for k in range(n + 1, 4):
+                    if ((k - n) & 1 == 0) == ours:
+                        continue  # a player on the winning side
+                    hp = hands[(seat + k - n) & 3]
+                    if k == n + 1:
+                        can = legal_mask(hp, lsuit, k, w, wpos, strain, raise_op, undertrump)
+                    else:
+                        can = hp & (0xFF << (8 * lsuit))
+                        if can == 0:
+                            can = hp & (0xFF << (8 * strain)) if suit_contract else 0
+                    if can & higher:
+                        known = False
+                        break
+                if known:
+                    out &= ~g | (1 << _keep_one(g, ours, strain))
+    return out
 
 
 def _top_ranks():
@@ -197,7 +366,26 @@ def _top_ranks():
 TOP_RANK = _top_ranks()
 
 
-@kernel
+def _beats_masks():
+    """BEATS_MASK[strain, led, card]: the cards that beat ``card`` as the winning card
+    of a trick led in ``led`` (``core.beats`` for every card at once)."""
+    out = np.zeros((6, 4, 32), dtype=np.int64)
+    for strain in range(6):
+        for led in range(4):
+            for w in range(32):
+                for c in range(32):
+                    key = WIN_KEY[strain, c]
+                    if (c >> 3) != led and key < 16:
+                        continue
+                    if key > WIN_KEY[strain, w]:
+                        out[strain, led, w] |= 1 << c
+    return out
+
+
+BEATS_MASK = _beats_masks()
+
+
+@kernel(inline="always")
 def _order_moves(cand, hands, seat, n, led, wc, wp, tm, strain, ttbest, moves, sp, start):
     """Write the cards of ``cand`` into ``moves[sp, start:8]`` best first
     (``moves[sp, 8 + start:16]`` holds their scores); returns their number.
@@ -208,20 +396,66 @@ def _order_moves(cand, hands, seat, n, led, wc, wp, tm, strain, ttbest, moves, s
     cheapest and lowest first, short suits first.  Followers: the
     only opponent still to play is the next seat; a card he cannot beat is a sure
     winner (most points first); with partner winning safely, throw points; else
-    play the cheapest card.
+    play the cheapest card.  What depends only on the suit (or the trick) is worked
+    out once per call.
     """
     nxt = hands[(seat + 1) & 3]
     suit_contract = strain < STRAIN_NT
     ts = 8 * strain
+    # per suit (leader): whether an opponent can ruff it, the opponents' byte, the
+    # base score of a low lead and the key of partner's sure top card (-1: none)
+    ruff0 = ruff1 = ruff2 = ruff3 = 0
+    ob0 = ob1 = ob2 = ob3 = 0
+    lowb0 = lowb1 = lowb2 = lowb3 = 0
+    psk0 = psk1 = psk2 = psk3 = -1
+    wmask = 0
+    avail = 0
+    partner = False
     partner_safe = False
-    if n == 2 and wp == 0:
-        partner_safe = not _can_beat(nxt, wc, led, strain)
     if n == 0:
         prv = hands[(seat + 3) & 3]
         opp = nxt | prv
         nxt_trumps = suit_contract and ((nxt >> ts) & 0xFF) != 0
         prv_trumps = suit_contract and ((prv >> ts) & 0xFF) != 0
         mate = hands[(seat + 2) & 3]
+        mine = hands[seat]
+        for suit in range(4):
+            if (cand >> (8 * suit)) & 0xFF == 0:
+                continue
+            shift = 8 * suit
+            trump_suit = _is_trump_suit(suit, strain)
+            ob = (opp >> shift) & 0xFF
+            ruff = suit_contract and suit != strain and (
+                (nxt_trumps and ((nxt >> shift) & 0xFF) == 0) or
+                (prv_trumps and ((prv >> shift) & 0xFF) == 0))
+            lowb = 1000 - 20 * popcount((mine >> shift) & 0xFF)
+            psk = -1
+            pb = (mate >> shift) & 0xFF
+            if pb and not ruff:
+                top = TOP_RANK[1 if trump_suit else 0, pb]
+                if (ob & _higher_byte(top, trump_suit)) == 0:
+                    psk = WIN_KEY[strain, shift + top]
+            if suit == 0:
+                ruff0, ob0, lowb0, psk0 = ruff, ob, lowb, psk
+            elif suit == 1:
+                ruff1, ob1, lowb1, psk1 = ruff, ob, lowb, psk
+            elif suit == 2:
+                ruff2, ob2, lowb2, psk2 = ruff, ob, lowb, psk
+            else:
+                ruff3, ob3, lowb3, psk3 = ruff, ob, lowb, psk
+    else:
+        # the cards that beat the winning card, and the cards the next seat could
+        # beat a card with (his led-suit cards if he has any, else his trumps)
+        wmask = BEATS_MASK[strain, led, wc]
+        follow = (nxt >> (8 * led)) & 0xFF
+        if follow:
+            avail = follow << (8 * led)
+        elif suit_contract:
+            avail = nxt & (0xFF << ts)
+        partner = n >= 2 and wp == n - 2
+        if n == 2 and wp == 0:
+            partner_safe = (wmask & avail) == 0
+    psbase = 3500 if strain >= STRAIN_NT else 2000
     cnt = 0
     m = cand
     while m:
@@ -229,30 +463,27 @@ def _order_moves(cand, hands, seat, n, led, wc, wp, tm, strain, ttbest, moves, s
         m &= m - 1
         pts = CARD_POINTS[strain, c]
         key = WIN_KEY[strain, c]
-        suit = c >> 3
         if c == ttbest:
             sc = 1 << 20
         elif n == 0:
-            shift = 8 * suit
-            trump_suit = _is_trump_suit(suit, strain)
-            ob = (opp >> shift) & 0xFF
-            ruff = suit_contract and suit != strain and (
-                (nxt_trumps and ((nxt >> shift) & 0xFF) == 0) or
-                (prv_trumps and ((prv >> shift) & 0xFF) == 0))
-            if not ruff and (ob & _higher_byte(c & 7, trump_suit)) == 0:
-                sc = 3000 + pts  # sure trick: cash it
+            suit = c >> 3
+            if suit == 0:
+                ruff, ob, lowb, psk = ruff0, ob0, lowb0, psk0
+            elif suit == 1:
+                ruff, ob, lowb, psk = ruff1, ob1, lowb1, psk1
+            elif suit == 2:
+                ruff, ob, lowb, psk = ruff2, ob2, lowb2, psk2
             else:
-                sc = 1000 - pts - key - 20 * popcount((hands[seat] >> shift) & 0xFF)
-                pb = (mate >> shift) & 0xFF
-                if pb and not ruff:
-                    top = TOP_RANK[1 if trump_suit else 0, pb]
-                    if (WIN_KEY[strain, shift + top] > key and
-                            (ob & _higher_byte(top, trump_suit)) == 0):
-                        # a low card to partner's sure winner (first of all in NT/AT)
-                        sc = (3500 if strain >= STRAIN_NT else 2000) - pts - key
+                ruff, ob, lowb, psk = ruff3, ob3, lowb3, psk3
+            if not ruff and (ob & _higher_byte(c & 7, _is_trump_suit(suit, strain))) == 0:
+                sc = 3000 + pts  # sure trick: cash it
+            elif psk > key:
+                # a low card to partner's sure winner (first of all in NT/AT)
+                sc = psbase - pts - key
+            else:
+                sc = lowb - pts - key
         else:
-            wins = beats(c, wc, led, strain)
-            partner = n >= 2 and wp == n - 2
+            wins = (wmask >> c) & 1
             if n == 3:
                 if wins or partner:
                     sc = 2000 + pts - (key if wins and partner else 0)
@@ -261,7 +492,7 @@ def _order_moves(cand, hands, seat, n, led, wc, wp, tm, strain, ttbest, moves, s
             elif partner and partner_safe:
                 sc = 2000 + pts - (key if wins else 0)
             elif wins:
-                if not _can_beat(nxt, c, led, strain):
+                if (BEATS_MASK[strain, led, c] & avail) == 0:
                     sc = 2500 + pts - key
                 else:
                     sc = 1500 - pts + key
@@ -435,9 +666,10 @@ def _last_trick_value(h0, h1, h2, h3, lead, strain, max_team):
 
 
 @kernel
-def _two_tricks(hands, lead, strain, max_team, raise_op, undertrump):
-    """Exact points ``max_team`` wins in the last two tricks (two cards per hand):
-    a plain minimax over the at most 16 ways to play the first of them."""
+def _two_tricks(hands, lead, strain, max_team, raise_op, undertrump, alpha, beta):
+    """Points ``max_team`` wins in the last two tricks (two cards per hand): a
+    fail-soft alpha-beta over the at most 16 ways to play the first of them (exact
+    when inside ``(alpha, beta)``, else a bound on the failing side)."""
     s1 = (lead + 1) & 3
     s2 = (lead + 2) & 3
     s3 = (lead + 3) & 3
@@ -446,7 +678,8 @@ def _two_tricks(hands, lead, strain, max_team, raise_op, undertrump):
     g2 = hands[s2]
     g3 = hands[s3]
     max0 = (lead & 1) == max_team
-    max1 = not max0
+    a0 = alpha
+    bt0 = beta
     b0 = -INF if max0 else INF
     m0 = g0
     while m0:
@@ -454,7 +687,9 @@ def _two_tricks(hands, lead, strain, max_team, raise_op, undertrump):
         m0 &= m0 - 1
         led = c0 >> 3
         p0 = CARD_POINTS[strain, c0]
-        b1 = -INF if max1 else INF
+        a1 = a0
+        bt1 = bt0
+        b1 = INF if max0 else -INF
         m1 = legal_mask(g1, led, 1, c0, 0, strain, raise_op, undertrump)
         while m1:
             c1 = lowest_card(m1)
@@ -465,6 +700,8 @@ def _two_tricks(hands, lead, strain, max_team, raise_op, undertrump):
             if beats(c1, c0, led, strain):
                 wc1 = c1
                 wp1 = 1
+            a2 = a1
+            bt2 = bt1
             b2 = -INF if max0 else INF
             m2 = legal_mask(g2, led, 2, wc1, wp1, strain, raise_op, undertrump)
             while m2:
@@ -476,7 +713,7 @@ def _two_tricks(hands, lead, strain, max_team, raise_op, undertrump):
                 if beats(c2, wc1, led, strain):
                     wc2 = c2
                     wp2 = 2
-                b3 = -INF if max1 else INF
+                b3 = INF if max0 else -INF
                 m3 = legal_mask(g3, led, 3, wc2, wp2, strain, raise_op, undertrump)
                 while m3:
                     c3 = lowest_card(m3)
@@ -501,26 +738,54 @@ def _two_tricks(hands, lead, strain, max_team, raise_op, undertrump):
                         v += _last_trick_value(r2, r3, r0, r1, w, strain, max_team)
                     else:
                         v += _last_trick_value(r3, r0, r1, r2, w, strain, max_team)
-                    if max1:
-                        if v > b3:
+                    if max0:  # seat 3 minimises
+                        if v < b3:
                             b3 = v
-                    elif v < b3:
+                            if v <= a2:
+                                break
+                    elif v > b3:
                         b3 = v
-                if max0:
+                        if v >= bt2:
+                            break
+                if max0:  # seat 2 maximises
                     if b3 > b2:
                         b2 = b3
+                        if b2 > a2:
+                            a2 = b2
+                            if a2 >= bt2:
+                                break
                 elif b3 < b2:
                     b2 = b3
-            if max1:
-                if b2 > b1:
+                    if b2 < bt2:
+                        bt2 = b2
+                        if a2 >= bt2:
+                            break
+            if max0:  # seat 1 minimises
+                if b2 < b1:
                     b1 = b2
-            elif b2 < b1:
+                    if b1 < bt1:
+                        bt1 = b1
+                        if a1 >= bt1:
+                            break
+            elif b2 > b1:
                 b1 = b2
+                if b1 > a1:
+                    a1 = b1
+                    if a1 >= bt1:
+                        break
         if max0:
             if b1 > b0:
                 b0 = b1
+                if b0 > a0:
+                    a0 = b0
+                    if a0 >= bt0:
+                        break
         elif b1 < b0:
             b0 = b1
+            if b0 < bt0:
+                bt0 = b0
+                if a0 >= bt0:
+                    break
     return b0
 
 
@@ -652,7 +917,8 @@ def _search(hands, leader, trick, n_trick, strain, max_team, raise_op, undertrum
             if not cut and n == 0:
                 h = hands[seat]
                 if popcount(h) == 2:
-                    ret = acc + _two_tricks(hands, lead, strain, max_team, raise_op, undertrump)
+                    ret = acc + _two_tricks(hands, lead, strain, max_team, raise_op, undertrump,
+                                            a - acc, b - acc)
                     cut = True
                 elif h & (h - 1) == 0:
                     # Last trick: every hand holds one card, play is forced.
@@ -670,7 +936,12 @@ def _search(hands, leader, trick, n_trick, strain, max_team, raise_op, undertrum
                     ret = acc + (pts if ((lead + wpos) & 1) == max_team else 0)
                     cut = True
                 else:
-                    # Cheap bounds, then the transposition table.
+                    # Cheap bounds, then the transposition table if they do not cut.  The
+                    # slot is prefetched first: its cache line loads meanwhile.
+                    k0, k1 = _tt_keys(hands[0], hands[1], hands[2], hands[3], strain)
+                    meta = _meta(lead, strain, max_team, raise_op, undertrump)
+                    slot = _tt_slot(k0, k1, meta, tt_mask)
+                    _prefetch(tt, slot)
                     lo = acc
                     hi = acc + ws[sp, F_REM]
                     if strain < STRAIN_NT:
@@ -679,29 +950,26 @@ def _search(hands, leader, trick, n_trick, strain, max_team, raise_op, undertrum
                             lo += spts
                         else:
                             hi -= spts
-                    k0, k1 = _tt_keys(hands[0], hands[1], hands[2], hands[3], strain)
-                    meta = _meta(lead, strain, max_team, raise_op, undertrump)
-                    slot = _tt_slot(k0, k1, meta, tt_mask)
-                    ws[sp, F_SLOT] = slot
-                    ws[sp, F_K0] = k0
-                    ws[sp, F_K1] = k1
-                    e = _tt_find(tt, slot, k0, k1, meta)
-                    if e >= 0:
-                        d = tt[e, 2]
-                        tlo = ((d >> 16) & 0xFFFF) + acc
-                        thi = ((d >> 32) & 0xFFFF) + acc
-                        if tlo > lo:
-                            lo = tlo
-                        if thi < hi:
-                            hi = thi
-                        ttbest = ((d >> 48) & 0xFF) - 1
+                    qp = _quick_points(hands, lead, strain)
+                    if (lead & 1) == max_team:
+                        if acc + qp > lo:
+                            lo = acc + qp
+                    elif acc + ws[sp, F_REM] - qp < hi:
+                        hi = acc + ws[sp, F_REM] - qp
                     if lo < b and hi > a and lo < hi:
-                        qp = _quick_points(hands, lead, strain)
-                        if (lead & 1) == max_team:
-                            if acc + qp > lo:
-                                lo = acc + qp
-                        elif acc + ws[sp, F_REM] - qp < hi:
-                            hi = acc + ws[sp, F_REM] - qp
+                        ws[sp, F_SLOT] = slot
+                        ws[sp, F_K0] = k0
+                        ws[sp, F_K1] = k1
+                        e = _tt_find(tt, slot, k0, k1, meta)
+                        if e >= 0:
+                            d = tt[e, 2]
+                            tlo = ((d >> 16) & 0xFFFF) + acc
+                            thi = ((d >> 32) & 0xFFFF) + acc
+                            if tlo > lo:
+                                lo = tlo
+                            if thi < hi:
+                                hi = thi
+                            ttbest = ((d >> 48) & 0xFF) - 1
                     if lo >= b:
                         ret = lo
                         cut = True
@@ -728,6 +996,11 @@ def _search(hands, leader, trick, n_trick, strain, max_team, raise_op, undertrum
                                strain, raise_op, undertrump)
             others = ((hands[0] | hands[1] | hands[2] | hands[3]) & ~hands[seat]) | ws[sp, F_TM]
             cand = _reduce_equivalent(legal, others, strain)
+            if cand & (cand - 1):
+                cand = _reduce_dominated(cand, others & ~ws[sp, F_TM], hands, seat, n,
+                                         ws[sp, F_LED],
+                                         ws[sp, F_WC], ws[sp, F_WP], strain, raise_op,
+                                         undertrump)
             ws[sp, F_LAZY] = 0
             if cand & (cand - 1) == 0:
                 moves[sp, 0] = lowest_card(cand)
@@ -739,7 +1012,9 @@ def _search(hands, leader, trick, n_trick, strain, max_team, raise_op, undertrum
                 ws[sp, F_LAZY] = cand & ~(1 << ttbest)
             else:
                 ws[sp, F_CNT] = _order_moves(cand, hands, seat, n, ws[sp, F_LED], ws[sp, F_WC],
-                                             ws[sp, F_WP], ws[sp, F_TM], strain, -1,
+                                             ws[sp, F_WP], ws[sp, F_TM], strain,
+                                             ws[MAX_PLY, 3 + popcount(hands[seat])] - 1
+                                             if n == 0 else -1,
                                              moves, sp, 0)
             ws[sp, F_I] = 0
             ws[sp, F_A0] = a
@@ -842,8 +1117,10 @@ def _search(hands, leader, trick, n_trick, strain, max_team, raise_op, undertrum
             entering = True
             continue
         best = ws[sp, F_BEST]
+        if ws[sp, F_N] == 0 and ws[sp, F_A] >= ws[sp, F_B]:
+            # killer lead: the card that cut, tried first at the next lead this deep
+            ws[MAX_PLY, 3 + popcount(hands[ws[sp, F_LEAD]])] = ws[sp, F_BC] + 1
         slot = ws[sp, F_SLOT]
-
         if slot >= 0:
             acc = ws[sp, F_ACC]
             rel = best - acc
