@@ -135,6 +135,77 @@ def test_mid_deal_positions_against_plain_alpha_beta(preset):
     assert set(strains.tolist()) == set(range(6)) and set(n_tricks.tolist()) == {0, 1, 2, 3}
 
 
+def py_sure_trumps(hands, strain):
+    """Rank-by-rank reference of ``K._sure_trumps``: the top trumps held by one team."""
+    order = (4, 2, 7, 3, 6, 5, 1, 0)  # J 9 A T K Q 8 7
+    team, pts = -1, 0
+    for r in order:
+        c = 8 * strain + r
+        holder = next((s for s in range(4) if int(hands[s]) >> c & 1), -1)
+        if holder < 0:
+            continue
+        if team >= 0 and holder % 2 != team:
+            break
+        team = holder % 2
+        pts += int(CARD_POINTS[strain, c])
+    return team, pts
+
+
+def py_quick_points(hands, leader, strain):
+    """Rank-by-rank reference of ``K._quick_points``: the leader's cashable top cards."""
+    lh = int(hands[leader])
+    suit_contract = strain < 4
+    total, rounds_all = 0, 0
+    for suit in range(4):
+        trump = strain == 5 or suit == strain
+        order = (4, 2, 7, 3, 6, 5, 1, 0) if trump else (7, 3, 6, 5, 4, 2, 1, 0)
+        run = []
+        for r in order:
+            c = 8 * suit + r
+            if lh >> c & 1:
+                run.append(c)
+            elif any(int(hands[s]) >> c & 1 for s in range(4)):
+                break
+        rounds = len(run)
+        if suit_contract and suit != strain:
+            for p in (1, 3):
+                h = int(hands[(leader + p) % 4])
+                if h >> (8 * strain) & 0xFF:
+                    rounds = min(rounds, bin(h >> (8 * suit) & 0xFF).count("1"))
+        if rounds == 0:
+            continue
+        pts = sum(int(CARD_POINTS[strain, c]) for c in run[:rounds])
+        for p in (1, 2, 3):
+            h = int(hands[(leader + p) % 4])
+            held = sorted(int(CARD_POINTS[strain, 8 * suit + r]) for r in range(8)
+                          if h >> (8 * suit + r) & 1)
+            pts += sum(held[:rounds])
+        total += pts
+        rounds_all += rounds
+    if rounds_all == bin(lh).count("1"):
+        total += 10
+    return total
+
+
+def test_cheap_bounds_match_rank_by_rank_reference():
+    """The table-driven cheap bounds (``_sure_trumps``, ``_quick_points``) equal a
+    rank-by-rank reference on positions at trick boundaries, every strain and
+    leader, from full deals down to one card each."""
+    hands, leaders, _, _, strains = positions(77, 3000, 0, 28, 0, 1)
+    for i in range(hands.shape[0]):
+        h = hands[i].copy()
+        # drop the trick in progress: back to a trick boundary (hands of equal size)
+        size = min(bin(int(x)).count("1") for x in h)
+        for s in range(4):
+            while bin(int(h[s])).count("1") > size:
+                h[s] &= h[s] - 1
+        st = int(strains[i])
+        if st < 4:
+            assert tuple(K._sure_trumps(h, st)) == py_sure_trumps(h, st), (i, h, st)
+        for lead in range(4):
+            assert K._quick_points(h, lead, st) == py_quick_points(h, lead, st), (i, h, st, lead)
+
+
 @pytest.mark.parametrize("preset", PRESETS)
 def test_brute_force_kernel_matches_pure_python_reference(preset):
     """The brute-force kernel itself agrees with a pure-Python minimax written on the

@@ -520,32 +520,41 @@ def _meta(leader, strain, max_team, raise_op, undertrump):
 TRUMP_RANKS_DESC = np.array([4, 2, 7, 3, 6, 5, 1, 0], dtype=np.int64)
 
 
+def _run_tables():
+    """ABOVE[sbyte]: the bits of a strength byte above its highest bit (all 8 for an
+    empty byte); SUM_POINTS[kind, byte]: points of the cards of a suit byte (kind 0:
+    plain points, 1: trump points)."""
+    from belote_sim.kernels.tables import PLAIN_POINTS, TRUMP_POINTS
+    above = np.zeros(256, dtype=np.int64)
+    for b in range(256):
+        above[b] = 0xFF & ~((2 << (b.bit_length() - 1)) - 1) if b else 0xFF
+    sums = np.zeros((2, 256), dtype=np.int64)
+    for kind, pts in enumerate((PLAIN_POINTS, TRUMP_POINTS)):
+        for b in range(256):
+            sums[kind, b] = sum(int(pts[r]) for r in range(8) if (b >> r) & 1)
+    return above, sums
+
+
+ABOVE, SUM_POINTS = _run_tables()
+
+
 @kernel
 def _sure_trumps(hands, strain):
     """(team, points) of the top trump sequence held by one team (suit contracts).
 
     Every trump higher than all of the other team's trumps wins its trick or falls
     in a trick won by a higher trump of the same team, so that team surely banks
-    these cards' points.  Returns (-1, 0) when no trump is left.
+    these cards' points.  Returns (-1, 0) when no trump is left.  (Suit bytes in
+    strength order: the team holding the strongest trump has the larger byte.)
     """
     shift = 8 * strain
-    t0 = ((hands[0] | hands[2]) >> shift) & 0xFF
-    t1 = ((hands[1] | hands[3]) >> shift) & 0xFF
-    team = -1
-    pts = 0
-    for i in range(8):
-        r = TRUMP_RANKS_DESC[i]
-        if (t0 >> r) & 1:
-            if team == 1:
-                break
-            team = 0
-            pts += CARD_POINTS[strain, shift + r]
-        elif (t1 >> r) & 1:
-            if team == 0:
-                break
-            team = 1
-            pts += CARD_POINTS[strain, shift + r]
-    return team, pts
+    t0 = STRENGTH_BYTE[1, ((hands[0] | hands[2]) >> shift) & 0xFF]
+    t1 = STRENGTH_BYTE[1, ((hands[1] | hands[3]) >> shift) & 0xFF]
+    if t0 > t1:
+        return 0, SUM_POINTS[1, RANK_BYTE[1, t0 & ABOVE[t1]]]
+    if t1 > t0:
+        return 1, SUM_POINTS[1, RANK_BYTE[1, t1 & ABOVE[t0]]]
+    return -1, 0
 
 
 #: Plain ranks from the highest down: A T K Q J 9 8 7.
@@ -593,19 +602,13 @@ def _quick_points(hands, leader, strain):
         mine = (lh >> shift) & 0xFF
         if mine == 0:
             continue
-        trump_suit = _is_trump_suit(suit, strain)
+        kind = 1 if _is_trump_suit(suit, strain) else 0
         rest = ((allc & ~lh) >> shift) & 0xFF
-        rounds = 0
-        pts = 0
-        for i in range(8):
-            r = TRUMP_RANKS_DESC[i] if trump_suit else PLAIN_RANKS_DESC[i]
-            if (mine >> r) & 1:
-                rounds += 1
-                pts += CARD_POINTS[strain, shift + r]
-            elif (rest >> r) & 1:
-                break
-        if rounds == 0:
+        # the leader's cards above every other card of the suit (strength order)
+        run = STRENGTH_BYTE[kind, mine] & ABOVE[STRENGTH_BYTE[kind, rest]]
+        if run == 0:
             continue
+        rounds = popcount(run)
         if suit_contract and suit != strain:
             if o1_trumps:
                 x = popcount((o1 >> shift) & 0xFF)
@@ -617,17 +620,10 @@ def _quick_points(hands, leader, strain):
                     rounds = x
             if rounds == 0:
                 continue
-            # recount the leader's points for the safe rounds only
-            pts = 0
-            k = 0
-            for i in range(8):
-                r = PLAIN_RANKS_DESC[i]
-                if (mine >> r) & 1:
-                    pts += CARD_POINTS[strain, shift + r]
-                    k += 1
-                    if k == rounds:
-                        break
-        kind = 1 if trump_suit else 0
+            # the leader's points for the safe rounds only: his strongest cards
+            for _ in range(popcount(run) - rounds):
+                run &= run - 1
+        pts = SUM_POINTS[kind, RANK_BYTE[kind, run]]
         for p in range(1, 4):
             b = (hands[(leader + p) & 3] >> shift) & 0xFF
             x = popcount(b)
