@@ -208,7 +208,7 @@ def _zero_masks():
 ZERO_MASK = _zero_masks()
 
 
-@kernel
+@kernel(inline="always")
 def _reduce_equivalent(legal, others, strain):
     """Drop all but one card of each group of equivalent zero-point cards."""
     z = legal & ZERO_MASK[strain]
@@ -268,7 +268,7 @@ def _strength_bytes():
 STRENGTH_BYTE, RANK_BYTE = _strength_bytes()
 
 
-@kernel
+@kernel(inline="always")
 def _reduce_dominated(cand, ohands, hands, seat, n, led, wc, wp, strain, raise_op,
                       undertrump):
     """Drop the cards dominated by a card of equal power.
@@ -577,7 +577,7 @@ def _cheap_sums():
 CHEAP_SUM = _cheap_sums()
 
 
-@kernel
+@kernel(inline="always")
 def _quick_points(hands, leader, strain):
     """Points the leader's team surely wins by cashing the leader's top cards.
 
@@ -785,7 +785,7 @@ def _two_tricks(hands, lead, strain, max_team, raise_op, undertrump, alpha, beta
     return b0
 
 
-@kernel
+@kernel(inline="always")
 def _tt_keys(h0, h1, h2, h3, strain):
     """Table key words of a position at a trick boundary.
 
@@ -956,7 +956,15 @@ def _search(hands, leader, trick, n_trick, strain, max_team, raise_op, undertrum
                         ws[sp, F_SLOT] = slot
                         ws[sp, F_K0] = k0
                         ws[sp, F_K1] = k1
-                        e = _tt_find(tt, slot, k0, k1, meta)
+                        # (the lookup of _tt_find written out: a call would take a
+                        # reference to the table, two atomic operations)
+                        e = -1
+                        if tt[slot, 0] == k0 and tt[slot, 1] == k1 and \
+                                (tt[slot, 2] & 0x3FF) == meta:
+                            e = slot
+                        elif tt[slot + 1, 0] == k0 and tt[slot + 1, 1] == k1 and \
+                                (tt[slot + 1, 2] & 0x3FF) == meta:
+                            e = slot + 1
                         if e >= 0:
                             d = tt[e, 2]
                             tlo = ((d >> 16) & 0xFFFF) + acc
@@ -1137,7 +1145,12 @@ def _search(hands, leader, trick, n_trick, strain, max_team, raise_op, undertrum
             meta = _meta(ws[sp, F_LEAD], strain, max_team, raise_op, undertrump)
             depth = popcount(hands[ws[sp, F_LEAD]])
             bc = ws[sp, F_BC]
-            e = _tt_find(tt, slot, k0, k1, meta)
+            e = -1  # _tt_find, written out
+            if tt[slot, 0] == k0 and tt[slot, 1] == k1 and (tt[slot, 2] & 0x3FF) == meta:
+                e = slot
+            elif tt[slot + 1, 0] == k0 and tt[slot + 1, 1] == k1 and \
+                    (tt[slot + 1, 2] & 0x3FF) == meta:
+                e = slot + 1
             if e >= 0:
                 d = tt[e, 2]
                 olo = (d >> 16) & 0xFFFF
