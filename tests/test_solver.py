@@ -206,6 +206,35 @@ def test_cheap_bounds_match_rank_by_rank_reference():
             assert K._quick_points(h, lead, st) == py_quick_points(h, lead, st), (i, h, st, lead)
 
 
+def py_tt_keys(hands, strain):
+    """Reference of ``K._tt_keys``: the zero-point cards of each suit (7 8 9 plain,
+    7 8 trump) renumbered onto the lowest ranks, owners and order kept."""
+    hands = [int(h) for h in hands]
+    for suit in range(4):
+        zero = (0, 1) if strain == 5 or suit == strain else (0, 1, 2)
+        owners = [s for r in zero for s in range(4) if hands[s] >> (8 * suit + r) & 1]
+        for s in range(4):
+            for r in zero:
+                hands[s] &= ~(1 << (8 * suit + r))
+        for j, s in enumerate(owners):
+            hands[s] |= 1 << (8 * suit + j)
+    def word(lo, hi):  # two 32-bit hands in one int64 (wrapping, as the kernel)
+        return ((lo | hi << 32) + 2**63) % 2**64 - 2**63
+
+    return word(hands[0], hands[1]), word(hands[2], hands[3])
+
+
+def test_table_keys_pack_zero_point_cards():
+    """The table key (zero-point cards packed by the ``PACK`` lookup) equals a
+    card-by-card reference, every strain, from full deals down to one card each."""
+    hands, _, _, _, _ = positions(78, 2000, 0, 28, 0, 1)
+    for i in range(hands.shape[0]):
+        h = hands[i]
+        for st in range(6):
+            got = tuple(int(x) for x in K._tt_keys(h[0], h[1], h[2], h[3], st))
+            assert got == py_tt_keys(h, st), (i, h, st)
+
+
 @pytest.mark.parametrize("preset", PRESETS)
 def test_brute_force_kernel_matches_pure_python_reference(preset):
     """The brute-force kernel itself agrees with a pure-Python minimax written on the

@@ -785,47 +785,40 @@ def _two_tricks(hands, lead, strain, max_team, raise_op, undertrump, alpha, beta
     return b0
 
 
+def _pack_bits():
+    """PACK[z, b]: the bits of ``b`` (a subset of ``z``, 3 bits) moved onto the lowest
+    bits, in order (bit j: the j-th set bit of ``z``)."""
+    out = np.zeros((8, 8), dtype=np.int64)
+    for z in range(8):
+        pos = [r for r in range(3) if (z >> r) & 1]
+        for b in range(8):
+            out[z, b] = sum(1 << j for j, r in enumerate(pos) if (b >> r) & 1)
+    return out
+
+
+PACK = _pack_bits()
+
+
 @kernel(inline="always")
 def _tt_keys(h0, h1, h2, h3, strain):
     """Table key words of a position at a trick boundary.
 
     The zero-point cards of each suit (7 8 9 plain, 7 8 trump) lie below every other
     card of their suit, so only their order matters: they are renumbered onto the
-    lowest ranks (owners and order kept) before the hands are packed.
+    lowest ranks (owners and order kept; ``PACK``) before the hands are packed.
     """
+    allc = h0 | h1 | h2 | h3
     for suit in range(4):
         shift = 8 * suit
         zero = 0x3 if _is_trump_suit(suit, strain) else 0x7
-        z = ((h0 | h1 | h2 | h3) >> shift) & zero
-        if z == 0 or z & (z + 1) == 0:
-            continue  # already packed at the bottom
-        zmask = zero << shift
-        n0 = h0 & ~zmask
-        n1 = h1 & ~zmask
-        n2 = h2 & ~zmask
-        n3 = h3 & ~zmask
-        k = shift
-        for r in range(3):
-            bit = 1 << (shift + r)
-            if (zmask & bit) == 0:
-                break
-            nb = 1 << k
-            if h0 & bit:
-                n0 |= nb
-                k += 1
-            elif h1 & bit:
-                n1 |= nb
-                k += 1
-            elif h2 & bit:
-                n2 |= nb
-                k += 1
-            elif h3 & bit:
-                n3 |= nb
-                k += 1
-        h0 = n0
-        h1 = n1
-        h2 = n2
-        h3 = n3
+        z = (allc >> shift) & zero
+        if z & (z + 1) == 0:
+            continue  # none, or already packed at the bottom
+        keep = ~(zero << shift)
+        h0 = (h0 & keep) | (PACK[z, (h0 >> shift) & zero] << shift)
+        h1 = (h1 & keep) | (PACK[z, (h1 >> shift) & zero] << shift)
+        h2 = (h2 & keep) | (PACK[z, (h2 >> shift) & zero] << shift)
+        h3 = (h3 & keep) | (PACK[z, (h3 >> shift) & zero] << shift)
     return h0 | (h1 << 32), h2 | (h3 << 32)
 
 
