@@ -111,7 +111,7 @@ LAST_TRICK_BONUS = 10
 #: Stack depth: 32 cards + 1.
 MAX_PLY = 34
 #: Default transposition-table size (log2 of the number of entries).
-TT_BITS = 20
+TT_BITS = 16
 INF = 1 << 20
 
 
