@@ -35,9 +35,13 @@ Algorithm
   checked, so there are no false hits: entries stay valid across searches, deals
   and rulesets and the table is never cleared.  Before packing, the zero-point cards
   of each suit (see below) are renumbered onto the lowest ranks (only their order
-  matters), so transposed positions that differ only in which 7/8/9 went share an
-  entry.  The data word holds a lower and an upper bound on the points still to
-  come (bounds of several searches are intersected) and the best card (tried first).
+  matters; one ``PACK`` lookup per hand and suit), so transposed positions that
+  differ only in which 7/8/9 went share an entry.  The data word holds a lower and
+  an upper bound on the points still to come (bounds of several searches are
+  intersected) and the best card (tried first).  Default size ``2**TT_BITS`` =
+  65,536 entries (1.5 MB): a full deal stores some 10^4 positions, and a table much
+  larger than the caches makes every probe wait on memory (``2**20`` entries was
+  about 10% slower per node).
 * **Move ordering** (``_order_moves``, inlined).  Leader: sure tricks first (no
   opponent holds a higher card of the suit or can ruff it), most points first, and
   a low card to partner's sure winner (before the sure tricks in NT and AT, after
@@ -79,8 +83,16 @@ Algorithm
   sure to bank (``_sure_trumps``); the leader's "quick points": his runs of top
   cards in each suit that win a trick each -- in a suit contract a side suit only
   while every opponent with trumps still follows -- with the cheapest cards the
-  others must follow with (``_quick_points``).  A node whose bounds fall outside
-  the window is cut at once.
+  others must follow with (``_quick_points``).  Both work on suit bytes renumbered
+  in strength order (``STRENGTH_BYTE``), where a run of top cards is the bits above
+  the other side's highest one (``ABOVE``) and its points one lookup
+  (``SUM_POINTS``).  A node whose bounds fall outside the window is cut at once.
+* **No calls in the hot loop.**  The helpers of a node (``_reduce_equivalent``,
+  ``_reduce_dominated``, ``_quick_points``, ``_tt_keys``, ``_order_moves``) are
+  inlined by numba (``inline="always"``), and the table lookup is written out in
+  ``_search``: a call that passes the table would take a reference to it (two
+  atomic operations per probe).  ``_two_tricks`` stays a call (inlining it did not
+  help).
 * **Endgame.**  The last trick is played out directly, the last two by a
   fail-soft alpha-beta over the at most 16 ways to play the first of them, with the
   node's window (``_two_tricks``).
