@@ -648,36 +648,12 @@ def _quick_points(hands, leader, strain):
 
 
 @kernel
-def _last_trick_value(h0, h1, h2, h3, lead, strain, max_team):
-    """Points ``max_team`` wins in the last trick (one card per hand, ``h0`` the
-    leader's, then in playing order), the last-trick 10 included."""
-    c = lowest_card(h0)
-    led = c >> 3
-    wc = c
-    wp = 0
-    pts = CARD_POINTS[strain, c] + LAST_TRICK_BONUS
-    c = lowest_card(h1)
-    pts += CARD_POINTS[strain, c]
-    if beats(c, wc, led, strain):
-        wc = c
-        wp = 1
-    c = lowest_card(h2)
-    pts += CARD_POINTS[strain, c]
-    if beats(c, wc, led, strain):
-        wc = c
-        wp = 2
-    c = lowest_card(h3)
-    pts += CARD_POINTS[strain, c]
-    if beats(c, wc, led, strain):
-        wp = 3
-    return pts if ((lead + wp) & 1) == max_team else 0
-
-
-@kernel
 def _two_tricks(hands, lead, strain, max_team, raise_op, undertrump, alpha, beta):
     """Points ``max_team`` wins in the last two tricks (two cards per hand): a
     fail-soft alpha-beta over the at most 16 ways to play the first of them (exact
-    when inside ``(alpha, beta)``, else a bound on the failing side)."""
+    when inside ``(alpha, beta)``, else a bound on the failing side).  The last
+    trick is forced: only its winner is worked out (the highest key among the
+    led suit and the trumps); it gets every point the first trick leaves."""
     s1 = (lead + 1) & 3
     s2 = (lead + 2) & 3
     s3 = (lead + 3) & 3
@@ -686,6 +662,12 @@ def _two_tricks(hands, lead, strain, max_team, raise_op, undertrump, alpha, beta
     g2 = hands[s2]
     g3 = hands[s3]
     max0 = (lead & 1) == max_team
+    # all the points of the two tricks: the last one gets what the first leaves
+    tot = LAST_TRICK_BONUS
+    m = g0 | g1 | g2 | g3
+    while m:
+        tot += CARD_POINTS[strain, lowest_card(m)]
+        m &= m - 1
     a0 = alpha
     bt0 = beta
     b0 = -INF if max0 else INF
@@ -732,20 +714,37 @@ def _two_tricks(hands, lead, strain, max_team, raise_op, undertrump, alpha, beta
                         wp3 = 3
                     w = (lead + wp3) & 3
                     v = p3 if (w & 1) == max_team else 0
-                    r0 = g0 & ~(1 << c0)
-                    r1 = g1 & ~(1 << c1)
-                    r2 = g2 & ~(1 << c2)
-                    r3 = g3 & ~(1 << c3)
-                    # the last trick, led by the winner w (rotate to playing order)
-                    off = (w - lead) & 3
-                    if off == 0:
-                        v += _last_trick_value(r0, r1, r2, r3, w, strain, max_team)
-                    elif off == 1:
-                        v += _last_trick_value(r1, r2, r3, r0, w, strain, max_team)
-                    elif off == 2:
-                        v += _last_trick_value(r2, r3, r0, r1, w, strain, max_team)
+                    # the last trick, led by w: its winner has the highest key among
+                    # the cards of the led suit and the trumps (keys >= 16)
+                    x0 = lowest_card(g0 & ~(1 << c0))
+                    x1 = lowest_card(g1 & ~(1 << c1))
+                    x2 = lowest_card(g2 & ~(1 << c2))
+                    x3 = lowest_card(g3 & ~(1 << c3))
+                    if wp3 == 0:
+                        led2 = x0 >> 3
+                    elif wp3 == 1:
+                        led2 = x1 >> 3
+                    elif wp3 == 2:
+                        led2 = x2 >> 3
                     else:
-                        v += _last_trick_value(r3, r0, r1, r2, w, strain, max_team)
+                        led2 = x3 >> 3
+                    kb = WIN_KEY[strain, x0]
+                    if (x0 >> 3) != led2 and kb < 16:
+                        kb = -1
+                    lw = 0
+                    k = WIN_KEY[strain, x1]
+                    if ((x1 >> 3) == led2 or k >= 16) and k > kb:
+                        kb = k
+                        lw = 1
+                    k = WIN_KEY[strain, x2]
+                    if ((x2 >> 3) == led2 or k >= 16) and k > kb:
+                        kb = k
+                        lw = 2
+                    k = WIN_KEY[strain, x3]
+                    if ((x3 >> 3) == led2 or k >= 16) and k > kb:
+                        lw = 3
+                    if ((lead + lw) & 1) == max_team:
+                        v += tot - p3
                     if max0:  # seat 3 minimises
                         if v < b3:
                             b3 = v
