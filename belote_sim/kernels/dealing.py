@@ -17,7 +17,7 @@ import numpy as np
 from belote_sim.kernels._jit import kernel
 from belote_sim.kernels.core import popcount
 from belote_sim.kernels.rng import random_below
-from belote_sim.kernels.tables import NUM_CARDS, PLAIN_POINTS
+from belote_sim.kernels.tables import DECK24_MASK, NUM_CARDS, PLAIN_POINTS
 
 #: Deck positions of the r-th seat from dealer + 1 (bidding packets first).
 SEAT_POSITIONS = np.array([[3 * r, 3 * r + 1, 3 * r + 2, 12 + 2 * r, 13 + 2 * r,
@@ -106,6 +106,19 @@ def shuffle_deck(state, deck):
         tmp = deck[i]
         deck[i] = deck[j]
         deck[j] = tmp
+
+
+@kernel
+def solo_deck(open_table):
+    """The unshuffled deck of a game where every player is alone: the 24 cards 9..A
+    (2 and 3 players), or all 32 (open belot), in card order."""
+    deck = np.zeros(32 if open_table else 24, dtype=np.int64)
+    k = 0
+    for card in range(32):
+        if open_table or (DECK24_MASK >> card) & 1:
+            deck[k] = card
+            k += 1
+    return deck
 
 
 @kernel

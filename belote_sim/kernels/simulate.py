@@ -18,6 +18,7 @@ from belote_sim.kernels.dealing import (
     french_hands,
     hands_from_deck,
     shuffle_deck,
+    solo_deck,
     solo_hands_from_deck,
     TURNED_POSITION,
 )
@@ -26,7 +27,7 @@ from belote_sim.kernels.play import deal_declarations, play_deal, play_solo_deal
     score_played_deal, search_buffers, solo_declarations
 from belote_sim.kernels.rng import random_below, seed_state
 from belote_sim.kernels.scoring import game_step, score_players, solo_game_step
-from belote_sim.kernels.tables import DECK24_MASK, OUTCOME_THROWN_IN, R_BIDDING, R_DEALING, \
+from belote_sim.kernels.tables import OUTCOME_THROWN_IN, R_BIDDING, R_DEALING, \
     R_PLAYERS, R_VARIANT, VARIANT_OPEN
 
 (COL_DEALER, COL_HAND0, COL_HAND1, COL_HAND2, COL_HAND3, COL_BID0, COL_BID1, COL_BID2,
@@ -338,12 +339,7 @@ def simulate_solo_deals(seeds, dealers, rules, bid_ids, bid_params, play_ids, pl
     open_table = rules[R_VARIANT] == VARIANT_OPEN
     n_blocks = min(n, 256)
     for b in prange(n_blocks):
-        base = np.zeros(32 if open_table else 24, dtype=np.int64)
-        k = 0
-        for c in range(32):
-            if open_table or (DECK24_MASK >> c) & 1:
-                base[k] = c
-                k += 1
+        base = solo_deck(open_table)
         deck = np.empty_like(base)
         deal_plays = np.zeros(32, dtype=np.int64)
         for i in range(b * n // n_blocks, (b + 1) * n // n_blocks):
@@ -372,12 +368,7 @@ def simulate_solo_games(seeds, rules, bid_ids, bid_params, play_ids, play_params
     open_table = rules[R_VARIANT] == VARIANT_OPEN
     for g in prange(n):
         state = seed_state(seeds[g])
-        base = np.zeros(32 if open_table else 24, dtype=np.int64)
-        k = 0
-        for c in range(32):
-            if open_table or (DECK24_MASK >> c) & 1:
-                base[k] = c
-                k += 1
+        base = solo_deck(open_table)
         deck = np.empty_like(base)
         plays = np.zeros(32, dtype=np.int64)
         row = np.zeros(NUM_SOLO_COLS, dtype=np.int64)
