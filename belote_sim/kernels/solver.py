@@ -43,9 +43,10 @@ Algorithm
   larger than the caches makes every probe wait on memory (``2**20`` entries was
   about 10% slower per node).
 * **Move ordering** (``_order_moves``, inlined).  Leader: sure tricks first (no
-  opponent holds a higher card of the suit or can ruff it), most points first, and
-  a low card to partner's sure winner (before the sure tricks in NT and AT, after
-  them otherwise); then the rest, cheapest and lowest first, short suits first.
+  opponent holds a higher card of the suit or can ruff it), most points first, then
+  a low card to partner's sure winner (in every strain: after the sure tricks, NT
+  searches some 13% fewer nodes than with it before them); then the rest, cheapest
+  and lowest first, short suits first.
   Second and third hand: a winning card the next player cannot beat (most points
   first); with partner winning safely, throw points; else the cheapest card.
   Fourth hand: win or throw points on partner's trick, else the cheapest card.
@@ -404,9 +405,8 @@ def _order_moves(cand, hands, seat, n, led, wc, wp, tm, strain, ttbest, moves, s
     (``moves[sp, 8 + start:16]`` holds their scores); returns their number.
 
     Leader: sure tricks first (no opponent holds a higher card of the suit or can
-    ruff it), most points first, and low leads to a sure winner of partner's (before
-    the sure tricks in NT and AT, after them otherwise); then the other cards,
-    cheapest and lowest first, short suits first.  Followers: the
+    ruff it), most points first, then low leads to a sure winner of partner's; then
+    the other cards, cheapest and lowest first, short suits first.  Followers: the
     only opponent still to play is the next seat; a card he cannot beat is a sure
     winner (most points first); with partner winning safely, throw points; else
     play the cheapest card.  What depends only on the suit (or the trick) is worked
@@ -468,7 +468,6 @@ def _order_moves(cand, hands, seat, n, led, wc, wp, tm, strain, ttbest, moves, s
         partner = n >= 2 and wp == n - 2
         if n == 2 and wp == 0:
             partner_safe = (wmask & avail) == 0
-    psbase = 3500 if strain >= STRAIN_NT else 2000
     cnt = 0
     m = cand
     while m:
@@ -491,8 +490,8 @@ def _order_moves(cand, hands, seat, n, led, wc, wp, tm, strain, ttbest, moves, s
             if not ruff and (ob & _higher_byte(c & 7, _is_trump_suit(suit, strain))) == 0:
                 sc = 3000 + pts  # sure trick: cash it
             elif psk > key:
-                # a low card to partner's sure winner (first of all in NT/AT)
-                sc = psbase - pts - key
+                # a low card to partner's sure winner, after the sure tricks
+                sc = 2000 - pts - key
             else:
                 sc = lowb - pts - key
         else:
