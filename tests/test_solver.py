@@ -151,11 +151,14 @@ def py_sure_trumps(hands, strain):
     return team, pts
 
 
-def py_quick_points(hands, leader, strain):
-    """Rank-by-rank reference of ``K._quick_points``: the leader's cashable top cards."""
+def py_quick_points(hands, leader, strain, with_entry=True):
+    """Rank-by-rank reference of ``K._quick_points``: the leader's cashable top cards,
+    then one low lead to a card of partner's above both opponents' cards."""
     lh = int(hands[leader])
     suit_contract = strain < 4
-    total, rounds_all = 0, 0
+    opp_trumps = any(int(hands[(leader + p) % 4]) >> (8 * strain) & 0xFF
+                     for p in (1, 3)) if suit_contract else False
+    total, rounds_all, entry = 0, 0, 0
     for suit in range(4):
         trump = strain == 5 or suit == strain
         order = (4, 2, 7, 3, 6, 5, 1, 0) if trump else (7, 3, 6, 5, 4, 2, 1, 0)
@@ -166,6 +169,18 @@ def py_quick_points(hands, leader, strain):
                 run.append(c)
             elif any(int(hands[s]) >> c & 1 for s in range(4)):
                 break
+        if with_entry and not run and lh >> (8 * suit) & 0xFF and (
+                not suit_contract or suit == strain or not opp_trumps):
+            top = next(((p, 8 * suit + r) for r in order for p in (1, 2, 3)
+                        if int(hands[(leader + p) % 4]) >> (8 * suit + r) & 1), None)
+            if top is not None and top[0] == 2:
+                x = int(CARD_POINTS[strain, top[1]])
+                for p in (0, 1, 3):
+                    h = int(hands[(leader + p) % 4])
+                    held = [int(CARD_POINTS[strain, 8 * suit + r]) for r in range(8)
+                            if h >> (8 * suit + r) & 1]
+                    x += min(held, default=0)
+                entry = max(entry, x)
         rounds = len(run)
         if suit_contract and suit != strain:
             for p in (1, 3):
@@ -182,6 +197,9 @@ def py_quick_points(hands, leader, strain):
             pts += sum(held[:rounds])
         total += pts
         rounds_all += rounds
+    if entry > 0:
+        total += entry
+        rounds_all += 1
     if rounds_all == bin(lh).count("1"):
         total += 10
     return total
@@ -204,6 +222,32 @@ def test_cheap_bounds_match_rank_by_rank_reference():
             assert tuple(K._sure_trumps(h, st)) == py_sure_trumps(h, st), (i, h, st)
         for lead in range(4):
             assert K._quick_points(h, lead, st) == py_quick_points(h, lead, st), (i, h, st, lead)
+
+
+@pytest.mark.parametrize("preset", PRESETS)
+def test_quick_points_never_exceed_the_exact_value(preset):
+    """``_quick_points`` is a sound bound: never more than the exact value (plain
+    minimax) of the leader's team, at trick boundaries with 2 to 4 cards per hand,
+    every strain and leader -- in particular the low lead to a card of partner's
+    above both opponents' cards (only when no opponent can ruff it), which counts
+    in some of these positions."""
+    ro, ut = options(preset)
+    hands, _, _, _, strains = positions(300 + PRESETS.index(preset), 1500, 16, 24, ro, ut)
+    no_trick = np.zeros(4, np.int64)
+    entries = 0
+    for i in range(hands.shape[0]):
+        h = hands[i].copy()
+        size = min(bin(int(x)).count("1") for x in h)
+        for s in range(4):
+            while bin(int(h[s])).count("1") > size:
+                h[s] &= h[s] - 1
+        st = int(strains[i])
+        for lead in range(4):
+            qp = int(K._quick_points(h, lead, st))
+            exact = int(K.simple_search(h.copy(), lead, no_trick, 0, st, lead & 1, ro, ut, 1))
+            assert qp <= exact, (i, [format_cards(int(x)) for x in h], st, lead, qp, exact)
+            entries += qp > py_quick_points(h, lead, st, with_entry=False)
+    assert entries > 100, entries
 
 
 def py_tt_keys(hands, strain):

@@ -43,9 +43,10 @@ Algorithm
   larger than the caches makes every probe wait on memory (``2**20`` entries was
   about 10% slower per node).
 * **Move ordering** (``_order_moves``, inlined).  Leader: sure tricks first (no
-  opponent holds a higher card of the suit or can ruff it), most points first, and
-  a low card to partner's sure winner (before the sure tricks in NT and AT, after
-  them otherwise); then the rest, cheapest and lowest first, short suits first.
+  opponent holds a higher card of the suit or can ruff it), most points first, then
+  a low card to partner's sure winner (in every strain: after the sure tricks, NT
+  searches some 13% fewer nodes than with it before them); then the rest, cheapest
+  and lowest first, short suits first.
   Second and third hand: a winning card the next player cannot beat (most points
   first); with partner winning safely, throw points; else the cheapest card.
   Fourth hand: win or throw points on partner's trick, else the cheapest card.
@@ -83,10 +84,11 @@ Algorithm
   sure to bank (``_sure_trumps``); the leader's "quick points": his runs of top
   cards in each suit that win a trick each -- in a suit contract a side suit only
   while every opponent with trumps still follows -- with the cheapest cards the
-  others must follow with (``_quick_points``).  Both work on suit bytes renumbered
-  in strength order (``STRENGTH_BYTE``), where a run of top cards is the bits above
-  the other side's highest one (``ABOVE``) and its points one lookup
-  (``SUM_POINTS``).  A node whose bounds fall outside the window is cut at once.
+  others must follow with, then one low lead to a card of partner's above both
+  opponents' cards that they cannot ruff (``_quick_points``).  Both work on suit
+  bytes renumbered in strength order (``STRENGTH_BYTE``), where a run of top cards
+  is the bits above the other side's highest one (``ABOVE``) and its points one
+  lookup (``SUM_POINTS``).  A node whose bounds fall outside the window is cut at once.
 * **No calls in the hot loop.**  The helpers of a node (``_reduce_equivalent``,
   ``_reduce_dominated``, ``_quick_points``, ``_tt_keys``, ``_order_moves``) are
   inlined by numba (``inline="always"``), and the table lookup is written out in
@@ -403,9 +405,8 @@ def _order_moves(cand, hands, seat, n, led, wc, wp, tm, strain, ttbest, moves, s
     (``moves[sp, 8 + start:16]`` holds their scores); returns their number.
 
     Leader: sure tricks first (no opponent holds a higher card of the suit or can
-    ruff it), most points first, and low leads to a sure winner of partner's (before
-    the sure tricks in NT and AT, after them otherwise); then the other cards,
-    cheapest and lowest first, short suits first.  Followers: the
+    ruff it), most points first, then low leads to a sure winner of partner's; then
+    the other cards, cheapest and lowest first, short suits first.  Followers: the
     only opponent still to play is the next seat; a card he cannot beat is a sure
     winner (most points first); with partner winning safely, throw points; else
     play the cheapest card.  What depends only on the suit (or the trick) is worked
@@ -467,7 +468,6 @@ def _order_moves(cand, hands, seat, n, led, wc, wp, tm, strain, ttbest, moves, s
         partner = n >= 2 and wp == n - 2
         if n == 2 and wp == 0:
             partner_safe = (wmask & avail) == 0
-    psbase = 3500 if strain >= STRAIN_NT else 2000
     cnt = 0
     m = cand
     while m:
@@ -490,8 +490,8 @@ def _order_moves(cand, hands, seat, n, led, wc, wp, tm, strain, ttbest, moves, s
             if not ruff and (ob & _higher_byte(c & 7, _is_trump_suit(suit, strain))) == 0:
                 sc = 3000 + pts  # sure trick: cash it
             elif psk > key:
-                # a low card to partner's sure winner (first of all in NT/AT)
-                sc = psbase - pts - key
+                # a low card to partner's sure winner, after the sure tricks
+                sc = 2000 - pts - key
             else:
                 sc = lowb - pts - key
         else:
@@ -597,7 +597,13 @@ def _quick_points(hands, leader, strain):
     (in a suit contract a side suit only while every opponent holding trumps still
     follows suit); every card the others play in those tricks goes to the leader's
     team, at least the cheapest ``min(length, rounds)`` cards of each player's
-    holding in the suit.  Plus the last-trick 10 if the leader cashes every trick.
+    holding in the suit.  Then one more trick: a low lead (his cheapest card) in a
+    suit where he has no such run to partner's card above both opponents' cards (in a
+    suit contract only in trumps or when no opponent has a trump), with the cheapest
+    card of each opponent; the best such suit.  Partner keeps that card while the
+    leader cashes (he has more cards than the tricks cashed), and the opponents'
+    cards are counted once each (a card they discard goes to the leader's team too).
+    Plus the last-trick 10 if these are all the tricks left.
     """
     lh = hands[leader]
     allc = hands[0] | hands[1] | hands[2] | hands[3]
@@ -609,6 +615,7 @@ def _quick_points(hands, leader, strain):
     o2_trumps = suit_contract and ((o2 >> ts) & 0xFF) != 0
     total = 0
     rounds_all = 0
+    entry = 0
     for suit in range(4):
         shift = 8 * suit
         mine = (lh >> shift) & 0xFF
@@ -619,6 +626,17 @@ def _quick_points(hands, leader, strain):
         # the leader's cards above every other card of the suit (strength order)
         run = STRENGTH_BYTE[kind, mine] & ABOVE[STRENGTH_BYTE[kind, rest]]
         if run == 0:
+            if not suit_contract or suit == strain or not (o1_trumps or o2_trumps):
+                # a low lead to partner's card above both opponents' cards (that no
+                # opponent can ruff)
+                pb = (hands[(leader + 2) & 3] >> shift) & 0xFF
+                b1 = (o1 >> shift) & 0xFF
+                b2 = (o2 >> shift) & 0xFF
+                if STRENGTH_BYTE[kind, pb] > STRENGTH_BYTE[kind, b1 | b2]:
+                    x = SUM_POINTS[kind, 1 << TOP_RANK[kind, pb]] + CHEAP_SUM[kind, mine, 1] + \
+                        CHEAP_SUM[kind, b1, 1] + CHEAP_SUM[kind, b2, 1]
+                    if x > entry:
+                        entry = x
             continue
         rounds = popcount(run)
         if suit_contract and suit != strain:
@@ -642,6 +660,9 @@ def _quick_points(hands, leader, strain):
             pts += CHEAP_SUM[kind, b, x if x < rounds else rounds]
         total += pts
         rounds_all += rounds
+    if entry > 0:
+        total += entry
+        rounds_all += 1
     if rounds_all == popcount(lh):
         total += LAST_TRICK_BONUS
     return total
