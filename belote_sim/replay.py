@@ -230,27 +230,9 @@ def replay(record: dict[str, Any]) -> dict[str, Any]:
                           np.zeros((4, 1)), seed_state(0), out_plays, out_winners, out_belote,
                           search_buffers(1))
 
-    result: dict[str, Any] = {}
-    if "id" in record:
-        result["id"] = record["id"]
-    tricks = []
-    trick_leader = leader
-    for k in range((n_played + 3) // 4):
-        cards = [int(c) for c in out_plays[4 * k:min(4 * k + 4, n_played)]]
-        winner = int(out_winners[k]) if len(cards) == 4 else None
-        tricks.append(dict(leader=trick_leader, cards=[format_card(c) for c in cards],
-                           winner=winner))
-        if winner is not None:
-            trick_leader = winner
-    over = n_played == 32 and duty == 0
-    to_play = None if over else (trick_leader + n_played % 4) % 4
-    result.update(tricks=tricks, to_play=to_play,
-                  legal=None if over else format_cards(int(next_legal)), illegal=None)
-    result.update(card_points=None, declarations=None, raw=None, outcome=None, valat=None,
-                  mp=None, held_mp=None)
-    if duty:
-        result["illegal"] = dict(trick=n_played // 4, seat=to_play,
-                                 card=format_card(rec["plays"][n_played]), rule=DUTY_NAMES[duty])
+    result = _play_fields(record, rec, out_plays, out_winners, n_played, duty, next_legal,
+                          leader, 4, 32)
+    over = result["to_play"] is None
     decl = np.zeros((4, 6), dtype=np.int64)
     deal_declarations(hands, strain, 15, rules_arr, decl)
     if over:
@@ -272,7 +254,37 @@ def replay(record: dict[str, Any]) -> dict[str, Any]:
                       held_mp=[int(held0), int(held1)])
     elif duty and rules.revoke_penalty:
         result.update(_revoke_scores(rules, strain, taker, doubling, leader, n_played,
-                                     to_play, decl, out_belote, card0, card1))
+                                     result["to_play"], decl, out_belote, card0, card1))
+    return result
+
+
+def _play_fields(record: dict[str, Any], rec: dict[str, Any], out_plays: np.ndarray,
+                 winners: np.ndarray, n_played: int, duty: int, next_legal: int, leader: int,
+                 n_seats: int, n_cards: int) -> dict[str, Any]:
+    """The play part of a replay result (``id``, ``tricks``, ``to_play``, ``legal``,
+    ``illegal``) with every scoring field ``None``, for ``n_seats`` seats and a deal of
+    ``n_cards`` cards; ``to_play`` is ``None`` exactly when the deal is over."""
+    result: dict[str, Any] = {}
+    if "id" in record:
+        result["id"] = record["id"]
+    tricks = []
+    trick_leader = leader
+    for k in range(-(-n_played // n_seats)):
+        cards = [int(c) for c in out_plays[n_seats * k:min(n_seats * (k + 1), n_played)]]
+        winner = int(winners[k]) if len(cards) == n_seats else None
+        tricks.append(dict(leader=trick_leader, cards=[format_card(c) for c in cards],
+                           winner=winner))
+        if winner is not None:
+            trick_leader = winner
+    over = n_played == n_cards and duty == 0
+    to_play = None if over else (trick_leader + n_played % n_seats) % n_seats
+    result.update(tricks=tricks, to_play=to_play,
+                  legal=None if over else format_cards(int(next_legal)), illegal=None,
+                  card_points=None, declarations=None, raw=None, outcome=None, valat=None,
+                  mp=None, held_mp=None)
+    if duty:
+        result["illegal"] = dict(trick=n_played // n_seats, seat=to_play,
+                                 card=format_card(rec["plays"][n_played]), rule=DUTY_NAMES[duty])
     return result
 
 
@@ -299,27 +311,9 @@ def _replay_solo(record: dict[str, Any], rec: dict[str, Any]) -> dict[str, Any]:
         len(rec["plays"]), np.full(n, POLICY_NONE, dtype=np.int64), np.zeros((n, 1)),
         seed_state(0), out_plays, winners, belote_suits, card, tricks, belote)
 
-    result: dict[str, Any] = {}
-    if "id" in record:
-        result["id"] = record["id"]
-    trick_list = []
-    trick_leader = leader
-    for k in range(-(-n_played // n)):
-        cards = [int(c) for c in out_plays[n * k:min(n * k + n, n_played)]]
-        winner = int(winners[k]) if len(cards) == n else None
-        trick_list.append(dict(leader=trick_leader, cards=[format_card(c) for c in cards],
-                               winner=winner))
-        if winner is not None:
-            trick_leader = winner
-    over = n_played == n_cards and duty == 0
-    to_play = None if over else (trick_leader + n_played % n) % n
-    result.update(tricks=trick_list, to_play=to_play,
-                  legal=None if over else format_cards(int(next_legal)), illegal=None,
-                  card_points=None, declarations=None, raw=None, outcome=None, valat=None,
-                  mp=None, held_mp=None)
-    if duty:
-        result["illegal"] = dict(trick=n_played // n, seat=to_play,
-                                 card=format_card(rec["plays"][n_played]), rule=DUTY_NAMES[duty])
+    result = _play_fields(record, rec, out_plays, winners, n_played, duty, next_legal, leader,
+                          n, n_cards)
+    over = result["to_play"] is None
     if not over:
         return result
     decl = np.zeros((n, 6), dtype=np.int64)

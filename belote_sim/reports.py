@@ -305,15 +305,14 @@ def count_declarations(df: pd.DataFrame) -> pd.DataFrame:
     players, variant = game_of(df)
     rows = []
     if players != 4 or variant == "open":
-        for (scope, deck), cols in zip(declaration_scopes(players, variant), (
-                [f"{'hand' if variant == 'open' else 'bid'}{p}" for p in range(players)],
-                [f"hand{p}" for p in range(players)])):
-            if variant == "open" and scope == "hand12":
-                hands = np.concatenate([df[f"hand{p}"].to_numpy(np.int64)
-                                        | df[f"table_up{p}"].to_numpy(np.int64)
-                                        for p in range(players)])
-            else:
-                hands = np.concatenate([df[c].to_numpy(np.int64) for c in cols])
+        # the first scope is the bidding cards (open belot: the hand), the second the
+        # hand (open belot: the hand and the face-up table cards)
+        for k, (scope, deck) in enumerate(declaration_scopes(players, variant)):
+            first = "hand" if variant == "open" or k == 1 else "bid"
+            hands = np.concatenate([df[f"{first}{p}"].to_numpy(np.int64) for p in range(players)])
+            if variant == "open" and k == 1:
+                hands |= np.concatenate([df[f"table_up{p}"].to_numpy(np.int64)
+                                         for p in range(players)])
             for event, hits in hand_events(hands).items():
                 rows.append((scope, event, int(hits.sum()), len(hands), deck))
         return pd.DataFrame(rows, columns=["scope", "event", "hits", "n", "deck"])

@@ -205,18 +205,24 @@ def py_quick_points(hands, leader, strain, with_entry=True):
     return total
 
 
+def _at_trick_boundary(hands):
+    """A copy of ``hands`` without the trick in progress: every hand cut down to the
+    shortest one's size (dropping its lowest cards)."""
+    h = hands.copy()
+    size = min(bin(int(x)).count("1") for x in h)
+    for s in range(4):
+        while bin(int(h[s])).count("1") > size:
+            h[s] &= h[s] - 1
+    return h
+
+
 def test_cheap_bounds_match_rank_by_rank_reference():
     """The table-driven cheap bounds (``_sure_trumps``, ``_quick_points``) equal a
     rank-by-rank reference on positions at trick boundaries, every strain and
     leader, from full deals down to one card each."""
     hands, leaders, _, _, strains = positions(77, 3000, 0, 28, 0, 1)
     for i in range(hands.shape[0]):
-        h = hands[i].copy()
-        # drop the trick in progress: back to a trick boundary (hands of equal size)
-        size = min(bin(int(x)).count("1") for x in h)
-        for s in range(4):
-            while bin(int(h[s])).count("1") > size:
-                h[s] &= h[s] - 1
+        h = _at_trick_boundary(hands[i])
         st = int(strains[i])
         if st < 4:
             assert tuple(K._sure_trumps(h, st)) == py_sure_trumps(h, st), (i, h, st)
@@ -236,11 +242,7 @@ def test_quick_points_never_exceed_the_exact_value(preset):
     no_trick = np.zeros(4, np.int64)
     entries = 0
     for i in range(hands.shape[0]):
-        h = hands[i].copy()
-        size = min(bin(int(x)).count("1") for x in h)
-        for s in range(4):
-            while bin(int(h[s])).count("1") > size:
-                h[s] &= h[s] - 1
+        h = _at_trick_boundary(hands[i])
         st = int(strains[i])
         for lead in range(4):
             qp = int(K._quick_points(h, lead, st))
