@@ -9,8 +9,8 @@ Writes analyses/output/bidding_sweep.csv and bidding_sweep.png.
 
 from pathlib import Path
 
-from belote_sim import plots
-from belote_sim.study import bidding_sweep
+from belote_sim.analysis import plots
+from belote_sim.analysis.comparisons import bidding_sweep
 
 SEED = 404
 N_DEALS = 200_000

@@ -9,8 +9,9 @@ Seed 101, 1,000,000 deals.  Writes analyses/output/contract_success_*.csv and a 
 
 from pathlib import Path
 
-from belote_sim import plots, reports
-from belote_sim.simulate import simulate
+from belote_sim.analysis import plots
+from belote_sim.analysis import report_tables as reports
+from belote_sim.simulation.runner import simulate
 
 SEED = 101
 N_DEALS = 1_000_000

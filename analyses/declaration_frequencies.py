@@ -3,14 +3,15 @@ combinatorics says?
 
 Question: per 5-card bidding hand, per 8-card hand and per team, how often are runs
 (longest run 3, 4, 5+), each carré and K+Q of a suit held?  Each simulated frequency
-is shown beside its exact probability (belote_sim.exact) with a z-score.
+is shown beside its exact probability (belote_sim.analysis.exact) with a z-score.
 Seed 202, 1,000,000 deals.  Writes analyses/output/declaration_frequencies.csv and PNGs.
 """
 
 from pathlib import Path
 
-from belote_sim import plots, reports
-from belote_sim.simulate import simulate
+from belote_sim.analysis import plots
+from belote_sim.analysis import report_tables as reports
+from belote_sim.simulation.runner import simulate
 
 SEED = 202
 N_DEALS = 1_000_000

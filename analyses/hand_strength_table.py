@@ -12,8 +12,8 @@ from pathlib import Path
 
 import pandas as pd
 
-from belote_sim.simulate import simulate
-from belote_sim.strength import fit_strength, hand_strength
+from belote_sim.simulation.runner import simulate
+from belote_sim.analysis.strength import fit_strength, hand_strength
 
 SEED = 303
 N_DEALS = 20_000

@@ -14,8 +14,8 @@ from pathlib import Path
 
 import pandas as pd
 
-from belote_sim.reports import declaration_frequencies, success_rates
-from belote_sim.simulate import simulate, simulate_games
+from belote_sim.analysis.report_tables import declaration_frequencies, success_rates
+from belote_sim.simulation.runner import simulate, simulate_games
 
 SEED = 707
 N_DEALS = 200_000

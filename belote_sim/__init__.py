@@ -5,9 +5,8 @@ Public API (see README.md): cards (``parse_card``, ``format_card``, ``parse_hand
 ``score_game`` (scoring) and ``perft`` (legal-sequence counts).
 """
 
-__version__ = "0.1.0"
-
-from belote_sim.cards import (  # noqa: E402
+from belote_sim._version import __version__
+from belote_sim.cards import (
     format_card,
     format_cards,
     parse_card,
@@ -16,11 +15,11 @@ from belote_sim.cards import (  # noqa: E402
     parse_hands,
     parse_strain,
 )
-from belote_sim.rules import Rules  # noqa: E402
-from belote_sim.replay import replay  # noqa: E402
-from belote_sim.scoring import score_deal, score_game  # noqa: E402
-from belote_sim.perft import perft  # noqa: E402
-from belote_sim.simulate import simulate, simulate_games  # noqa: E402
+from belote_sim.rules import Rules
+from belote_sim.deal.replay import replay
+from belote_sim.deal.scoring import score_deal, score_game
+from belote_sim.deal.perft import perft
+from belote_sim.simulation.runner import simulate, simulate_games
 
 __all__ = [
     "__version__", "Rules", "replay", "score_deal", "score_game", "perft", "simulate",

@@ -24,11 +24,11 @@ import time
 from pathlib import Path
 from typing import Any
 
-from belote_sim import __version__
+from belote_sim._version import __version__
 
 
 def _cmd_replay(args: argparse.Namespace) -> int:
-    from belote_sim.replay import replay_lines
+    from belote_sim.deal.replay import replay_lines
 
     try:
         source = sys.stdin if args.input == "-" else open(args.input, encoding="utf-8")
@@ -52,7 +52,7 @@ class _nullcontext:
 
 
 def _cmd_perft(args: argparse.Namespace) -> int:
-    from belote_sim.perft import perft, read_perft_file
+    from belote_sim.deal.perft import perft, read_perft_file
 
     failures = 0
     for case in read_perft_file(args.file):
@@ -109,7 +109,7 @@ def _parse_constraint(text: str) -> dict[str, Any]:
 
 
 def _study_from_args(args: argparse.Namespace):
-    from belote_sim.simulate import make_study
+    from belote_sim.simulation.runner import make_study
 
     options = dict(_parse_option(o) for o in args.option or [])
     for name in ("players", "variant"):
@@ -153,8 +153,8 @@ class _Progress:
 
 
 def _cmd_simulate(args: argparse.Namespace) -> int:
-    from belote_sim.results import format_summary
-    from belote_sim.simulate import simulate_games, simulate_to_parquet
+    from belote_sim.simulation.deal_table import format_summary
+    from belote_sim.simulation.runner import simulate_games, simulate_to_parquet
 
     study = _study_from_args(args)
     show = sys.stderr.isatty() and not args.quiet
@@ -182,7 +182,7 @@ def _cmd_simulate(args: argparse.Namespace) -> int:
     progress = _Progress(args.deals, "deal", show)
     try:
         if args.scheduler or args.workers:
-            from belote_sim.distributed import run_study
+            from belote_sim.simulation.distributed import run_study
 
             summary = run_study(study, args.deals, output, scheduler=args.scheduler,
                                 workers=args.workers, progress=progress,
@@ -198,7 +198,7 @@ def _cmd_simulate(args: argparse.Namespace) -> int:
 
 
 def _cmd_export(args: argparse.Namespace) -> int:
-    from belote_sim.export import export_replay
+    from belote_sim.simulation.export import export_replay
 
     out = sys.stdout if args.output in (None, "-") else open(args.output, "w", encoding="utf-8")
     try:
@@ -212,9 +212,9 @@ def _cmd_export(args: argparse.Namespace) -> int:
 
 def _cmd_main(args: argparse.Namespace) -> int:
     """The default study: simulate deals with the default policies, then the report."""
-    from belote_sim.report import write_report
-    from belote_sim.results import format_summary
-    from belote_sim.simulate import make_study, simulate_to_parquet
+    from belote_sim.analysis.html_report import write_report
+    from belote_sim.simulation.deal_table import format_summary
+    from belote_sim.simulation.runner import make_study, simulate_to_parquet
 
     out_dir = Path(args.output)
     out_dir.mkdir(parents=True, exist_ok=True)
@@ -237,7 +237,7 @@ def _cmd_main(args: argparse.Namespace) -> int:
 
 
 def _cmd_report(args: argparse.Namespace) -> int:
-    from belote_sim.report import write_report
+    from belote_sim.analysis.html_report import write_report
 
     index = write_report(args.table, args.output)
     print(f"report: {index.resolve()}")
@@ -245,7 +245,7 @@ def _cmd_report(args: argparse.Namespace) -> int:
 
 
 def _cmd_hand(args: argparse.Namespace) -> int:
-    from belote_sim.strength import hand_strength
+    from belote_sim.analysis.strength import hand_strength
 
     options = dict(_parse_option(o) for o in args.option or [])
     start = time.perf_counter()
@@ -267,7 +267,7 @@ def _cmd_hand(args: argparse.Namespace) -> int:
 
 
 def _cmd_study(args: argparse.Namespace) -> int:
-    from belote_sim.study import bidding_sweep
+    from belote_sim.analysis.comparisons import bidding_sweep
 
     values = [float(v) for v in args.values.split(",")]
     table = bidding_sweep(args.param, values, deals=args.deals, rules=args.ruleset,
@@ -289,7 +289,7 @@ def _cmd_study(args: argparse.Namespace) -> int:
 
 
 def _cmd_solve(args: argparse.Namespace) -> int:
-    from belote_sim import solver
+    from belote_sim.deal import solver
 
     if args.records:
         source = sys.stdin if args.records == "-" else open(args.records, encoding="utf-8")
@@ -319,7 +319,7 @@ def _cmd_solve(args: argparse.Namespace) -> int:
 
 
 def _cmd_duel(args: argparse.Namespace) -> int:
-    from belote_sim.study import duel
+    from belote_sim.analysis.comparisons import duel
 
     start = time.perf_counter()
     r = duel(args.a, args.b, deals=args.deals, rules=args.ruleset, bidding=args.bid,

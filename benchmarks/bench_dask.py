@@ -37,7 +37,7 @@ sys.path.insert(0, os.path.join(os.path.dirname(os.path.abspath(__file__)), ".."
 import numba  # noqa: E402
 
 from belote_sim import __version__  # noqa: E402
-from belote_sim.simulate import make_study, simulate, simulate_to_parquet  # noqa: E402
+from belote_sim.simulation.runner import make_study, simulate, simulate_to_parquet  # noqa: E402
 
 
 def cpu_seconds(client=None):
@@ -65,7 +65,7 @@ def main():
 
     from dask.distributed import Client, LocalCluster
 
-    from belote_sim import distributed as bd
+    from belote_sim.simulation import distributed as bd
 
     threads = min(2, numba.config.NUMBA_NUM_THREADS)
     study = make_study("common", None, "greedy", seed=args.seed, chunk_size=args.chunk_size)

@@ -27,7 +27,7 @@ sys.path.insert(0, os.path.join(os.path.dirname(os.path.abspath(__file__)), ".."
 import numba  # noqa: E402
 
 from belote_sim import __version__  # noqa: E402
-from belote_sim.simulate import make_study, simulate, simulate_to_parquet  # noqa: E402
+from belote_sim.simulation.runner import make_study, simulate, simulate_to_parquet  # noqa: E402
 
 
 def kernel_rate(play, threads, n_deals, rules="common", options=None):

@@ -1,7 +1,7 @@
 """Double-dummy solver speed on one thread, printed as one JSON object.
 
 - ``solve_median_ms`` / ``solve_p99_ms``: full deals (8 tricks), one strain, one
-  leader, exact card points of team 0 (``belote_sim.solver.solve``): uniform deals,
+  leader, exact card points of team 0 (``belote_sim.deal.solver.solve``): uniform deals,
   strain and first leader uniform, ``common`` play rules (``--rules``).
 - ``dd_table_median_ms``: ``dd_table`` (6 strains x 4 leaders) of a full deal.
 - ``pimc30_decisions_per_s``: PIMC decisions (``pimc_scores``, 30 samples: the unseen
@@ -29,12 +29,12 @@ sys.path.insert(0, os.path.join(os.path.dirname(os.path.abspath(__file__)), ".."
 import numpy as np  # noqa: E402
 
 from belote_sim import __version__  # noqa: E402
-from belote_sim import solver as BS  # noqa: E402
+from belote_sim.deal import solver as BS  # noqa: E402
 from belote_sim.cards import format_cards  # noqa: E402
 from belote_sim.kernels import solver as K  # noqa: E402
 from belote_sim.kernels.tables import STRAIN_NAMES  # noqa: E402
-from belote_sim.playout import random_record  # noqa: E402
-from belote_sim.replay import replay  # noqa: E402
+from belote_sim.deal.playout import random_record  # noqa: E402
+from belote_sim.deal.replay import replay  # noqa: E402
 from belote_sim.rules import Rules  # noqa: E402
 
 

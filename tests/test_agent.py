@@ -3,9 +3,9 @@
 import pytest
 
 import reference as ref
-from belote_sim.agent import choose_card
+from belote_sim.deal.agent import choose_card
 from belote_sim.cards import format_cards
-from belote_sim.simulate import simulate
+from belote_sim.simulation.runner import simulate
 
 
 @pytest.mark.parametrize("policy", ["greedy", "greedy:0,1", "random"])
@@ -52,8 +52,8 @@ def test_agent_rejects_bad_observations():
 
 def test_agent_dd_and_pimc():
     from belote_sim import replay
-    from belote_sim.playout import random_record
-    from belote_sim.solver import dd_scores
+    from belote_sim.deal.playout import random_record
+    from belote_sim.deal.solver import dd_scores
 
     rec = random_record(12, "common")
     rec["plays"] = rec["plays"][:17]  # 4 tricks and one card of the fifth

@@ -6,7 +6,7 @@ import sys
 from pathlib import Path
 
 from belote_sim.cli import main
-from belote_sim.playout import random_record
+from belote_sim.deal.playout import random_record
 
 ROOT = Path(__file__).resolve().parents[1]
 
@@ -50,7 +50,7 @@ def test_main_job(tmp_path, capsys):
     assert main(["main", "-o", str(tmp_path), "--deals", "3000"]) == 0
     text = capsys.readouterr().out
     assert "default study, 3,000 deals" in text and "deals/s" in text
-    from belote_sim.results import read_deals
+    from belote_sim.simulation.deal_table import read_deals
 
     assert len(read_deals(str(tmp_path / "deals.parquet"))) == 3000
 

@@ -12,12 +12,12 @@ import pytest
 import reference as ref
 from belote_sim import Rules, replay
 from belote_sim.cards import format_card, format_cards, parse_card, parse_hand
-from belote_sim.declarations import carre_entries, declarations_table, run_entries, \
+from belote_sim.deal.declarations import carre_entries, declarations_table, run_entries, \
     sort_entries
 from belote_sim.kernels.core import legal_masks_batch, trick_winners_batch
 from belote_sim.kernels.scoring import score_deal
 from belote_sim.kernels.tables import OUTCOME_NAMES, STRAIN_NAMES
-from belote_sim.playout import random_record
+from belote_sim.deal.playout import random_record
 
 # Every option that changes play, declarations or scoring is exercised both ways.
 CONFIGS = {

@@ -20,9 +20,9 @@ pytest.importorskip("dask.distributed")
 
 from dask.distributed import Client, LocalCluster  # noqa: E402
 
-from belote_sim import distributed as bd  # noqa: E402
+from belote_sim.simulation import distributed as bd  # noqa: E402
 from belote_sim.kernels.tables import STRAIN_NAMES  # noqa: E402
-from belote_sim.simulate import make_study, simulate  # noqa: E402
+from belote_sim.simulation.runner import make_study, simulate  # noqa: E402
 
 ROOT = str(Path(__file__).resolve().parents[1])
 CHUNK = 2000
@@ -130,7 +130,7 @@ def test_two_worker_local_cluster_matches_local_simulation(tmp_path, reference):
         assert entry["sha256"] == bd.file_sha256(out / entry["file"])
     assert bd.verify_dataset(out) == []
     # each part is a belote-sim table on its own, with the study's provenance
-    from belote_sim.results import read_deals
+    from belote_sim.simulation.deal_table import read_deals
 
     part = read_deals(str(out / "part-000003.parquet"))
     assert part.attrs["belote_sim"] == manifest["provenance"]
@@ -287,13 +287,13 @@ def test_cli_workers_and_reports_on_the_dataset(tmp_path, reference):
     """`belote-sim simulate --workers 2` writes a dataset; the report tables computed
     from its part files equal those of the in-memory table."""
     from belote_sim.cli import main
-    from belote_sim.reports import report_tables
+    from belote_sim.analysis.report_tables import report_tables
 
     out = tmp_path / "study"
     assert main(["simulate", "--deals", "6000", "--seed", "5", "--chunk-size", "2000",
                  "--workers", "2", "-q", "-o", str(out)]) == 0
     assert len(list(out.glob("part-*.parquet"))) == 3
-    from belote_sim.simulate import simulate
+    from belote_sim.simulation.runner import simulate
 
     df = simulate(6000, seed=5, chunk_size=2000)
     on_disk, in_memory = report_tables(str(out)), report_tables(df)

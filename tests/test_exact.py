@@ -7,8 +7,8 @@ from math import comb
 import numpy as np
 import pytest
 
-from belote_sim import exact
-from belote_sim.reports import hand_events
+from belote_sim.analysis import exact
+from belote_sim.analysis.report_tables import hand_events
 
 
 @pytest.mark.parametrize("k", [5, 8])

@@ -1,7 +1,7 @@
 """Options not covered clause by clause elsewhere, each on and off (RULES.md 6.1, 7, 10, 12)."""
 
 from belote_sim import Rules, replay, score_deal
-from belote_sim.declarations import hand_declarations
+from belote_sim.deal.declarations import hand_declarations
 
 KINGS_AND_RUN = "KC KD KS KH 9H TH JH QH"  # 14.1
 

@@ -7,7 +7,7 @@ import pytest
 
 import reference as ref
 from belote_sim import perft
-from belote_sim.perft import read_perft_file
+from belote_sim.deal.perft import read_perft_file
 
 DATA = Path(__file__).parent / "data"
 CASES = [(path.stem, case) for path in sorted(DATA.glob("*.perft"))

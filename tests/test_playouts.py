@@ -7,7 +7,7 @@ from hypothesis import given, settings, strategies as st
 import reference as ref
 from belote_sim import Rules, replay
 from belote_sim.kernels.play import random_playouts
-from belote_sim.playout import random_record
+from belote_sim.deal.playout import random_record
 
 TOTALS = {"C": 162, "D": 162, "H": 162, "S": 162, "NT": 130, "AT": 258}
 

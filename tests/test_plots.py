@@ -12,10 +12,10 @@ import pandas as pd  # noqa: E402
 import pytest  # noqa: E402
 from matplotlib.figure import Figure  # noqa: E402
 
-from belote_sim import plots  # noqa: E402
-from belote_sim import reports as R  # noqa: E402
-from belote_sim.report import write_report  # noqa: E402
-from belote_sim.simulate import simulate  # noqa: E402
+from belote_sim.analysis import plots  # noqa: E402
+from belote_sim.analysis import report_tables as R  # noqa: E402
+from belote_sim.analysis.html_report import write_report  # noqa: E402
+from belote_sim.simulation.runner import simulate  # noqa: E402
 
 
 @pytest.fixture(scope="module")

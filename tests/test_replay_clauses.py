@@ -1,4 +1,4 @@
-"""Hand-computed rule-clause tests for ``belote_sim.replay``.
+"""Hand-computed rule-clause tests for ``belote_sim.deal.replay``.
 
 Every expected value below was derived by hand from shared/RULES.md (section
 numbers in the comments); none was produced by running an implementation.

@@ -4,10 +4,10 @@ import numpy as np
 import pandas as pd
 import pytest
 
-from belote_sim import reports as R
+from belote_sim.analysis import report_tables as R
 from belote_sim.cards import parse_hand
-from belote_sim.results import OUTCOME_DTYPE, STRAIN_DTYPE
-from belote_sim.simulate import simulate
+from belote_sim.simulation.deal_table import OUTCOME_DTYPE, STRAIN_DTYPE
+from belote_sim.simulation.runner import simulate
 
 HANDS = ["7C 8C 9C TC JC QC KC AC", "7D 8D 9D TD JD QD KD AD",
          "7H 8H 9H TH JH QH KH AH", "7S 8S 9S TS JS QS KS AS"]
@@ -131,7 +131,7 @@ def test_simulated_declaration_frequencies_within_4_se_of_exact():
 
 
 def test_report_tables_same_in_batches_and_from_parquet(tmp_path):
-    from belote_sim.simulate import make_study, simulate_to_parquet
+    from belote_sim.simulation.runner import make_study, simulate_to_parquet
 
     study = make_study("bulgarian", seed=9, chunk_size=3000)
     path = tmp_path / "d.parquet"

@@ -12,11 +12,11 @@ import pytest
 import reference as ref
 from belote_sim import Rules, replay
 from belote_sim.cards import parse_hand
-from belote_sim.export import export_replay, records
+from belote_sim.simulation.export import export_replay, records
 from belote_sim.kernels.scoring import play_game
 from belote_sim.kernels.tables import OUTCOME_NAMES
-from belote_sim.results import read_deals
-from belote_sim.simulate import make_study, simulate, simulate_games, simulate_to_parquet
+from belote_sim.simulation.deal_table import read_deals
+from belote_sim.simulation.runner import make_study, simulate, simulate_games, simulate_to_parquet
 
 SCORE_COLUMNS = ["strain", "taker", "doubling", "outcome", "card_points0", "card_points1",
                  "decl0", "decl1", "belote0", "belote1", "raw0", "raw1", "mp0", "mp1",
@@ -329,7 +329,7 @@ def test_game_deal_log_and_cut_deck_effect():
     assert ((per_game["mp0"] + per_game["mp1"] + held).to_numpy()
             == (done["score0"] + done["score1"]).to_numpy()).all()
     # an unshuffled (cut) deck deals more long runs than a shuffled one (RULES.md 3)
-    from belote_sim.reports import declaration_frequencies
+    from belote_sim.analysis.report_tables import declaration_frequencies
 
     cut = declaration_frequencies(deals).set_index(["scope", "event"])
     assert cut.loc[("hand8", "run5"), "z"] > 4

@@ -11,13 +11,13 @@ import numpy as np
 import pytest
 
 import reference as ref
-from belote_sim import solver as BS
+from belote_sim.deal import solver as BS
 from belote_sim.cards import format_card, format_cards, mask_of, parse_card, parse_hand
 from belote_sim.kernels import solver as K
 from belote_sim.kernels.core import trick_winner
 from belote_sim.kernels.tables import CARD_POINTS, DEAL_CARD_TOTAL, STRAIN_NAMES
-from belote_sim.playout import random_record
-from belote_sim.replay import replay
+from belote_sim.deal.playout import random_record
+from belote_sim.deal.replay import replay
 from belote_sim.rules import Rules
 
 PRESETS = ("common", "bulgarian", "french")
@@ -571,7 +571,7 @@ def test_pimc_card_is_legal_and_reproducible():
 def test_cached_kernels_reload_in_a_fresh_process():
     """numba's on-disk cache must reload the solver kernels (recursive cached
     functions segfault on reload, hence the iterative search)."""
-    code = ("from belote_sim import solver as BS\n"
+    code = ("from belote_sim.deal import solver as BS\n"
             "h=['JH 9H AH TS KS QS 7C 8D','7H 8H TH 9S JS 8C 9C AD',"
             "'QH KH AS 7S TC JC KD QD','8S AC KC QC 7D 9D TD JD']\n"
             "print(BS.solve(h,'H',0), BS.dd_card(h,'NT',1), len(BS.dd_scores(h,'AT',2)))\n")

@@ -5,7 +5,7 @@ tests/reference_variants.py).
 Every expected value was derived by hand from the rules; the arithmetic is in
 the comments.  Each test runs against two implementations of ``replay``:
 ``reference`` (tests/reference_variants.replay_variant, pure Python) and
-``belote_sim`` (belote_sim.replay.replay).
+``belote_sim`` (belote_sim.deal.replay.replay).
 
 Conventions in the comments:
 - "T3 L2: JD TH 9S -> s2, 44" = trick 3, led by seat 2, cards in playing
@@ -38,7 +38,7 @@ def srt(text):
 def replay(request):
     if request.param == "reference":
         return RV.replay_variant
-    return importlib.import_module("belote_sim.replay").replay
+    return importlib.import_module("belote_sim.deal.replay").replay
 
 
 def rec(hands, plays="", strain="H", taker=0, doubling=0, ruleset="common", dealer=2,

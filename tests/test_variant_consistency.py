@@ -15,8 +15,8 @@ import pytest
 import reference_variants as refv
 from belote_sim import replay
 from belote_sim.cards import format_card
-from belote_sim.export import records
-from belote_sim.simulate import simulate
+from belote_sim.simulation.export import records
+from belote_sim.simulation.runner import simulate
 
 GAMES = {"three": dict(players=3), "two": dict(players=2), "open": dict(variant="open")}
 OPTION_SETS = [

@@ -10,11 +10,11 @@ import pytest
 from belote_sim import Rules, replay
 from belote_sim.cards import format_card, parse_card
 from belote_sim.cli import main
-from belote_sim.export import records
+from belote_sim.simulation.export import records
 from belote_sim.kernels.dealing import solo_hands_from_deck
-from belote_sim.reports import report_tables
-from belote_sim.results import read_deals, table_piles
-from belote_sim.simulate import make_study, simulate, simulate_games, simulate_to_parquet
+from belote_sim.analysis.report_tables import report_tables
+from belote_sim.simulation.deal_table import read_deals, table_piles
+from belote_sim.simulation.runner import make_study, simulate, simulate_games, simulate_to_parquet
 
 GAMES = {"three": dict(players=3), "two": dict(players=2), "open": dict(variant="open")}
 TRICKS = {"three": 8, "two": 9, "open": 16}
@@ -350,7 +350,7 @@ def test_french_turned_card_field():
 
 
 def test_solver_rejects_solo_records():
-    from belote_sim.solver import solve_record
+    from belote_sim.deal.solver import solve_record
 
     with pytest.raises(ValueError, match="4-player game"):
         solve_record(THREE)

@@ -20,9 +20,9 @@ import numpy as np
 import pandas as pd
 
 from belote_sim.cards import parse_cards
-from belote_sim.reports import Z95, suit_bytes, wilson_interval
+from belote_sim.analysis.report_tables import Z95, suit_bytes, wilson_interval
 from belote_sim.rules import Rules
-from belote_sim.simulate import simulate
+from belote_sim.simulation.runner import simulate
 
 STRAIN_NAMES = ["C", "D", "H", "S", "NT", "AT"]
 

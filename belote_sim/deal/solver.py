@@ -53,7 +53,7 @@ from belote_sim.cards import (
 from belote_sim.kernels import solver as K
 from belote_sim.kernels.core import DUTY_NAMES, broken_duty, trick_state
 from belote_sim.kernels.tables import CARD_POINTS, STRAIN_NAMES
-from belote_sim.replay import parse_record, replay
+from belote_sim.deal.replay import parse_record, replay
 from belote_sim.rules import Rules
 
 __all__ = [
@@ -374,7 +374,7 @@ def solve_record_lines(lines: Iterable[str], out: TextIO,
                        solver: Solver | None = None) -> tuple[int, int]:
     """``solve_record`` for JSON lines (blank lines skipped), one JSON result per line;
     a bad line gives ``{"error": "line N: ..."}``.  Returns ``(n_records, n_errors)``."""
-    from belote_sim.replay import map_json_lines
+    from belote_sim.deal.replay import map_json_lines
 
     return map_json_lines(lines, out, lambda record: solve_record(record, solver=solver))
 

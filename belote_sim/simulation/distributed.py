@@ -45,7 +45,7 @@ from typing import Any, Callable
 import numpy as np
 
 from belote_sim.kernels.tables import STRAIN_NAMES
-from belote_sim.results import PROVENANCE_KEY, deals_frame, summary_counts
+from belote_sim.simulation.deal_table import PROVENANCE_KEY, deals_frame, summary_counts
 
 MANIFEST = "manifest.json"
 MANIFEST_FORMAT = "belote-sim-dataset/1"
@@ -311,7 +311,7 @@ def run_study(study, n_deals: int, out_dir: str | os.PathLike, scheduler: str | 
 
     Parameters
     ----------
-    study : a ``belote_sim.simulate.Study`` (``make_study(...)``).
+    study : a ``belote_sim.simulation.runner.Study`` (``make_study(...)``).
     out_dir : output directory (created); on a cluster, a path every worker and the
         client see (shared filesystem).  Rerunning into it resumes.
     scheduler : address of a running scheduler (``tcp://HOST:8786``); or None to

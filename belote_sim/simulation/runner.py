@@ -1,7 +1,7 @@
 """Monte Carlo simulation of many deals (or whole games) into a columnar table.
 
 ``simulate(n_deals, rules=..., bidding=..., play=..., seed=...)`` returns a pandas
-DataFrame, one row per deal (columns in ``belote_sim.results``).  Deals are made in
+DataFrame, one row per deal (columns in ``belote_sim.simulation.deal_table``).  Deals are made in
 chunks of ``chunk_size``; chunk c takes its seeds from
 ``SeedSequence(seed, spawn_key=(c,))`` (the c-th child of ``SeedSequence(seed)``),
 one 64-bit seed per deal, and a deal is a pure function of its seed.  The table is
@@ -21,7 +21,7 @@ import numba
 import numpy as np
 import pandas as pd
 
-from belote_sim import __version__
+from belote_sim._version import __version__
 from belote_sim.cards import parse_cards, parse_hand, format_cards
 from belote_sim.kernels import dealing as D
 from belote_sim.kernels.bidding import MAX_CALLS
@@ -31,7 +31,7 @@ from belote_sim.kernels.simulate import simulate_games as _games_kernel
 from belote_sim.kernels.tables import SUIT_CHARS
 from belote_sim.policies import BID_POLICIES, PLAY_POLICIES, PolicySpec, per_seat, search_bits, \
     to_arrays
-from belote_sim.results import deals_frame, games_frame
+from belote_sim.simulation.deal_table import deals_frame, games_frame
 from belote_sim.rules import Rules
 
 DEFAULT_CHUNK = 1 << 16
@@ -369,7 +369,7 @@ def simulate_to_parquet(path: str, n_deals: int, study: Study, threads: int | No
     import pyarrow as pa
     import pyarrow.parquet as pq
 
-    from belote_sim.results import PROVENANCE_KEY, summary_counts
+    from belote_sim.simulation.deal_table import PROVENANCE_KEY, summary_counts
 
     start = time.perf_counter()
     writer = None

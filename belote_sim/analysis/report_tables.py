@@ -20,7 +20,7 @@ from typing import Any, Iterable, Iterator
 import numpy as np
 import pandas as pd
 
-from belote_sim.exact import CARRE_RANKS, RANKS, closed_form, team_probabilities
+from belote_sim.analysis.exact import CARRE_RANKS, RANKS, closed_form, team_probabilities
 
 Z95 = 1.959963984540054
 STRAINS = ["C", "D", "H", "S", "NT", "AT"]
@@ -65,7 +65,7 @@ def suit_bytes(hands: np.ndarray) -> np.ndarray:
 
 
 def hand_events(hands: np.ndarray) -> dict[str, np.ndarray]:
-    """Boolean arrays of the ``belote_sim.exact`` one-hand events for hand masks
+    """Boolean arrays of the ``belote_sim.analysis.exact`` one-hand events for hand masks
     (``kq_suit`` for hearts)."""
     b = suit_bytes(hands)
     longest = _LONGEST_RUN[b].max(axis=1)
@@ -299,7 +299,7 @@ def declaration_scopes(players: int, variant: str) -> list[tuple[str, int]]:
 
 
 def count_declarations(df: pd.DataFrame) -> pd.DataFrame:
-    """Additive counts of the ``belote_sim.exact`` events in the dealt hands, per scope of
+    """Additive counts of the ``belote_sim.analysis.exact`` events in the dealt hands, per scope of
     ``declaration_scopes`` (4 players: per 5-card bidding hand, per 8-card hand and per
     team); the ``deck`` column says which deck the exact values are for."""
     players, variant = game_of(df)
@@ -392,7 +392,7 @@ def iter_batches(source: Any, batch_rows: int = 1 << 20) -> Iterator[pd.DataFram
         return
     import pyarrow.dataset as ds
 
-    from belote_sim.results import OUTCOME_DTYPE, STRAIN_DTYPE
+    from belote_sim.simulation.deal_table import OUTCOME_DTYPE, STRAIN_DTYPE
 
     path = Path(source)
     files = sorted(path.glob("*.parquet")) if path.is_dir() else [path]

@@ -85,7 +85,7 @@ def choose_card(observation: dict[str, Any], policy: str = "greedy", seed: int =
     obs = read_observation(observation)
     spec = policy.split(":")[0]
     if spec in ("dd", "pimc"):
-        from belote_sim import solver
+        from belote_sim.deal import solver
 
         rules = obs["rules"]
         if spec == "dd":

@@ -21,7 +21,7 @@ EVENT_LABELS = {"run3": "tierce", "run4": "quarte", "run5": "quinte+", "run3plus
 
 
 def event_label(event: str) -> str:
-    """Readable name of a ``belote_sim.exact`` event."""
+    """Readable name of a ``belote_sim.analysis.exact`` event."""
     if event.startswith("carre_") and event != "carre_any":
         return "carré " + event[-1]
     return EVENT_LABELS.get(event, event)
@@ -38,7 +38,7 @@ def success_vs_feature(table: pd.DataFrame, feature: str, by: str | None = None,
     """Success rate against a hand feature with 95% Wilson bands, one line per value of
     ``by``.  ``table`` has columns ``feature``, ``n``, ``made`` (a ``success_rates``
     table; rows with the same feature value are added up)."""
-    from belote_sim.reports import wilson_interval
+    from belote_sim.analysis.report_tables import wilson_interval
 
     ax = _axes(ax)
     keys = [feature] if by is None else [by, feature]

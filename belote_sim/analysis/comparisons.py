@@ -18,8 +18,8 @@ import pandas as pd
 
 from belote_sim.kernels.bidding import THRESHOLD_DEFAULTS
 from belote_sim.policies import BID_POLICIES
-from belote_sim.reports import Z95
-from belote_sim.simulate import simulate, simulate_games
+from belote_sim.analysis.report_tables import Z95
+from belote_sim.simulation.runner import simulate, simulate_games
 
 THRESHOLD_PARAMS = BID_POLICIES["threshold"].param_names
 

@@ -16,8 +16,9 @@ from typing import Any
 
 import pandas as pd
 
-from belote_sim import __version__, plots
-from belote_sim.reports import report_tables
+from belote_sim._version import __version__
+from belote_sim.analysis import plots
+from belote_sim.analysis.report_tables import report_tables
 
 STYLE = """
 body { font-family: system-ui, sans-serif; max-width: 1100px; margin: 2em auto;

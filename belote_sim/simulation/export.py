@@ -16,9 +16,9 @@ import numpy as np
 import pandas as pd
 
 from belote_sim.cards import format_card, format_cards
-from belote_sim.results import deals_frame, read_deals, table_piles
+from belote_sim.simulation.deal_table import deals_frame, read_deals, table_piles
 from belote_sim.rules import Rules
-from belote_sim.simulate import make_study
+from belote_sim.simulation.runner import make_study
 
 CHECK_COLUMNS = ("strain", "taker", "doubling", "raw0", "raw1", "mp0", "mp1")
 

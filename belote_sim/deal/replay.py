@@ -39,7 +39,7 @@ from typing import Any, Callable, Iterable, TextIO
 import numpy as np
 
 from belote_sim.cards import format_card, format_cards, parse_card, parse_hands, parse_strain
-from belote_sim.declarations import belote_entries, carre_entries, run_entries, sort_entries
+from belote_sim.deal.declarations import belote_entries, carre_entries, run_entries, sort_entries
 from belote_sim.kernels.core import DUTY_NAMES
 from belote_sim.kernels.declarations import player_declarations
 from belote_sim.kernels.play import deal_declarations, play_deal, play_solo_deal, \

@@ -1,0 +1,3 @@
+"""The package version, in one place (imported by the package and its modules alike)."""
+
+__version__ = "0.1.0"

@@ -1,0 +1,4 @@
+"""Analysis of simulated deals: exact probabilities (``exact``), the report's tables
+(``report_tables``), figures (``plots``), the HTML report (``html_report``), hand
+strength (``strength``) and policy comparisons (``comparisons``: bidding sweeps and
+mirrored duels)."""
