@@ -106,7 +106,7 @@ def cards_of(mask: CardMask) -> list[Card]:
 
 def popcount(mask: CardMask) -> int:
     """Number of cards in a mask."""
-    return bin(mask).count("1")
+    return int(mask).bit_count()
 
 
 def format_cards(mask_or_cards: CardMask | Iterable[Card]) -> list[str]:

@@ -52,7 +52,7 @@ from belote_sim.cards import (
 )
 from belote_sim.kernels import solver as K
 from belote_sim.kernels.core import DUTY_NAMES, broken_duty, trick_state
-from belote_sim.kernels.tables import CARD_POINTS, STRAIN_NAMES
+from belote_sim.kernels.tables import CARD_POINTS, LAST_TRICK_BONUS, STRAIN_NAMES
 from belote_sim.deal.replay import parse_record, replay
 from belote_sim.rules import Rules
 
@@ -61,7 +61,6 @@ __all__ = [
     "solve_record_lines", "pimc_scores", "pimc_card",
 ]
 
-LAST_TRICK_BONUS = 10
 
 
 class Solver:

@@ -1,4 +1,4 @@
-"""Bit helpers, legal moves (RULES.md section 5) and trick winners.
+"""Legal moves (RULES.md section 5) and trick winners.
 
 The state of a trick in progress is four scalars: ``led_suit``, ``n_played``, the
 ``win_card`` that would win if the trick ended now and ``win_pos``, its position
@@ -11,6 +11,7 @@ winning" exemptions never apply -- ``win_pos`` serves no other purpose here.
 import numpy as np
 
 from belote_sim.kernels._jit import kernel
+from belote_sim.kernels.bits import lowest_card, nth_card, popcount  # noqa: F401 (re-exported)
 from belote_sim.kernels.tables import (
     DEBRUIJN32,
     DEBRUIJN_INDEX,
@@ -27,32 +28,6 @@ DUTY_NAMES = ("", "not_in_hand", "follow_suit", "raise", "trump", "overtrump", "
 
 #: ``win_pos`` for games without partners: never the partner's position (n_played - 2).
 NO_PARTNER = -1
-
-
-@kernel
-def popcount(mask):
-    """Number of set bits of a 32-bit mask."""
-    mask = mask & 0xFFFFFFFF
-    count = 0
-    while mask:
-        mask &= mask - 1
-        count += 1
-    return count
-
-
-@kernel
-def lowest_card(mask):
-    """Index of the lowest set bit of a non-zero 32-bit mask."""
-    low = mask & (-mask) & 0xFFFFFFFF
-    return DEBRUIJN_INDEX[((low * DEBRUIJN32) & 0xFFFFFFFF) >> 27]
-
-
-@kernel
-def nth_card(mask, n):
-    """Index of the n-th (0-based, lowest first) set bit of a mask."""
-    for _ in range(n):
-        mask &= mask - 1
-    return lowest_card(mask)
 
 
 @kernel

@@ -37,9 +37,8 @@ from belote_sim.kernels.tables import (
     R_RAISE_OVER_PARTNER,
     R_UNDERTRUMP,
 )
+from belote_sim.kernels.tables import BELOTE_POINTS, LAST_TRICK_BONUS  # noqa: F401 (re-exported)
 
-BELOTE_POINTS = 20
-LAST_TRICK_BONUS = 10
 
 
 

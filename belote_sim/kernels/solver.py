@@ -101,18 +101,16 @@ Algorithm
 """
 
 import numpy as np
-from llvmlite import ir
-from numba import types
-from numba.core import cgutils
-from numba.core.extending import intrinsic
-from numba.cpython.unsafe.numbers import trailing_zeros
 
 from belote_sim.kernels._jit import kernel
+from belote_sim.kernels.bits import lowest_card, popcount  # noqa: F401 (re-exported)
+from belote_sim.kernels.bits import prefetch as _prefetch
 from belote_sim.kernels.core import advance_trick, beats, legal_mask, trick_state
 from belote_sim.kernels.dealing import shuffle_deal
 from belote_sim.kernels.rng import next_random, random_below, seed_state
 from belote_sim.kernels.tables import (
     CARD_POINTS,
+    LAST_TRICK_BONUS,
     HIGHER_PLAIN_BYTE,
     HIGHER_TRUMP_BYTE,
     PLAIN_STRENGTH,
@@ -121,7 +119,6 @@ from belote_sim.kernels.tables import (
     WIN_KEY,
 )
 
-LAST_TRICK_BONUS = 10
 #: Stack depth: 32 cards + 1.
 MAX_PLY = 34
 #: Default transposition-table size (log2 of the number of entries).
@@ -149,52 +146,6 @@ def new_workspace():
     """Search stack buffers ``(ws, moves)`` (plain numpy)."""
     return np.zeros((MAX_PLY + 1, NUM_FIELDS), dtype=np.int64), np.zeros((MAX_PLY, 16),
                                                                           dtype=np.int64)
-
-
-@intrinsic
-def _prefetch(typingctx, arr, row):
-    """Prefetch the cache line of ``arr[row, 0]`` (a 2-d array) for reading."""
-    sig = types.void(arr, row)
-
-    def codegen(context, builder, signature, args):
-        aryty = signature.args[0]
-        ary = context.make_array(aryty)(context, builder, args[0])
-        zero = context.get_constant(types.intp, 0)
-        ptr = cgutils.get_item_pointer(context, builder, aryty, ary, [args[1], zero])
-        i8p = ir.IntType(8).as_pointer()
-        i32 = ir.IntType(32)
-        fnty = ir.FunctionType(ir.VoidType(), [i8p, i32, i32, i32])
-        fn = cgutils.get_or_insert_function(builder.module, fnty, "llvm.prefetch.p0")
-        builder.call(fn, [builder.bitcast(ptr, i8p), i32(0), i32(3), i32(1)])
-        return context.get_dummy_value()
-
-    return sig, codegen
-
-
-@intrinsic
-def _ctpop(typingctx, x):
-    """``llvm.ctpop`` of a 64-bit integer (one ``popcnt`` instruction)."""
-    if not isinstance(x, types.Integer):
-        return None
-    sig = types.int64(types.int64)
-
-    def codegen(context, builder, signature, args):
-        fn = builder.module.declare_intrinsic("llvm.ctpop", [ir.IntType(64)])
-        return builder.call(fn, [args[0]])
-
-    return sig, codegen
-
-
-@kernel
-def popcount(mask):
-    """Number of set bits of a 32-bit mask (as ``core.popcount``, one instruction)."""
-    return _ctpop(mask & 0xFFFFFFFF)
-
-
-@kernel
-def lowest_card(mask):
-    """Index of the lowest set bit of a non-zero mask (one ``tzcnt`` instruction)."""
-    return trailing_zeros(mask)
 
 
 @kernel

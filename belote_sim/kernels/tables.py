@@ -75,6 +75,11 @@ PLAIN_STRENGTH = np.array([0, 1, 2, 6, 3, 4, 5, 7], dtype=np.int64)
 TRUMP_POINTS = np.array([0, 0, 14, 10, 20, 3, 4, 11], dtype=np.int64)
 PLAIN_POINTS = np.array([0, 0, 0, 10, 2, 3, 4, 11], dtype=np.int64)
 #: Carré points by rank; four 7s or 8s count nothing (section 6.1).
+#: Bonus to the team that takes the last trick (raw points, RULES section 7).
+LAST_TRICK_BONUS = 10
+#: King and queen of trumps announced together (raw points, RULES section 6.1).
+BELOTE_POINTS = 20
+
 CARRE_POINTS = np.array([0, 0, 150, 100, 200, 100, 100, 100], dtype=np.int64)
 
 
