@@ -460,6 +460,9 @@ def main(argv: list[str] | None = None) -> int:
     except (ValueError, OSError) as exc:
         print(f"belote-sim {args.command}: {exc}", file=sys.stderr)
         return 2
+    except ImportError as exc:  # an optional extra (dask) that is not installed
+        print(f"belote-sim {args.command}: {exc}", file=sys.stderr)
+        return 2
     except KeyboardInterrupt:
         return 130
 

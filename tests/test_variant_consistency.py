@@ -8,6 +8,7 @@ of the next decision), and with one card replaced by another card of the deck
 (which duty is broken).  Every field of the replay must agree.
 """
 
+import zlib
 import random
 
 import pytest
@@ -54,7 +55,7 @@ def _deck(record):
 @pytest.mark.parametrize("game", list(GAMES))
 @pytest.mark.parametrize("ruleset, options", OPTION_SETS)
 def test_full_partial_and_illegal_replays_agree(game, ruleset, options):
-    rng = random.Random(hash((game, ruleset, len(options))) & 0xFFFF)
+    rng = random.Random(zlib.crc32(repr((game, ruleset, len(options))).encode()) & 0xFFFF)
     recs = (_records(game, ruleset, options, "greedy", 5, 300)
             + _records(game, ruleset, options, "random", 6, 300))
     assert len(recs) > 500

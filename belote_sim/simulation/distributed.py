@@ -302,6 +302,24 @@ def _prepare_dir(out_dir: str, manifest: dict[str, Any]) -> dict[str, Any]:
 
 # --------------------------------------------------------------------------- run
 
+def require_dask():
+    """``(Client, LocalCluster, as_completed)`` of dask.distributed, or a one-line error.
+
+    dask is an optional extra (``pip install 'belote-sim[dask]'``): only cluster runs
+    need it.  Raises ``ImportError`` subclass ``DaskMissing`` (caught by the CLI).
+    """
+    try:
+        from dask.distributed import Client, LocalCluster, as_completed
+    except ImportError:
+        raise DaskMissing("cluster runs (--workers, --scheduler) need dask: "
+                          "pip install 'belote-sim[dask]'") from None
+    return Client, LocalCluster, as_completed
+
+
+class DaskMissing(ImportError):
+    """dask.distributed is not installed (the ``dask`` extra)."""
+
+
 def run_study(study, n_deals: int, out_dir: str | os.PathLike, scheduler: str | None = None,
               workers: int | None = None, threads_per_worker: int = 1,
               progress: Callable[[int], None] | None = None, *, trick_log: bool = False,
@@ -338,7 +356,7 @@ def run_study(study, n_deals: int, out_dir: str | os.PathLike, scheduler: str | 
     ``mean_mp`` per strain, ``chunks``, ``computed_chunks``, ``skipped_chunks``,
     ``out_dir``, ``manifest``.
     """
-    from dask.distributed import Client, LocalCluster, as_completed
+    Client, LocalCluster, as_completed = require_dask()
 
     if isinstance(n_deals, bool) or not isinstance(n_deals, (int, np.integer)) or n_deals < 0:
         raise ValueError(f"n_deals must be a non-negative integer, got {n_deals!r}")
