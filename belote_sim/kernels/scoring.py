@@ -276,8 +276,8 @@ def game_step(totals, outcome, taker_team, doubling, valat, mp0, mp1, held0, hel
         totals[2] = 0
     if rules[R_THIRD_DOUBLE] and doubling == 3 and deal_winner >= 0:
         return deal_winner
-    if outcome == OUTCOME_THROWN_IN:
-        return -1
+    # A thrown-in deal is a deal too (rules section 9): after a valat that passed the
+    # target, an all-pass deal with nothing held ends the game.
     target = rules[R_GAME_TARGET]
     if (totals[0] >= target or totals[1] >= target) and totals[2] == 0 and valat < 0 \
             and totals[0] != totals[1]:
@@ -290,8 +290,8 @@ def solo_game_step(totals, outcome, taker, valat, mp, held, n_players, rules):
     """Add one scored deal to a game where every player is alone (section 9, 11).
 
     Two players: exactly ``game_step`` with ``totals = [score0, score1, pot]``.  Three
-    players (never hanging): ``totals[p]`` += MP; after a deal that was neither thrown
-    in nor a valat, the game ends when a player has reached the target and has
+    players (never hanging): ``totals[p]`` += MP; after a deal that was not a valat
+    (thrown-in deals included, section 9), the game ends when a player has reached the target and has
     strictly the most points (equal leaders play on).  Returns the winner or -1.
     """
     if n_players == 2:
@@ -299,7 +299,7 @@ def solo_game_step(totals, outcome, taker, valat, mp, held, n_players, rules):
                          rules)
     for p in range(n_players):
         totals[p] += mp[p]
-    if outcome == OUTCOME_THROWN_IN or valat >= 0:
+    if valat >= 0:
         return -1
     best = 0
     for p in range(1, n_players):
