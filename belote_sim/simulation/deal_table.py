@@ -224,9 +224,18 @@ def summary_counts(df: pd.DataFrame, counts: dict[str, Any]) -> dict[str, Any]:
 
 
 def format_summary(summary: dict[str, Any]) -> str:
-    """A few lines for the terminal: speed, contract mix, success rates."""
-    lines = [f"{summary['deals']:,} deals in {summary['seconds']:.1f} s "
-             f"({summary['deals_per_s']:,.0f} deals/s)"]
+    """A few lines for the terminal: speed (of the deals simulated in this run, when a
+    resumed run kept some), contract mix, success rates."""
+    computed = summary.get("computed", summary["deals"])
+    if summary.get("already_complete") or (summary["deals"] and not computed):
+        lines = [f"{summary['deals']:,} deals, all already there (nothing simulated)"]
+    elif computed != summary["deals"]:
+        lines = [f"{summary['deals']:,} deals: {computed:,} simulated in this run "
+                 f"({summary['deals'] - computed:,} kept from an earlier one) in "
+                 f"{summary['seconds']:.1f} s ({summary['deals_per_s']:,.0f} deals/s)"]
+    else:
+        lines = [f"{summary['deals']:,} deals in {summary['seconds']:.1f} s "
+                 f"({summary['deals_per_s']:,.0f} deals/s)"]
     total = max(summary["deals"], 1)
     lines.append(f"thrown in: {summary.get('thrown_in', 0) / total:.1%}")
     lines.append("strain  contracts  share   made")
@@ -304,9 +313,13 @@ def table_status(path: str) -> dict[str, Any]:
     return status
 
 
+class _Incomplete(ValueError):
+    pass
+
+
 def incomplete_error(path: str, problem: str) -> ValueError:
     """The one-line error of a reader refusing an incomplete table."""
-    return ValueError(f"{path}: incomplete deals table ({problem}); pass --allow-incomplete "
+    return _Incomplete(f"{path}: incomplete deals table ({problem}); pass --allow-incomplete "
                       "(allow_incomplete=True) to read it anyway")
 
 
@@ -331,8 +344,6 @@ def read_deals(path: str, columns: list[str] | None = None,
         df.attrs["belote_sim"] = (load_manifest(path) or {}).get("provenance", {})
         return df
     status = table_status(path)
-    if status["problem"] and not allow_incomplete:
-        raise incomplete_error(path, status["problem"])
     provenance = status["provenance"]
     try:
         pf = pq.ParquetFile(path)
@@ -344,7 +355,11 @@ def read_deals(path: str, columns: list[str] | None = None,
         missing = [c for c in deal_columns(players, variant) if c not in pf.schema_arrow.names]
         if missing:
             raise ValueError(f"missing column(s) {', '.join(missing)}")
+        if status["problem"] and not allow_incomplete:
+            raise incomplete_error(path, status["problem"])
         df = pf.read(columns=columns).to_pandas()
+    except _Incomplete:
+        raise
     except (OSError, pa.ArrowException, json.JSONDecodeError, ValueError) as exc:
         raise ValueError(f"{path}: not a readable belote-sim deals table: {exc}") from None
     df.attrs["belote_sim"] = provenance
