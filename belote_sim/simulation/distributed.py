@@ -330,7 +330,8 @@ def _prepare_dir(out_dir: str, manifest: dict[str, Any]) -> dict[str, Any]:
 def _local_cluster(n_workers: int, threads_per_worker: int):
     """A ``LocalCluster`` whose worker processes ignore SIGINT: a Ctrl-C in a terminal
     reaches the whole process group, and the client, not each worker, stops the run
-    (else every worker prints a traceback).  A Ctrl-C while it starts is ignored."""
+    (else every worker prints a traceback).  A Ctrl-C while it starts is ignored.
+    Its workers log errors only."""
     import signal
     import threading
 
@@ -338,10 +339,17 @@ def _local_cluster(n_workers: int, threads_per_worker: int):
 
     main = threading.current_thread() is threading.main_thread()
     previous = signal.signal(signal.SIGINT, signal.SIG_IGN) if main else None
+    # the workers log errors only (not the warnings of tasks cancelled by a Ctrl-C)
+    env = os.environ.get("DASK_LOGGING__DISTRIBUTED")
+    os.environ["DASK_LOGGING__DISTRIBUTED"] = "error"
     try:
         return LocalCluster(n_workers=n_workers, threads_per_worker=threads_per_worker,
                             processes=True, host="127.0.0.1", dashboard_address="127.0.0.1:0")
     finally:
+        if env is None:
+            del os.environ["DASK_LOGGING__DISTRIBUTED"]
+        else:
+            os.environ["DASK_LOGGING__DISTRIBUTED"] = env
         if main:
             signal.signal(signal.SIGINT, previous)
 

@@ -360,6 +360,30 @@ def simulate(n_deals: int, rules: Rules | str = "common", bidding: Any = None,
     return df
 
 
+@contextlib.contextmanager
+def _signals_deferred(redeliver: bool = True) -> Iterator[None]:
+    """Hold SIGINT and SIGTERM back while a file and its counts are updated; a signal
+    that came meanwhile is raised again at the end (unless ``redeliver`` is False:
+    already stopping)."""
+    import signal
+    import threading
+
+    if threading.current_thread() is not threading.main_thread():
+        yield
+        return
+    pending: list[int] = []
+    previous = {sig: signal.signal(sig, lambda s, f: pending.append(s))
+                for sig in (signal.SIGINT, signal.SIGTERM)}
+    try:
+        yield
+    finally:
+        for sig, handler in previous.items():
+            signal.signal(sig, handler)
+        if redeliver:
+            for sig in dict.fromkeys(pending):
+                signal.raise_signal(sig)
+
+
 class RunInterrupted(KeyboardInterrupt):
     """A run stopped by Ctrl-C (or SIGTERM turned into ``KeyboardInterrupt``) after it
     kept what it had finished; ``str()`` says what was kept and how to resume."""
@@ -509,6 +533,10 @@ def simulate_to_parquet(path: str, n_deals: int, study: Study, threads: int | No
         counts: dict[str, Any] = {}
 
         def write(table) -> None:
+            with _signals_deferred():  # the counts must be those of the file
+                _write(table)
+
+        def _write(table) -> None:
             nonlocal writer, done, rows
             if writer is None:
                 schema = table.schema
@@ -541,12 +569,14 @@ def simulate_to_parquet(path: str, n_deals: int, study: Study, threads: int | No
                     summary_counts(frame, counts)
                     if progress:
                         progress(length)
-            writer.add_key_value_metadata(completion_mark(rows, done, n_chunks))
-            writer.close()
-            fsync_file(side["writing"])
-            os.replace(side["writing"], path)
+            with _signals_deferred():
+                writer.add_key_value_metadata(completion_mark(rows, done, n_chunks))
+                writer.close()
+                fsync_file(side["writing"])
+                os.replace(side["writing"], path)
         except BaseException as exc:
-            saved = _keep_partial(writer, side, rows, done, kept, n_chunks)
+            with _signals_deferred(redeliver=False):
+                saved = _keep_partial(writer, side, rows, done, kept, n_chunks)
             if not isinstance(exc, KeyboardInterrupt):
                 raise
             if saved:
