@@ -7,12 +7,17 @@ Commands::
     belote-sim replay IN.jsonl [-o OUT.jsonl]             replay records (JSON lines)
     belote-sim perft FILE.perft [--max-nodes N]           check a perft suite
     belote-sim report deals.parquet [-o reports/]         HTML report
+    belote-sim dataset rebuild-manifest DIR               a dataset's lost manifest
+    belote-sim dataset verify DIR                         a dataset's parts and checksums
     belote-sim hand "JH 9H AH TS 7C" [--seat S --dealer D] strength of one hand
     belote-sim study bidding --param suit --values 40,50  bidding threshold sweep
     belote-sim solve "<4 hands>" --strain H --leader 0     double-dummy value and card scores
     belote-sim solve --records IN.jsonl                   the same for replay records
     belote-sim duel --a pimc --b greedy --deals N         compare two play policies
     belote-sim main [-o DIR]                              the default study and report
+
+Outputs are crash-safe: a file under the output name is always complete; Ctrl-C or
+SIGTERM keeps the finished chunks and says how to resume (README, "Interrupted runs").
 """
 
 from __future__ import annotations
