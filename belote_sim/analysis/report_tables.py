@@ -6,8 +6,8 @@ the summed counts into rates, means and intervals.  ``report_tables(source)`` do
 both over a DataFrame, a Parquet file or a dataset directory (streamed by record
 batches).  Files are checked first (``checked_source``): an incomplete table or
 dataset is refused unless ``allow_incomplete``, and a dataset directory is read
-through its manifest (stray files are ignored).  Intervals are 95% Wilson intervals for proportions and normal
-intervals (mean ± 1.96 standard errors) for means.
+through its manifest (stray files are ignored).  Intervals are 95% Wilson intervals
+for proportions and normal intervals (mean ± 1.96 standard errors) for means.
 
 Units: raw points, match points (MP; French points under french scoring).  Seats
 are relative to the dealer where a column says ``position``: position 0 speaks
