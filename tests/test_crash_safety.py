@@ -243,7 +243,7 @@ def cluster():
     from dask.distributed import LocalCluster
 
     with LocalCluster(n_workers=1, threads_per_worker=2, processes=False,
-                      dashboard_address=None) as c:
+                      dashboard_address="127.0.0.1:0") as c:
         yield c
 
 
