@@ -17,7 +17,6 @@ import time
 from contextlib import redirect_stderr, redirect_stdout
 from pathlib import Path
 
-import pyarrow as pa
 import pyarrow.parquet as pq
 import pytest
 
@@ -172,6 +171,12 @@ def test_item2_existing_output_is_never_overwritten_without_overwrite(tmp_path, 
     # rerunning a finished study keeps it and simulates nothing
     rc, out, err = run_cli(other)
     assert rc == 0 and "nothing simulated" in out and "kept" in out, out + err
+    # the games table too
+    rc, _, err = run_cli(["simulate", "--games", 2, "-o", path])
+    one_line_error(rc, err, "exists", "--overwrite")
+    assert len(read_deals(str(path))) == 900
+    rc, _, err = run_cli(["simulate", "--games", 2, "-o", path, "--overwrite"])
+    assert rc == 0 and len(pq.read_table(path)) == 2, err
 
 
 # --------------------------------------------------------------------------- item 3

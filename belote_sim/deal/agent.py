@@ -22,7 +22,7 @@ from typing import Any
 
 import numpy as np
 
-from belote_sim.cards import format_card, mask_of, parse_card, parse_cards, parse_strain
+from belote_sim.cards import format_card, mask_of, parse_cards, parse_strain
 from belote_sim.kernels.core import legal_mask, trick_state, trick_winner
 from belote_sim.kernels.policies import choose_card as _choose_kernel
 from belote_sim.kernels.rng import seed_state
