@@ -416,6 +416,8 @@ def run_study(study, n_deals: int, out_dir: str | os.PathLike, scheduler: str | 
     out_dir = os.path.abspath(os.fspath(out_dir))
     provenance = study.provenance(n_deals)
     provenance = json.loads(json.dumps(provenance))  # as it reads back from JSON
+    if os.path.exists(out_dir) and not os.path.isdir(out_dir):
+        raise ValueError(f"{out_dir} is a file: a study on dask writes a dataset directory")
     os.makedirs(out_dir, exist_ok=True)
     with run_lock(os.path.join(out_dir, LOCK), out_dir):
         manifest = _new_manifest(provenance, n_deals, study.chunk_size, study.seed, trick_log)
