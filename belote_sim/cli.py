@@ -7,12 +7,17 @@ Commands::
     belote-sim replay IN.jsonl [-o OUT.jsonl]             replay records (JSON lines)
     belote-sim perft FILE.perft [--max-nodes N]           check a perft suite
     belote-sim report deals.parquet [-o reports/]         HTML report
+    belote-sim dataset rebuild-manifest DIR               a dataset's lost manifest
+    belote-sim dataset verify DIR                         a dataset's parts and checksums
     belote-sim hand "JH 9H AH TS 7C" [--seat S --dealer D] strength of one hand
     belote-sim study bidding --param suit --values 40,50  bidding threshold sweep
     belote-sim solve "<4 hands>" --strain H --leader 0     double-dummy value and card scores
     belote-sim solve --records IN.jsonl                   the same for replay records
     belote-sim duel --a pimc --b greedy --deals N         compare two play policies
     belote-sim main [-o DIR]                              the default study and report
+
+Outputs are crash-safe: a file under the output name is always complete; Ctrl-C or
+SIGTERM keeps the finished chunks and says how to resume (README, "Interrupted runs").
 """
 
 from __future__ import annotations
@@ -31,7 +36,7 @@ def _cmd_replay(args: argparse.Namespace) -> int:
     from belote_sim.deal.replay import replay_lines
 
     try:
-        source = sys.stdin if args.input == "-" else open(args.input, encoding="utf-8")
+        source = _open_lines(args.input)
     except OSError as exc:
         print(f"belote-sim replay: cannot read {args.input}: {exc.strerror}", file=sys.stderr)
         return 2
@@ -43,9 +48,23 @@ def _cmd_replay(args: argparse.Namespace) -> int:
     return 1 if errors else 0
 
 
+def _open_lines(name: str):
+    """A JSON-lines input as bytes lines (each decoded on its own by ``map_json_lines``,
+    so that a line that is not UTF-8 fails alone)."""
+    if name == "-":
+        return _nullcontext(sys.stdin.buffer)
+    return open(name, "rb")
+
+
 class _nullcontext:
+    def __init__(self, value=None):
+        self.value = value
+
+    def __iter__(self):
+        return iter(self.value)
+
     def __enter__(self):
-        return None
+        return self.value
 
     def __exit__(self, *exc):
         return False
@@ -87,6 +106,13 @@ def _parse_seat_map(items: list[str] | None, what: str) -> dict[int, str]:
     return out
 
 
+def _int(text: str, what: str) -> int:
+    try:
+        return int(text)
+    except ValueError:
+        raise ValueError(f"{what} must be an integer, got {text.strip()!r}") from None
+
+
 def _parse_constraint(text: str) -> dict[str, Any]:
     """``min_H=3,max_S=2,strength=20-60,require=JH AH,exclude=AS`` -> a constraint dict."""
     spec: dict[str, Any] = {}
@@ -96,10 +122,11 @@ def _parse_constraint(text: str) -> dict[str, Any]:
         if not sep:
             raise ValueError(f"constraint {part!r}: expected key=value")
         if key.startswith(("min_", "max_")):
-            spec.setdefault(key[:3], {})[key[4:].upper()] = int(value)
+            spec.setdefault(key[:3], {})[key[4:].upper()] = _int(value, f"constraint {key}")
         elif key == "strength":
             low, _, high = value.partition("-")
-            spec["strength"] = (int(low), int(high))
+            spec["strength"] = (_int(low, "constraint strength (LOW-HIGH)"),
+                                _int(high, "constraint strength (LOW-HIGH)"))
         elif key in ("require", "exclude"):
             spec[key] = value
         else:
@@ -127,7 +154,8 @@ def _study_from_args(args: argparse.Namespace):
             bidding[seat] = spec
     constraints = {seat: _parse_constraint(text)
                    for seat, text in _parse_seat_map(args.constraint, "constraint").items()}
-    silent = [int(x) for x in args.belote_silent.split(",")] if args.belote_silent else []
+    silent = ([_int(x, "--belote-silent seat") for x in args.belote_silent.split(",")]
+              if args.belote_silent else [])
     return make_study(args.ruleset, bidding, play, args.seed,
                       _parse_seat_map(args.predeal, "predeal"), constraints, args.dealer,
                       args.chunk_size, options, silent)
@@ -156,6 +184,16 @@ def _cmd_simulate(args: argparse.Namespace) -> int:
     from belote_sim.simulation.deal_table import format_summary
     from belote_sim.simulation.runner import simulate_games, simulate_to_parquet
 
+    if args.games < 0:
+        raise ValueError(f"--games must be positive, got {args.games}")
+    if args.games and args.trick_log:
+        raise ValueError("--trick-log is for deals (--deals); a games table has no trick log")
+    if args.games and (args.workers is not None or args.scheduler):
+        raise ValueError("--games runs locally: --workers/--scheduler are for --deals")
+    if not args.games and args.deals < 1:
+        raise ValueError(f"--deals must be at least 1, got {args.deals}")
+    if args.workers is not None and args.workers < 1:
+        raise ValueError(f"--workers must be at least 1, got {args.workers}")
     study = _study_from_args(args)
     show = sys.stderr.isatty() and not args.quiet
     print(f"belote-sim {__version__}: seed {study.seed}, rules {study.rules.name}, "
@@ -169,7 +207,7 @@ def _cmd_simulate(args: argparse.Namespace) -> int:
                                args.max_deals)
         elapsed = time.perf_counter() - start
         if args.output:
-            games.to_parquet(args.output, index=False)
+            _write_games(games, args.output, args.overwrite)
         decided = games["winner"].notna().sum()
         side = "player" if study.rules.solo else "team"
         print(f"{args.games:,} games ({games['deals'].sum():,} deals) in {elapsed:.1f} s; "
@@ -184,17 +222,37 @@ def _cmd_simulate(args: argparse.Namespace) -> int:
         if args.scheduler or args.workers:
             from belote_sim.simulation.distributed import run_study
 
+            if args.overwrite:
+                raise ValueError("--overwrite is for a single-file output; a dataset directory "
+                                 "resumes (delete it to start over)")
             summary = run_study(study, args.deals, output, scheduler=args.scheduler,
                                 workers=args.workers, progress=progress,
                                 trick_log=args.trick_log)
         else:
             summary = simulate_to_parquet(output, args.deals, study, args.threads,
-                                          args.trick_log, progress)
+                                          args.trick_log, progress, overwrite=args.overwrite)
     finally:
         progress.close()
     print(format_summary(summary))
-    print(f"wrote {output}")
+    print(f"{'kept' if summary.get('already_complete') else 'wrote'} {output}")
     return 0
+
+
+def _write_games(games, output: str, overwrite: bool) -> None:
+    """The games table to ``output`` via a temporary file renamed when complete."""
+    import os
+
+    if os.path.exists(output) and not overwrite:
+        raise ValueError(f"{output} exists; add --overwrite to replace it, or choose another "
+                         "output")
+    directory, name = os.path.split(os.path.abspath(output))
+    tmp = os.path.join(directory, f".{name}.writing")
+    try:
+        games.to_parquet(tmp, index=False)
+        os.replace(tmp, output)
+    finally:
+        if os.path.exists(tmp):
+            os.unlink(tmp)
 
 
 def _cmd_export(args: argparse.Namespace) -> int:
@@ -202,7 +260,7 @@ def _cmd_export(args: argparse.Namespace) -> int:
 
     out = sys.stdout if args.output in (None, "-") else open(args.output, "w", encoding="utf-8")
     try:
-        n = export_replay(args.table, args.rows, out)
+        n = export_replay(args.table, args.rows, out, allow_incomplete=args.allow_incomplete)
     finally:
         if out is not sys.stdout:
             out.close()
@@ -224,11 +282,12 @@ def _cmd_main(args: argparse.Namespace) -> int:
           f"threshold bidding, greedy play, seed {args.seed}")
     progress = _Progress(args.deals, "deal", sys.stderr.isatty())
     try:
-        summary = simulate_to_parquet(str(path), args.deals, study, None, False, progress)
+        summary = simulate_to_parquet(str(path), args.deals, study, None, False, progress,
+                                      overwrite=args.overwrite)
     finally:
         progress.close()
     print(format_summary(summary))
-    print(f"wrote {path}")
+    print(f"{'kept' if summary.get('already_complete') else 'wrote'} {path}")
     start = time.perf_counter()
     index = write_report(str(path), out_dir / "report",
                          title=f"belote-sim default study ({args.deals:,} deals)")
@@ -239,9 +298,27 @@ def _cmd_main(args: argparse.Namespace) -> int:
 def _cmd_report(args: argparse.Namespace) -> int:
     from belote_sim.analysis.html_report import write_report
 
-    index = write_report(args.table, args.output)
+    index = write_report(args.table, args.output, allow_incomplete=args.allow_incomplete)
     print(f"report: {index.resolve()}")
     return 0
+
+
+def _cmd_dataset(args: argparse.Namespace) -> int:
+    from belote_sim.simulation import distributed
+
+    if args.action == "rebuild-manifest":
+        r = distributed.rebuild_manifest(args.dir, force=args.force)
+        for line in r["skipped"]:
+            print(f"skipped {line}", file=sys.stderr)
+        print(f"rebuilt {r['manifest']}: {r['chunks']} of {r['n_chunks']} chunks"
+              + ("" if r["complete"] else "; rerun the study's command to finish it"))
+        return 0
+    problems = distributed.verify_dataset(args.dir)
+    for line in problems:
+        print(line)
+    print(f"{args.dir}: " + (f"{len(problems)} problem(s)" if problems else "complete, every "
+                                                                            "checksum matches"))
+    return 1 if problems else 0
 
 
 def _cmd_hand(args: argparse.Namespace) -> int:
@@ -292,13 +369,13 @@ def _cmd_solve(args: argparse.Namespace) -> int:
     from belote_sim.deal import solver
 
     if args.records:
-        source = sys.stdin if args.records == "-" else open(args.records, encoding="utf-8")
+        source = sys.stdin.buffer if args.records == "-" else open(args.records, "rb")
         out = sys.stdout if args.output in (None, "-") else open(args.output, "w",
                                                                    encoding="utf-8")
         try:
             n, errors = solver.solve_record_lines(source, out)
         finally:
-            if source is not sys.stdin:
+            if source is not sys.stdin.buffer:
                 source.close()
             if out is not sys.stdout:
                 out.close()
@@ -384,18 +461,31 @@ def build_parser() -> argparse.ArgumentParser:
     p.add_argument("--workers", type=int, help="start a local dask cluster of N workers")
     p.add_argument("-o", "--output", help="output Parquet file (default deals.parquet), or "
                    "directory with --scheduler/--workers")
+    p.add_argument("--overwrite", action="store_true", help="replace an existing output "
+                   "(kept until the new one is complete) and discard an interrupted run's "
+                   "partial file instead of resuming it")
     p.set_defaults(func=_cmd_simulate)
 
     p = sub.add_parser("export-replay", help="rows of a deals table as replay records")
     p.add_argument("table")
     p.add_argument("--rows", default="0:10", help="A:B (0-based, B excluded)")
     p.add_argument("-o", "--output", help="output JSON-lines file (default: standard output)")
+    p.add_argument("--allow-incomplete", action="store_true",
+                   help="read an interrupted run's table too")
     p.set_defaults(func=_cmd_export)
 
     p = sub.add_parser("report", help="HTML report of a deals table")
     p.add_argument("table", help="deals Parquet file or dataset directory")
     p.add_argument("-o", "--output", default="reports", help="output directory")
+    p.add_argument("--allow-incomplete", action="store_true", help="report an interrupted "
+                   "run or unfinished dataset too (title: 'incomplete: k of n chunks')")
     p.set_defaults(func=_cmd_report)
+
+    p = sub.add_parser("dataset", help="dataset directories: rebuild-manifest, verify")
+    p.add_argument("action", choices=["rebuild-manifest", "verify"])
+    p.add_argument("dir", help="dataset directory (simulate --workers/--scheduler)")
+    p.add_argument("--force", action="store_true", help="rebuild a readable manifest too")
+    p.set_defaults(func=_cmd_dataset)
 
     p = sub.add_parser("hand", help="strength of one hand per strain (conditional Monte Carlo)")
     p.add_argument("cards", help='5 bidding cards or 8 cards, e.g. "JH 9H AH TS 7C"')
@@ -445,26 +535,61 @@ def build_parser() -> argparse.ArgumentParser:
     p.add_argument("-o", "--output", default="output", help="output directory")
     p.add_argument("--deals", type=int, default=1_000_000)
     p.add_argument("--seed", type=int, default=2026)
+    p.add_argument("--overwrite", action="store_true",
+                   help="replace an existing deals.parquet of another study")
     p.set_defaults(func=_cmd_main)
     return parser
 
 
+class _Terminated(KeyboardInterrupt):
+    """SIGTERM, turned into an interruption so that a run keeps what it finished."""
+
+
+def _on_sigterm(signum, frame):
+    raise _Terminated()
+
+
+def _one_line(exc: BaseException) -> str:
+    return " ".join(str(exc).split()) or type(exc).__name__
+
+
 def main(argv: list[str] | None = None) -> int:
-    """Entry point of the ``belote-sim`` command; returns the exit status."""
+    """Entry point of the ``belote-sim`` command; returns the exit status.
+
+    Bad input gives one line on standard error and status 2.  Ctrl-C (SIGINT) and
+    SIGTERM stop a run cleanly: one line says what was kept and how to resume;
+    status 130 (SIGINT) or 143 (SIGTERM).
+    """
+    import signal
+    import threading
+
     parser = build_parser()
     args = parser.parse_args(argv)
     if getattr(args, "dealing", None):
         args.option = (args.option or []) + [f"dealing={args.dealing}"]
+    previous = None
+    if threading.current_thread() is threading.main_thread():
+        previous = signal.signal(signal.SIGTERM, _on_sigterm)
     try:
         return args.func(args)
     except (ValueError, OSError) as exc:
-        print(f"belote-sim {args.command}: {exc}", file=sys.stderr)
+        print(f"belote-sim {args.command}: {_one_line(exc)}", file=sys.stderr)
         return 2
     except ImportError as exc:  # an optional extra (dask) that is not installed
-        print(f"belote-sim {args.command}: {exc}", file=sys.stderr)
+        print(f"belote-sim {args.command}: {_one_line(exc)}", file=sys.stderr)
         return 2
-    except KeyboardInterrupt:
-        return 130
+    except RecursionError:
+        print(f"belote-sim {args.command}: input nested too deeply", file=sys.stderr)
+        return 2
+    except KeyboardInterrupt as exc:
+        what = _one_line(exc) if str(exc) else "interrupted"
+        terminated = isinstance(exc, _Terminated) or isinstance(exc.__context__, _Terminated)
+        print(f"belote-sim {args.command}: {what}"
+              + (" (SIGTERM)" if terminated else ""), file=sys.stderr)
+        return 143 if terminated else 130
+    finally:
+        if previous is not None:
+            signal.signal(signal.SIGTERM, previous)
 
 
 if __name__ == "__main__":  # pragma: no cover

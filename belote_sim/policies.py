@@ -8,6 +8,7 @@ four.  The algorithms are documented in ``belote_sim.kernels.policies`` (play) a
 
 from __future__ import annotations
 
+import math
 from dataclasses import dataclass
 from typing import Sequence
 
@@ -55,6 +56,8 @@ BID_POLICIES = {
 }
 
 MAX_PARAMS = 8
+#: most sampled deals per decision of the pimc policy
+MAX_PIMC_SAMPLES = 10_000
 
 
 @dataclass(frozen=True)
@@ -87,7 +90,14 @@ def parse_policy(spec: str | PolicySpec, table: dict[str, PolicyInfo], what: str
         if len(values) > len(info.defaults):
             raise ValueError(f"{what} policy {name!r} takes at most {len(info.defaults)} "
                              f"parameters ({', '.join(info.param_names) or 'none'})")
+        if not all(math.isfinite(v) for v in values):
+            raise ValueError(f"{what} policy {spec!r}: parameters must be finite numbers")
         params[:len(values)] = values
+    if name == "pimc":
+        samples = params[0]
+        if samples != int(samples) or not 1 <= samples <= MAX_PIMC_SAMPLES:
+            raise ValueError(f"{what} policy {spec!r}: pimc samples must be an integer "
+                             f"1..{MAX_PIMC_SAMPLES}, got {samples:g}")
     return PolicySpec(name, tuple(params))
 
 

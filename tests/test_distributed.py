@@ -120,8 +120,8 @@ def test_two_worker_local_cluster_matches_local_simulation(tmp_path, reference):
         bd.frame_aggregates(reference)
     # one part per chunk, the manifest records seeds, rows and checksums
     names = sorted(os.listdir(out))
-    assert names == ["manifest.json"] + [f"part-{c:06d}.parquet" for c in range(10)]
-    manifest = json.loads((out / "manifest.json").read_text())
+    assert names == ["_manifest.json"] + [f"part-{c:06d}.parquet" for c in range(10)]
+    manifest = json.loads((out / "_manifest.json").read_text())
     assert manifest["complete"] and manifest["n_chunks"] == 10
     assert manifest["provenance"]["seed"] == 11 and manifest["seeds"]["entropy"] == 11
     for c, entry in enumerate(manifest["chunks"]):
@@ -160,7 +160,7 @@ def test_killed_worker_loses_and_doubles_nothing(tmp_path):
         assert set(pids.values()) != set(client.run(os.getpid).values())  # one was replaced
     assert summary["computed_chunks"] == list(range(n_chunks))
     names = sorted(os.listdir(out))
-    assert names == ["manifest.json"] + [f"part-{c:06d}.parquet" for c in range(n_chunks)]
+    assert names == ["_manifest.json"] + [f"part-{c:06d}.parquet" for c in range(n_chunks)]
     assert bd.verify_dataset(out) == []
     df = read_sorted(out)
     assert df["deal_id"].is_unique and len(df) == n_deals
@@ -178,10 +178,10 @@ def test_rerun_resumes_only_missing_chunks(tmp_path, cluster, reference):
     corrupt.write_bytes(corrupt.read_bytes()[:1000])  # a partial file
     (out / ".part-000005.parquet.tmp-deadbeef").write_bytes(b"PAR1 half a file")
     # chunk 9 finished on disk but the crash came before the manifest recorded it
-    manifest = json.loads((out / "manifest.json").read_text())
+    manifest = json.loads((out / "_manifest.json").read_text())
     manifest["chunks"] = [e for e in manifest["chunks"] if e["chunk"] != 9]
     manifest["complete"] = False
-    (out / "manifest.json").write_text(json.dumps(manifest))
+    (out / "_manifest.json").write_text(json.dumps(manifest))
     with pytest.raises(ValueError, match="incomplete"):
         bd.read_dataset(out)
     problems = bd.verify_dataset(out)
@@ -193,9 +193,9 @@ def test_rerun_resumes_only_missing_chunks(tmp_path, cluster, reference):
     for c in summary["skipped_chunks"]:  # not rewritten
         assert os.stat(out / f"part-{c:06d}.parquet").st_mtime_ns == stamp[c]
     assert sorted(os.listdir(out)) == \
-        ["manifest.json"] + [f"part-{c:06d}.parquet" for c in range(10)]
+        ["_manifest.json"] + [f"part-{c:06d}.parquet" for c in range(10)]
     assert bd.verify_dataset(out) == []
-    assert json.loads((out / "manifest.json").read_text())["complete"]
+    assert json.loads((out / "_manifest.json").read_text())["complete"]
     assert_same_table(read_sorted(out), reference)
     assert_same_aggregates(summary, aggregates_by_pandas(reference))
 
@@ -220,7 +220,7 @@ def test_other_study_in_the_directory_is_an_error(tmp_path, cluster):
     other = tmp_path / "other"
     other.mkdir()
     (other / "part-000000.parquet").write_bytes(b"x")
-    with pytest.raises(ValueError, match="no manifest.json"):
+    with pytest.raises(ValueError, match="no _manifest.json"):
         bd.run_study(make_study(seed=11, chunk_size=CHUNK), 4000, other,
                      scheduler=cluster.scheduler_address)
     with pytest.raises(ValueError, match="not both"):

@@ -18,7 +18,7 @@ import pandas as pd
 
 from belote_sim._version import __version__
 from belote_sim.analysis import plots
-from belote_sim.analysis.report_tables import report_tables
+from belote_sim.analysis.report_tables import checked_source, report_tables
 
 STYLE = """
 body { font-family: system-ui, sans-serif; max-width: 1100px; margin: 2em auto;
@@ -91,12 +91,20 @@ def _figures(tables: dict[str, pd.DataFrame], fig_dir: Path) -> list[tuple[str, 
 
 
 def write_report(source: Any, out_dir: str | Path, provenance: dict | None = None,
-                 title: str = "belote-sim report") -> Path:
-    """Write the HTML report of a deals table into ``out_dir``; returns index.html."""
+                 title: str = "belote-sim report", allow_incomplete: bool = False) -> Path:
+    """Write the HTML report of a deals table into ``out_dir``; returns index.html.
+
+    ``source``: a DataFrame, a Parquet file or a dataset directory.  An incomplete one
+    (interrupted run, unfinished dataset) is refused (``ValueError``) unless
+    ``allow_incomplete``; its title then ends in "(incomplete: k of n chunks)".
+    """
+    source, status = checked_source(source, allow_incomplete)
+    if not status["complete"]:
+        title = f"{title} (incomplete: {status['chunks']} of {status['n_chunks']} chunks)"
     out = Path(out_dir)
     (out / "tables").mkdir(parents=True, exist_ok=True)
     if provenance is None:
-        provenance = _provenance_of(source)
+        provenance = status["provenance"] or _provenance_of(source)
     tables = report_tables(source)
     for name, df in tables.items():
         df.to_csv(out / "tables" / f"{name}.csv", index=False)
@@ -147,8 +155,7 @@ def _provenance_of(source: Any) -> dict:
         return dict(source.attrs.get("belote_sim", {}))
     import pyarrow.parquet as pq
 
-    path = Path(source)
-    files = sorted(path.glob("*.parquet")) if path.is_dir() else [path]
+    files = [Path(f) for f in source] if isinstance(source, list) else [Path(source)]
     for f in files:
         try:
             meta = pq.ParquetFile(f).schema_arrow.metadata or {}

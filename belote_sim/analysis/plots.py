@@ -66,7 +66,8 @@ def declaration_frequencies(table: pd.DataFrame, scope: str = "hand8",
     ax = _axes(ax, (7.0, 4.0))
     part = table[table["scope"] == scope].reset_index(drop=True)
     x = np.arange(len(part))
-    err = np.vstack([part["rate"] - part["low"], part["high"] - part["rate"]])
+    # clipped: at a rate of 0 the Wilson bound can lie a rounding error above it
+    err = np.clip(np.vstack([part["rate"] - part["low"], part["high"] - part["rate"]]), 0, None)
     ax.bar(x, part["rate"], color="#90cdf4", label="simulated", yerr=err, capsize=2)
     ax.plot(x, part["exact"], "k_", markersize=18, markeredgewidth=2, label="exact")
     ax.set_xticks(x, [event_label(e) for e in part["event"]], rotation=45, ha="right")

@@ -3,9 +3,11 @@
 Every table is built in two steps so that it can be computed over data larger than
 memory: ``count_*`` turns a batch of deals into additive counts, ``finish_*`` turns
 the summed counts into rates, means and intervals.  ``report_tables(source)`` does
-both over a DataFrame, a Parquet file or a directory of Parquet parts (streamed by
-record batches).  Intervals are 95% Wilson intervals for proportions and normal
-intervals (mean ± 1.96 standard errors) for means.
+both over a DataFrame, a Parquet file or a dataset directory (streamed by record
+batches).  Files are checked first (``checked_source``): an incomplete table or
+dataset is refused unless ``allow_incomplete``, and a dataset directory is read
+through its manifest (stray files are ignored).  Intervals are 95% Wilson intervals
+for proportions and normal intervals (mean ± 1.96 standard errors) for means.
 
 Units: raw points, match points (MP; French points under french scoring).  Seats
 are relative to the dealer where a column says ``position``: position 0 speaks
@@ -81,6 +83,50 @@ def hand_events(hands: np.ndarray) -> dict[str, np.ndarray]:
     return out
 
 
+def checked_source(source: Any, allow_incomplete: bool = False) -> tuple[Any, dict[str, Any]]:
+    """What to read of ``source`` and whether it is whole.
+
+    ``source``: a DataFrame (taken as it is), a list of Parquet paths (idem), a Parquet
+    file written by ``simulate`` (its completion mark and row count are checked) or a
+    dataset directory (its manifest and parts are checked; only listed parts are
+    read).  Returns ``(source or list of paths, status)`` with status keys ``complete``,
+    ``chunks``, ``n_chunks`` and ``provenance``.  ``ValueError`` (one line) for an
+    incomplete source unless ``allow_incomplete``.
+    """
+    if isinstance(source, pd.DataFrame):
+        return source, {"complete": True, "chunks": None, "n_chunks": None,
+                        "provenance": dict(source.attrs.get("belote_sim", {}))}
+    if isinstance(source, (list, tuple)):
+        return list(source), {"complete": True, "chunks": None, "n_chunks": None,
+                              "provenance": {}}
+    from belote_sim.simulation.deal_table import incomplete_error, table_status
+
+    path = Path(source)
+    if path.is_dir():
+        from belote_sim.simulation.distributed import dataset_status
+
+        st = dataset_status(path, allow_incomplete)
+        return st["paths"], {"complete": st["complete"], "chunks": st["chunks"],
+                             "n_chunks": st["n_chunks"],
+                             "provenance": st["manifest"].get("provenance", {})}
+    if not path.exists():
+        raise ValueError(f"{source}: no such file or directory")
+    st = table_status(str(path))
+    if st["problem"] and not allow_incomplete:
+        raise incomplete_error(str(path), st["problem"])
+    return [str(path)], {"complete": st["complete"], "chunks": st["chunks"],
+                         "n_chunks": st["n_chunks"], "provenance": st["provenance"]}
+
+
+def _files(source: Any) -> list[Path]:
+    if isinstance(source, (list, tuple)):
+        return [Path(f) for f in source]
+    path = Path(source)
+    if path.is_dir():  # a dataset directory: the checked parts of its manifest
+        return [Path(f) for f in checked_source(source)[0]]
+    return [path]
+
+
 def game_of(source: Any) -> tuple[int, str]:
     """``(players, variant)`` of a deals table (DataFrame, Parquet file or directory),
     read from its columns: ``hand3`` means 4 players, ``hand2`` 3, else 2; a
@@ -90,8 +136,7 @@ def game_of(source: Any) -> tuple[int, str]:
     else:
         import pyarrow.parquet as pq
 
-        path = Path(source)
-        files = sorted(path.glob("*.parquet")) if path.is_dir() else [path]
+        files = _files(source)
         if not files:
             raise ValueError(f"{source}: no Parquet files")
         try:
@@ -384,8 +429,9 @@ def report_columns(players: int = 4, variant: str = "standard") -> list[str]:
 
 
 def iter_batches(source: Any, batch_rows: int = 1 << 20) -> Iterator[pd.DataFrame]:
-    """DataFrames of at most ``batch_rows`` rows from a DataFrame, a Parquet file or a
-    directory of Parquet parts (read by record batches, columns of the report only)."""
+    """DataFrames of at most ``batch_rows`` rows from a DataFrame, a Parquet file, a list
+    of Parquet files or a dataset directory (read by record batches, columns of the
+    report only; a directory through its checked manifest, see ``checked_source``)."""
     if isinstance(source, pd.DataFrame):
         for start in range(0, len(source), batch_rows):
             yield source.iloc[start:start + batch_rows]
@@ -394,13 +440,12 @@ def iter_batches(source: Any, batch_rows: int = 1 << 20) -> Iterator[pd.DataFram
 
     from belote_sim.simulation.deal_table import OUTCOME_DTYPE, STRAIN_DTYPE
 
-    path = Path(source)
-    files = sorted(path.glob("*.parquet")) if path.is_dir() else [path]
+    files = _files(source)
     if not files:
         raise ValueError(f"{source}: no Parquet files")
     try:
         dataset = ds.dataset([str(f) for f in files], format="parquet")
-        columns = report_columns(*game_of(source))
+        columns = report_columns(*game_of(files))
         for batch in dataset.to_batches(columns=columns, batch_size=batch_rows):
             frame = batch.to_pandas()
             frame["strain"] = frame["strain"].astype(STRAIN_DTYPE)
@@ -414,8 +459,10 @@ SUCCESS_BY = ("strain", "doubling", "taker_position")
 TRUMP_BY = ("trump_j", "trump_9", "trump_a", "n_trumps")
 
 
-def report_tables(source: Any) -> dict[str, pd.DataFrame]:
-    """Every report table from a DataFrame, Parquet file or dataset directory."""
+def report_tables(source: Any, allow_incomplete: bool = False) -> dict[str, pd.DataFrame]:
+    """Every report table from a DataFrame, Parquet file, list of Parquet files or
+    dataset directory (checked first: ``checked_source``)."""
+    source, _ = checked_source(source, allow_incomplete)
     parts: dict[str, list[pd.DataFrame]] = {k: [] for k in
                                             ("success", "trump", "outcomes", "points", "decl")}
     for batch in iter_batches(source):

@@ -22,19 +22,64 @@ from typing import Any
 
 import numpy as np
 
-from belote_sim.cards import format_card, mask_of, parse_card, parse_cards, parse_strain
+from belote_sim.cards import format_card, mask_of, parse_cards, parse_strain
 from belote_sim.kernels.core import legal_mask, trick_state, trick_winner
 from belote_sim.kernels.policies import choose_card as _choose_kernel
 from belote_sim.kernels.rng import seed_state
-from belote_sim.policies import PLAY_POLICIES, parse_policy
+from belote_sim.policies import MAX_PIMC_SAMPLES, PLAY_POLICIES, parse_policy
 from belote_sim.rules import Rules
 
 OBSERVATION_FIELDS = ("ruleset", "options", "dealer", "seat", "hand", "contract", "plays",
                       "declarations", "hands")
 
 
+def _seat_value(value: Any, what: str) -> int:
+    if isinstance(value, bool) or not isinstance(value, (int, np.integer)) \
+            or not 0 <= value <= 3:
+        raise ValueError(f"{what} must be a seat 0..3 (an integer), got {value!r}")
+    return int(value)
+
+
+def _card_texts(value: Any, what: str) -> list[int]:
+    if isinstance(value, str):
+        return parse_cards(value)
+    if isinstance(value, (list, tuple)) and all(isinstance(c, str) for c in value):
+        return parse_cards(value)
+    raise ValueError(f"observation {what!r} must be cards as text (\"JH 9H\") or a list of "
+                     f"card strings, got {type(value).__name__}")
+
+
+def _showed_out(plays: list[int], dealer: int, strain: int) -> list[int]:
+    """Per seat, a mask of the suits it has shown out of (did not follow when led)."""
+    out = [0, 0, 0, 0]
+    leader = (dealer + 1) % 4
+    for t in range(0, len(plays), 4):
+        trick = plays[t:t + 4]
+        led = trick[0] // 8
+        for pos, card in enumerate(trick[1:], 1):
+            if card // 8 != led:
+                out[(leader + pos) % 4] |= 1 << led
+        if len(trick) == 4:
+            leader = int(trick_winner(np.array(trick, dtype=np.int64), leader, strain))
+    return out
+
+
+def _check_shown_out(hand: int, seat: int, shown: list[int], what: str) -> None:
+    for suit in range(4):
+        if shown[seat] >> suit & 1 and hand >> (8 * suit) & 0xFF:
+            card = format_card(((hand >> (8 * suit)) & -(hand >> (8 * suit)) & 0xFF)
+                               .bit_length() - 1 + 8 * suit)
+            raise ValueError(f"seat {seat} showed out of {'CDHS'[suit]} earlier, yet "
+                             f"{what} holds {card}")
+
+
 def read_observation(obs: dict[str, Any]) -> dict[str, Any]:
-    """Validate an observation; returns rules, strain, seats and the trick so far."""
+    """Validate an observation; returns rules, strain, seats and the trick so far.
+
+    Every field is checked (types included): seats are integers 0..3, cards are text,
+    the plays are a legal-looking history (no card twice, none still in the hand,
+    the mover's turn, no card of a suit the mover showed out of); ``ValueError`` names
+    the problem."""
     if not isinstance(obs, dict):
         raise ValueError("an observation must be a dict")
     unknown = [k for k in obs if k not in OBSERVATION_FIELDS and not str(k).startswith("_")]
@@ -44,16 +89,21 @@ def read_observation(obs: dict[str, Any]) -> dict[str, Any]:
         if key not in obs:
             raise ValueError(f"observation lacks {key!r}")
     rules = Rules.from_spec(obs.get("ruleset", "common"), obs.get("options"))
+    if rules.players != 4:
+        raise ValueError("choose_card plays the 4-player game")
     contract = obs["contract"]
     if not isinstance(contract, dict) or "strain" not in contract or "taker" not in contract:
         raise ValueError("observation 'contract' needs strain and taker")
+    if not isinstance(contract["strain"], str):
+        raise ValueError(f"contract strain must be text (C D H S NT AT), "
+                         f"got {contract['strain']!r}")
     strain = parse_strain(contract["strain"])
-    taker = int(contract["taker"])
-    dealer, seat = int(obs["dealer"]), int(obs["seat"])
-    if not (0 <= dealer <= 3 and 0 <= seat <= 3 and 0 <= taker <= 3):
-        raise ValueError("dealer, seat and taker must be seats 0..3")
-    hand = mask_of(parse_cards(obs["hand"]))
-    plays = [parse_card(c) for c in obs.get("plays", [])]
+    taker = _seat_value(contract["taker"], "contract taker")
+    dealer, seat = _seat_value(obs["dealer"], "dealer"), _seat_value(obs["seat"], "seat")
+    hand = mask_of(_card_texts(obs["hand"], "hand"))
+    plays = _card_texts(obs.get("plays", []), "plays")
+    if len(plays) >= 32:
+        raise ValueError("the deal is over: no card to play")
     if len(set(plays)) != len(plays):
         raise ValueError("a card is played twice in 'plays'")
     if hand & mask_of(plays):
@@ -75,15 +125,25 @@ def read_observation(obs: dict[str, Any]) -> dict[str, Any]:
     if bin(hand).count("1") != 8 - len(by_seat[seat]):
         raise ValueError(f"seat {seat} should hold {8 - len(by_seat[seat])} cards, "
                          f"the hand has {bin(hand).count('1')}")
+    _check_shown_out(hand, seat, _showed_out(plays, dealer, strain), "its hand")
     return dict(rules=rules, strain=strain, taker=taker, dealer=dealer, seat=seat, hand=hand,
                 plays=plays, leader=leader, trick=current, by_seat=by_seat)
 
 
 def choose_card(observation: dict[str, Any], policy: str = "greedy", seed: int = 0,
                 samples: int = 30) -> str:
-    """The card (text) that ``policy`` plays in this observation."""
+    """The card (text) that ``policy`` plays in this observation.
+
+    ``ValueError`` (one line) for a bad observation, policy, seed or sample count."""
+    if isinstance(seed, bool) or not isinstance(seed, (int, np.integer)) or seed < 0:
+        raise ValueError(f"seed must be a non-negative integer, got {seed!r}")
+    if isinstance(samples, bool) or not isinstance(samples, (int, np.integer)) \
+            or not 1 <= samples <= MAX_PIMC_SAMPLES:
+        raise ValueError(f"samples must be an integer 1..{MAX_PIMC_SAMPLES}, got {samples!r}")
+    parsed = parse_policy(policy, PLAY_POLICIES, "play")
     obs = read_observation(observation)
-    spec = policy.split(":")[0]
+    seed, samples = int(seed), int(samples)
+    spec = parsed.name
     if spec in ("dd", "pimc"):
         from belote_sim.deal import solver
 
@@ -91,17 +151,22 @@ def choose_card(observation: dict[str, Any], policy: str = "greedy", seed: int =
         if spec == "dd":
             if "hands" not in observation:
                 raise ValueError("the dd policy plays with all cards visible: give 'hands'")
-            hands = [mask_of(parse_cards(h)) for h in observation["hands"]]
-            if len(hands) != 4 or hands[obs["seat"]] != obs["hand"]:
+            given = observation["hands"]
+            if not isinstance(given, (list, tuple)) or len(given) != 4:
+                raise ValueError("'hands' must be a list of the 4 hands still held")
+            hands = [mask_of(_card_texts(h, "hands")) for h in given]
+            if hands[obs["seat"]] != obs["hand"]:
                 raise ValueError("'hands' must be the 4 hands still held, the mover's "
                                  "equal to 'hand'")
+            shown = _showed_out(obs["plays"], obs["dealer"], obs["strain"])
+            for s, held in enumerate(hands):
+                _check_shown_out(held, s, shown, "its hand in 'hands'")
             trick_leader = (obs["seat"] - len(obs["trick"])) % 4
             return solver.dd_card(hands, obs["strain"], trick_leader, rules,
                                   trick=[format_card(c) for c in obs["trick"]])
         return solver.pimc_card(obs["hand"], obs["seat"], [format_card(c) for c in obs["plays"]],
                                 (obs["dealer"] + 1) % 4, obs["strain"], rules,
                                 samples=samples, seed=seed)
-    parsed = parse_policy(policy, PLAY_POLICIES, "play")
     rules = obs["rules"]
     trick = np.zeros(4, dtype=np.int64)
     trick[:len(obs["trick"])] = obs["trick"]

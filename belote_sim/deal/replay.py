@@ -374,12 +374,23 @@ def map_json_lines(lines: Iterable[str], out: TextIO,
                    handle: Callable[[Any], dict[str, Any]]) -> tuple[int, int]:
     """Apply ``handle`` to each JSON line of ``lines`` and write one JSON result per line.
 
-    Blank lines are skipped; a line that is not JSON, or for which ``handle`` raises
-    ``ValueError``, yields ``{"error": "line N: ..."}`` (with the record's ``id`` when it
-    has one) and the next line is read.  Returns ``(n_records, n_errors)``.
+    ``lines`` are text or bytes (decoded as UTF-8 line by line).  Blank lines are
+    skipped; a line that is not UTF-8 or not JSON, is nested too deeply, or for which
+    ``handle`` raises, yields ``{"error": "line N: ..."}`` (with the record's ``id``
+    when it has one) and the next line is read: a bad line never stops the others.
+    Returns ``(n_records, n_errors)``.
     """
     n_records = n_errors = 0
     for lineno, line in enumerate(lines, 1):
+        if isinstance(line, (bytes, bytearray)):
+            try:
+                line = line.decode("utf-8")
+            except UnicodeDecodeError as exc:
+                n_records += 1
+                n_errors += 1
+                out.write(json.dumps({"error": f"line {lineno}: not UTF-8 text (byte "
+                                               f"{exc.start + 1})"}) + "\n")
+                continue
         if not line.strip():
             continue
         n_records += 1
@@ -390,11 +401,22 @@ def map_json_lines(lines: Iterable[str], out: TextIO,
         except json.JSONDecodeError as exc:
             n_errors += 1
             result = {"error": f"line {lineno}: not valid JSON: {exc.msg} at column {exc.colno}"}
-        except ValueError as exc:
+        except RecursionError:
             n_errors += 1
-            result = {"error": f"line {lineno}: {exc}"}
+            result = {"error": f"line {lineno}: JSON nested too deeply"}
+        except (ValueError, TypeError, KeyError, IndexError, AttributeError,
+                OverflowError) as exc:
+            n_errors += 1
+            text = " ".join(str(exc).split())
+            if not isinstance(exc, ValueError):
+                text = f"bad record ({type(exc).__name__}: {text})"
+            result = {"error": f"line {lineno}: {text}"}
             if isinstance(record, dict) and "id" in record:
-                result["id"] = record["id"]
+                try:
+                    json.dumps(record["id"])
+                    result["id"] = record["id"]
+                except (TypeError, ValueError, RecursionError):
+                    pass
         out.write(json.dumps(result, ensure_ascii=False) + "\n")
     return n_records, n_errors
 

@@ -224,9 +224,18 @@ def summary_counts(df: pd.DataFrame, counts: dict[str, Any]) -> dict[str, Any]:
 
 
 def format_summary(summary: dict[str, Any]) -> str:
-    """A few lines for the terminal: speed, contract mix, success rates."""
-    lines = [f"{summary['deals']:,} deals in {summary['seconds']:.1f} s "
-             f"({summary['deals_per_s']:,.0f} deals/s)"]
+    """A few lines for the terminal: speed (of the deals simulated in this run, when a
+    resumed run kept some), contract mix, success rates."""
+    computed = summary.get("computed", summary["deals"])
+    if summary.get("already_complete") or (summary["deals"] and not computed):
+        lines = [f"{summary['deals']:,} deals, all already there (nothing simulated)"]
+    elif computed != summary["deals"]:
+        lines = [f"{summary['deals']:,} deals: {computed:,} simulated in this run "
+                 f"({summary['deals'] - computed:,} kept from an earlier one) in "
+                 f"{summary['seconds']:.1f} s ({summary['deals_per_s']:,.0f} deals/s)"]
+    else:
+        lines = [f"{summary['deals']:,} deals in {summary['seconds']:.1f} s "
+                 f"({summary['deals_per_s']:,.0f} deals/s)"]
     total = max(summary["deals"], 1)
     lines.append(f"thrown in: {summary.get('thrown_in', 0) / total:.1%}")
     lines.append("strain  contracts  share   made")
@@ -238,12 +247,23 @@ def format_summary(summary: dict[str, Any]) -> str:
     return "\n".join(lines)
 
 
-def read_deals(path: str, columns: list[str] | None = None) -> pd.DataFrame:
-    """Read a deals table written by ``belote-sim simulate``; provenance in ``attrs``.
+CHUNK_KEY = b"belote_sim_chunk"
 
+
+def table_status(path: str) -> dict[str, Any]:
+    """What a deals Parquet file is and whether it is whole (reads only its footer).
+
+    A single-file table is complete when its completion mark
+    (``safe_io.COMPLETE_KEY``: ``{"complete": true, "rows": n, ...}``) says so and its
+    row count equals both the mark's and the provenance's ``n``; a part file of a
+    dataset directory (``belote_sim_chunk`` metadata) when its rows are the chunk's.
+    Returns ``rows``, ``provenance``, ``complete``, ``chunks`` and ``n_chunks`` (the
+    finished and planned chunks) and ``problem`` (None, or why it is not complete).
     Raises ``ValueError`` for a file that is not a readable belote-sim Parquet table.
     """
     import pyarrow.parquet as pq
+
+    from belote_sim.simulation.safe_io import read_mark
 
     try:
         pf = pq.ParquetFile(path)
@@ -253,6 +273,80 @@ def read_deals(path: str, columns: list[str] | None = None) -> pd.DataFrame:
         provenance = json.loads(meta[PROVENANCE_KEY])
         if not isinstance(provenance, dict):
             raise ValueError("its belote-sim provenance is not a JSON object")
+        rows = pf.metadata.num_rows
+        file_meta = pf.metadata.metadata or {}
+        chunk = json.loads(file_meta[CHUNK_KEY]) if CHUNK_KEY in file_meta else None
+    except (OSError, pa.ArrowException, json.JSONDecodeError, ValueError) as exc:
+        raise ValueError(f"{path}: not a readable belote-sim deals table: {exc}") from None
+    n = provenance.get("n")
+    size = provenance.get("chunk_size") or 1
+    n_chunks = -(-n // size) if isinstance(n, int) and isinstance(size, int) else 0
+    status = {"rows": rows, "provenance": provenance, "complete": False, "chunks": 0,
+              "n_chunks": n_chunks, "problem": None}
+    if isinstance(chunk, dict):  # a part of a dataset directory
+        status.update(chunks=1, n_chunks=1)
+        if rows != chunk.get("rows"):
+            status["problem"] = (f"a dataset part of {chunk.get('rows')} rows that has "
+                                 f"{rows} rows")
+            status["chunks"] = 0
+        else:
+            status["complete"] = True
+        return status
+    mark = read_mark(file_meta)
+    done = rows // size if isinstance(size, int) else 0
+    if mark is None:
+        status["chunks"] = min(done, n_chunks)
+        status["problem"] = ("no completion mark: an interrupted run, or a file not written "
+                             "by belote-sim simulate")
+    elif rows != mark.get("rows"):
+        status["chunks"] = min(done, n_chunks)
+        status["problem"] = f"it has {rows:,} rows, its completion mark says {mark.get('rows')}"
+    elif not mark.get("complete"):
+        status["chunks"] = int(mark.get("chunks", done))
+        status["problem"] = (f"an unfinished run: {status['chunks']} of {n_chunks} chunks "
+                             f"({rows:,} of {n} deals)")
+    elif rows != n:
+        status["chunks"] = min(done, n_chunks)
+        status["problem"] = f"it has {rows:,} rows, its provenance says {n} deals"
+    else:
+        status.update(complete=True, chunks=n_chunks)
+    return status
+
+
+class _Incomplete(ValueError):
+    pass
+
+
+def incomplete_error(path: str, problem: str) -> ValueError:
+    """The one-line error of a reader refusing an incomplete table."""
+    return _Incomplete(f"{path}: incomplete deals table ({problem}); pass --allow-incomplete "
+                      "(allow_incomplete=True) to read it anyway")
+
+
+def read_deals(path: str, columns: list[str] | None = None,
+               allow_incomplete: bool = False) -> pd.DataFrame:
+    """Read a deals table written by ``belote-sim simulate``; provenance in ``attrs``.
+
+    ``path`` is a Parquet file or a dataset directory (``run_study``).  Raises
+    ``ValueError`` for a file that is not a readable belote-sim Parquet table, and for
+    an incomplete one (no completion mark, a row count that differs from its metadata,
+    an unfinished dataset) unless ``allow_incomplete``.
+    """
+    import os
+
+    import pyarrow.parquet as pq
+
+    if os.path.isdir(path):
+        from belote_sim.simulation.distributed import load_manifest, read_dataset
+
+        dataset = read_dataset(path, allow_incomplete=allow_incomplete)
+        df = dataset.to_table(columns=columns).to_pandas()
+        df.attrs["belote_sim"] = (load_manifest(path) or {}).get("provenance", {})
+        return df
+    status = table_status(path)
+    provenance = status["provenance"]
+    try:
+        pf = pq.ParquetFile(path)
         options = provenance.get("options") or {}
         players, variant = options.get("players", 4), options.get("variant", "standard")
         if players not in (2, 3, 4) or variant not in ("standard", "open"):
@@ -261,7 +355,11 @@ def read_deals(path: str, columns: list[str] | None = None) -> pd.DataFrame:
         missing = [c for c in deal_columns(players, variant) if c not in pf.schema_arrow.names]
         if missing:
             raise ValueError(f"missing column(s) {', '.join(missing)}")
+        if status["problem"] and not allow_incomplete:
+            raise incomplete_error(path, status["problem"])
         df = pf.read(columns=columns).to_pandas()
+    except _Incomplete:
+        raise
     except (OSError, pa.ArrowException, json.JSONDecodeError, ValueError) as exc:
         raise ValueError(f"{path}: not a readable belote-sim deals table: {exc}") from None
     df.attrs["belote_sim"] = provenance

@@ -8,7 +8,9 @@ as ``dask.distributed`` tasks, one task per chunk.  Chunk c is simulated exactly
 
 The output directory holds one Parquet file per chunk, ``part-{c:06d}.parquet``, each
 with the study's provenance in its metadata (key ``belote_sim``), and
-``manifest.json``: the study's provenance, and for each finished chunk its id, seed
+``_manifest.json`` (a name Parquet readers skip, so that pandas, pyarrow.dataset,
+dask and duckdb open the directory as it is; datasets of older versions have
+``manifest.json``, still read): the study's provenance, and for each finished chunk its id, seed
 (entropy and spawn key), first deal, row count, the SHA-256 of its file and its
 aggregates (contract mix, made counts, match points per strain).
 
@@ -24,7 +26,18 @@ Nothing lost, nothing doubled:
   is there with the checksum recorded in the manifest is skipped (the check runs on
   the workers), every other chunk is simulated again;
 * dask reschedules the tasks of a worker that dies, and ``retries`` re-runs a task
-  that raised.
+  that raised;
+* one run per directory at a time: a run holds ``_belote_sim.lock`` (pid, host, start
+  time); another run is refused while that process lives, and a dead run's lock is
+  taken over;
+* a lost manifest is rebuilt from the intact parts by ``rebuild_manifest`` (``belote-sim
+  dataset rebuild-manifest DIR``).
+
+Readers (``read_dataset``, ``dataset_summary``, ``belote-sim report DIR``) use only the
+parts listed in the manifest (stray files are ignored) and check each one's footer
+against it (row count, chunk id and first deal, file size) before reading: an
+unfinished dataset or a part that does not match is an error unless
+``allow_incomplete`` (which still drops the parts that do not match).
 
 The summary is reduced from the tasks' small aggregates: no deal row travels to the
 client.  ``read_dataset`` opens the parts listed in the manifest as a
@@ -46,8 +59,11 @@ import numpy as np
 
 from belote_sim.kernels.tables import STRAIN_NAMES
 from belote_sim.simulation.deal_table import PROVENANCE_KEY, deals_frame, summary_counts
+from belote_sim.simulation.safe_io import check_free_space, run_lock
 
-MANIFEST = "manifest.json"
+MANIFEST = "_manifest.json"
+LEGACY_MANIFEST = "manifest.json"
+LOCK = "_belote_sim.lock"
 MANIFEST_FORMAT = "belote-sim-dataset/1"
 PART_TEMPLATE = "part-{:06d}.parquet"
 PART_RE = re.compile(r"^part-(\d{6,})\.parquet$")
@@ -228,8 +244,11 @@ def _chunk_task(study, chunk: int, length: int, out_dir: str, provenance: bytes,
 # --------------------------------------------------------------------------- manifest
 
 def load_manifest(out_dir: str | os.PathLike) -> dict[str, Any] | None:
-    """The dataset's manifest, or None if the directory has none."""
+    """The dataset's manifest (``_manifest.json``, or an older dataset's
+    ``manifest.json``), or None if the directory has none."""
     path = os.path.join(out_dir, MANIFEST)
+    if not os.path.exists(path):
+        path = os.path.join(out_dir, LEGACY_MANIFEST)
     if not os.path.exists(path):
         return None
     try:
@@ -239,7 +258,9 @@ def load_manifest(out_dir: str | os.PathLike) -> dict[str, Any] | None:
             raise ValueError(f"unknown format {manifest.get('format')!r}")
     except (OSError, ValueError) as exc:
         raise ValueError(f"{path}: not a readable belote-sim dataset manifest ({exc}); "
-                         "remove the directory to start over") from None
+                         "rebuild it from the parts with 'belote-sim dataset "
+                         "rebuild-manifest DIR', or remove the directory to start over"
+                         ) from None
     return manifest
 
 
@@ -248,6 +269,9 @@ def _write_manifest(out_dir: str, manifest: dict[str, Any]) -> None:
     manifest["chunks"] = sorted(manifest["chunks"], key=lambda e: e["chunk"])
     _atomic_write(os.path.join(out_dir, MANIFEST),
                   json.dumps(manifest, indent=1, sort_keys=False).encode())
+    legacy = os.path.join(out_dir, LEGACY_MANIFEST)
+    if os.path.exists(legacy):  # an older dataset, now carried on under the new name
+        os.unlink(legacy)
 
 
 def _new_manifest(provenance: dict[str, Any], n_deals: int, chunk_size: int, seed: int,
@@ -285,8 +309,9 @@ def _prepare_dir(out_dir: str, manifest: dict[str, Any]) -> dict[str, Any]:
     if old is None:
         parts = [n for n in names if PART_RE.match(n)]
         if parts:
-            raise ValueError(f"{out_dir} has part files but no {MANIFEST}: not a dataset "
-                             "written by run_study; use another output directory")
+            raise ValueError(f"{out_dir} has part files but no {MANIFEST}: rebuild it from "
+                             "the parts with 'belote-sim dataset rebuild-manifest DIR' (or "
+                             "rebuild_manifest), or use another output directory")
     else:
         _check_same_study(out_dir, old, manifest)
         manifest["chunks"] = [e for e in old.get("chunks", [])
@@ -318,6 +343,41 @@ def require_dask():
 
 class DaskMissing(ImportError):
     """dask.distributed is not installed (the ``dask`` extra)."""
+
+
+def _local_cluster(n_workers: int, threads_per_worker: int):
+    """A ``LocalCluster`` whose worker processes ignore SIGINT: a Ctrl-C in a terminal
+    reaches the whole process group, and the client, not each worker, stops the run
+    (else every worker prints a traceback).  A Ctrl-C while it starts is ignored.
+    Its workers log errors only."""
+    import signal
+    import threading
+
+    from dask.distributed import LocalCluster
+
+    main = threading.current_thread() is threading.main_thread()
+    previous = signal.signal(signal.SIGINT, signal.SIG_IGN) if main else None
+    # the workers log errors only (not the warnings of tasks cancelled by a Ctrl-C)
+    env = os.environ.get("DASK_LOGGING__DISTRIBUTED")
+    os.environ["DASK_LOGGING__DISTRIBUTED"] = "error"
+    try:
+        return LocalCluster(n_workers=n_workers, threads_per_worker=threads_per_worker,
+                            processes=True, host="127.0.0.1", dashboard_address="127.0.0.1:0")
+    finally:
+        if env is None:
+            del os.environ["DASK_LOGGING__DISTRIBUTED"]
+        else:
+            os.environ["DASK_LOGGING__DISTRIBUTED"] = env
+        if main:
+            signal.signal(signal.SIGINT, previous)
+
+
+def _quiet_dask() -> None:
+    import logging
+
+    for name in ("distributed", "tornado", "asyncio"):
+        logging.getLogger(name).setLevel(logging.CRITICAL)
+
 
 
 def run_study(study, n_deals: int, out_dir: str | os.PathLike, scheduler: str | None = None,
@@ -356,7 +416,9 @@ def run_study(study, n_deals: int, out_dir: str | os.PathLike, scheduler: str | 
     ``mean_mp`` per strain, ``chunks``, ``computed_chunks``, ``skipped_chunks``,
     ``out_dir``, ``manifest``.
     """
-    Client, LocalCluster, as_completed = require_dask()
+    Client, _, as_completed = require_dask()
+
+    from belote_sim.simulation.runner import RunInterrupted
 
     if isinstance(n_deals, bool) or not isinstance(n_deals, (int, np.integer)) or n_deals < 0:
         raise ValueError(f"n_deals must be a non-negative integer, got {n_deals!r}")
@@ -372,92 +434,109 @@ def run_study(study, n_deals: int, out_dir: str | os.PathLike, scheduler: str | 
     out_dir = os.path.abspath(os.fspath(out_dir))
     provenance = study.provenance(n_deals)
     provenance = json.loads(json.dumps(provenance))  # as it reads back from JSON
-    manifest = _new_manifest(provenance, n_deals, study.chunk_size, study.seed, trick_log)
-    manifest = _prepare_dir(out_dir, manifest)
-    _write_manifest(out_dir, manifest)
-
-    start = time.perf_counter()
-    n_chunks = manifest["n_chunks"]
-    done = {e["chunk"]: e for e in manifest["chunks"]}
-    prov_bytes = json.dumps(provenance).encode()
-    computed: list[int] = []
-    skipped: list[int] = []
-    computed_deals = 0
-
-    if n_chunks:
-        cluster = None
-        if scheduler is None:
-            # compile or load the kernels here first, so that the local workers load
-            # them from numba's disk cache instead of each compiling them
-            study.run_chunk(0, 1, keep_plays=bool(trick_log))
-            n_workers = workers or max(1, (os.cpu_count() or 1) // threads_per_worker)
-            cluster = LocalCluster(n_workers=n_workers, threads_per_worker=threads_per_worker,
-                                   processes=True, host="127.0.0.1",
-                                   dashboard_address="127.0.0.1:0")
-        try:
-            with Client(cluster if cluster is not None else scheduler) as client:
-                run_id = uuid.uuid4().hex[:12]
-                futures = []
-                for c in range(n_chunks):
-                    length = min(study.chunk_size, n_deals - c * study.chunk_size)
-                    expected = done[c]["sha256"] if c in done else None
-                    futures.append(client.submit(
-                        _chunk_task, study, c, length, out_dir, prov_bytes, expected,
-                        bool(trick_log), numba_threads, key=f"belote-sim-chunk-{run_id}-{c:06d}",
-                        retries=retries, pure=False))
-                next_write = time.monotonic() + manifest_interval
-                try:
-                    for future in as_completed(futures):
-                        result = future.result()
-                        future.release()
-                        c = result["chunk"]
-                        first = c * study.chunk_size
-                        length = min(study.chunk_size, n_deals - first)
-                        path = os.path.join(out_dir, PART_TEMPLATE.format(c))
-                        if result["skipped"]:
-                            skipped.append(c)
-                            _check_visible(path, done[c]["bytes"])
-                        else:
-                            if result["rows"] != length:
-                                raise RuntimeError(f"chunk {c}: {result['rows']} rows, "
-                                                   f"expected {length}")
-                            _check_visible(path, result["bytes"])
-                            computed.append(c)
-                            computed_deals += result["rows"]
-                            done[c] = {
-                                "chunk": c, "file": PART_TEMPLATE.format(c), "first_deal": first,
-                                "rows": result["rows"], "entropy": int(study.seed),
-                                "spawn_key": [c], "sha256": result["sha256"],
-                                "bytes": result["bytes"], "seconds": round(result["seconds"], 3),
-                                "aggregates": result["aggregates"]}
-                            if time.monotonic() >= next_write:
-                                took = time.monotonic()
-                                manifest["chunks"] = list(done.values())
-                                _write_manifest(out_dir, manifest)
-                                took = time.monotonic() - took
-                                # a big manifest: keep its rewriting under ~5% of the time
-                                next_write = time.monotonic() + max(manifest_interval, 20 * took)
-                        if progress:
-                            progress(length)
-                except BaseException:
-                    client.cancel([f for f in futures if not f.done()])
-                    raise
-                finally:
-                    manifest["chunks"] = list(done.values())
-                    manifest["complete"] = len(computed) + len(skipped) == n_chunks
-                    _write_manifest(out_dir, manifest)
-        finally:
-            if cluster is not None:
-                cluster.close()
-    else:
-        manifest["complete"] = True
+    if os.path.exists(out_dir) and not os.path.isdir(out_dir):
+        raise ValueError(f"{out_dir} is a file: a study on dask writes a dataset directory")
+    os.makedirs(out_dir, exist_ok=True)
+    with run_lock(os.path.join(out_dir, LOCK), out_dir):
+        manifest = _new_manifest(provenance, n_deals, study.chunk_size, study.seed, trick_log)
+        manifest = _prepare_dir(out_dir, manifest)
+        left = n_deals - sum(e["rows"] for e in manifest["chunks"])
+        check_free_space(out_dir, left, trick_log)
         _write_manifest(out_dir, manifest)
+
+        start = time.perf_counter()
+        n_chunks = manifest["n_chunks"]
+        done = {e["chunk"]: e for e in manifest["chunks"]}
+        prov_bytes = json.dumps(provenance).encode()
+        computed: list[int] = []
+        skipped: list[int] = []
+        computed_deals = 0
+
+        if n_chunks:
+            cluster = None
+            if scheduler is None:
+                # compile or load the kernels here first, so that the local workers load
+                # them from numba's disk cache instead of each compiling them
+                study.run_chunk(0, 1, keep_plays=bool(trick_log))
+                n_workers = workers or max(1, (os.cpu_count() or 1) // threads_per_worker)
+                cluster = _local_cluster(n_workers, threads_per_worker)
+            try:
+                with Client(cluster if cluster is not None else scheduler) as client:
+                    run_id = uuid.uuid4().hex[:12]
+                    futures = []
+                    for c in range(n_chunks):
+                        length = min(study.chunk_size, n_deals - c * study.chunk_size)
+                        expected = done[c]["sha256"] if c in done else None
+                        futures.append(client.submit(
+                            _chunk_task, study, c, length, out_dir, prov_bytes, expected,
+                            bool(trick_log), numba_threads,
+                            key=f"belote-sim-chunk-{run_id}-{c:06d}",
+                            retries=retries, pure=False))
+                    next_write = time.monotonic() + manifest_interval
+                    try:
+                        for future in as_completed(futures):
+                            result = future.result()
+                            future.release()
+                            c = result["chunk"]
+                            first = c * study.chunk_size
+                            length = min(study.chunk_size, n_deals - first)
+                            path = os.path.join(out_dir, PART_TEMPLATE.format(c))
+                            if result["skipped"]:
+                                skipped.append(c)
+                                _check_visible(path, done[c]["bytes"])
+                            else:
+                                if result["rows"] != length:
+                                    raise RuntimeError(f"chunk {c}: {result['rows']} rows, "
+                                                       f"expected {length}")
+                                _check_visible(path, result["bytes"])
+                                computed.append(c)
+                                computed_deals += result["rows"]
+                                done[c] = {
+                                    "chunk": c, "file": PART_TEMPLATE.format(c),
+                                    "first_deal": first,
+                                    "rows": result["rows"], "entropy": int(study.seed),
+                                    "spawn_key": [c], "sha256": result["sha256"],
+                                    "bytes": result["bytes"],
+                                    "seconds": round(result["seconds"], 3),
+                                    "aggregates": result["aggregates"]}
+                                if time.monotonic() >= next_write:
+                                    took = time.monotonic()
+                                    manifest["chunks"] = list(done.values())
+                                    _write_manifest(out_dir, manifest)
+                                    took = time.monotonic() - took
+                                    # a big manifest: keep its rewriting under ~5% of the time
+                                    next_write = time.monotonic() + max(manifest_interval,
+                                                                        20 * took)
+                            if progress:
+                                progress(length)
+                    except BaseException:
+                        client.cancel([f for f in futures if not f.done()])
+                        raise
+                    finally:
+                        manifest["chunks"] = list(done.values())
+                        manifest["complete"] = len(computed) + len(skipped) == n_chunks
+                        _write_manifest(out_dir, manifest)
+            except KeyboardInterrupt:
+                _quiet_dask()  # the workers' complaints about the closing cluster
+                if cluster is not None:
+                    cluster.close()
+                    cluster = None
+                raise RunInterrupted(
+                    f"interrupted: {len(done)} of {n_chunks} chunks finished, recorded in "
+                    f"{os.path.join(out_dir, MANIFEST)}; run the same command again to "
+                    "resume") from None
+            finally:
+                if cluster is not None:
+                    cluster.close()
+        else:
+            manifest["complete"] = True
+            _write_manifest(out_dir, manifest)
 
     elapsed = time.perf_counter() - start
     total = _empty_aggregates()
     for c in sorted(done):
         _merge(total, done[c]["aggregates"])
-    return {"deals": n_deals, "seconds": elapsed,
+    return {"deals": n_deals, "computed": computed_deals, "seconds": elapsed,
             "deals_per_s": computed_deals / elapsed if elapsed > 0 else float("inf"),
             **_with_means(total), "chunks": n_chunks, "computed_chunks": sorted(computed),
             "skipped_chunks": sorted(skipped), "out_dir": out_dir,
@@ -466,27 +545,95 @@ def run_study(study, n_deals: int, out_dir: str | os.PathLike, scheduler: str | 
 
 # --------------------------------------------------------------------------- reading
 
-def _part_paths(out_dir: str | os.PathLike, allow_incomplete: bool) -> tuple[dict, list[str]]:
+def _part_problem(path: str, entry: dict[str, Any]) -> str | None:
+    """Why a part file does not match its manifest entry (cheap: size and footer), or
+    None."""
+    import pyarrow as pa
+    import pyarrow.parquet as pq
+
+    name = entry["file"]
+    try:
+        size = os.path.getsize(path)
+    except OSError:
+        return f"chunk {entry['chunk']}: {name} missing"
+    if "bytes" in entry and size != entry["bytes"]:
+        return (f"chunk {entry['chunk']}: {name} has {size} bytes, the manifest says "
+                f"{entry['bytes']}")
+    try:
+        meta = pq.ParquetFile(path).metadata
+        rows = meta.num_rows
+        chunk = json.loads((meta.metadata or {}).get(CHUNK_KEY, b"null"))
+    except (OSError, ValueError, pa.ArrowException):
+        return f"chunk {entry['chunk']}: {name} is not a readable Parquet file"
+    if rows != entry["rows"]:
+        return f"chunk {entry['chunk']}: {name} has {rows} rows, the manifest says {entry['rows']}"
+    if not isinstance(chunk, dict) or chunk.get("chunk") != entry["chunk"] \
+            or chunk.get("first_deal") != entry["first_deal"]:
+        return (f"chunk {entry['chunk']}: {name} holds "
+                + (f"chunk {chunk.get('chunk')}" if isinstance(chunk, dict) else "no chunk id")
+                + " (deal ids would not match)")
+    return None
+
+
+def dataset_status(out_dir: str | os.PathLike, allow_incomplete: bool = False
+                   ) -> dict[str, Any]:
+    """The checked parts of a dataset directory.
+
+    Reads the manifest and checks every part it lists against it (size, and in the
+    Parquet footer: row count, chunk id, first deal; ``verify_dataset`` also
+    recomputes checksums).  Returns ``manifest``, ``paths`` (the good parts, in deal
+    order), ``chunks`` (their number), ``n_chunks``, ``complete`` and ``problems``.
+    ``ValueError`` (one line) for a directory without a manifest, and for an unfinished
+    dataset or a bad part unless ``allow_incomplete`` (bad parts are then left out).
+    Files not in the manifest (strays, temporaries) are never read.
+    """
     out_dir = os.fspath(out_dir)
     manifest = load_manifest(out_dir)
     if manifest is None:
-        raise ValueError(f"{out_dir}: no {MANIFEST}; not a dataset written by run_study")
+        raise ValueError(f"{out_dir}: no {MANIFEST}: not a dataset written by run_study "
+                         "(if its parts are intact, 'belote-sim dataset rebuild-manifest "
+                         "DIR' rebuilds it)")
     chunks = sorted(manifest["chunks"], key=lambda e: e["chunk"])
-    if not allow_incomplete and not (manifest.get("complete")
-                                     and len(chunks) == manifest["n_chunks"]):
-        missing = sorted(set(range(manifest["n_chunks"])) - {e["chunk"] for e in chunks})
-        raise ValueError(f"{out_dir}: dataset incomplete ({len(missing)} of "
-                         f"{manifest['n_chunks']} chunks missing"
-                         + (f", first {missing[:5]}" if missing else ", a run did not finish")
-                         + "); rerun the same command to finish it")
-    return manifest, [os.path.join(out_dir, e["file"]) for e in chunks]
+    n_chunks = manifest["n_chunks"]
+    problems = []
+    paths = []
+    for entry in chunks:
+        path = os.path.join(out_dir, entry["file"])
+        problem = _part_problem(path, entry)
+        if problem:
+            problems.append(problem)
+        else:
+            paths.append(path)
+    missing = sorted(set(range(n_chunks)) - {e["chunk"] for e in chunks})
+    complete = bool(manifest.get("complete")) and not missing and not problems
+    if not allow_incomplete:
+        if problems:
+            raise ValueError(f"{out_dir}: dataset incomplete or damaged: {problems[0]}"
+                             + (f" (and {len(problems) - 1} more)" if len(problems) > 1 else "")
+                             + "; rerun the same command to redo it, or pass "
+                             "--allow-incomplete (allow_incomplete=True) to leave it out")
+        if not complete:
+            raise ValueError(f"{out_dir}: dataset incomplete ({len(missing)} of {n_chunks} "
+                             "chunks missing"
+                             + (f", first {missing[:5]}" if missing else
+                                ", a run did not finish")
+                             + "); rerun the same command to finish it, or pass "
+                             "--allow-incomplete (allow_incomplete=True) to read what is there")
+    return {"manifest": manifest, "paths": paths, "chunks": len(paths), "n_chunks": n_chunks,
+            "complete": complete, "problems": problems}
+
+
+def _part_paths(out_dir: str | os.PathLike, allow_incomplete: bool) -> tuple[dict, list[str]]:
+    status = dataset_status(out_dir, allow_incomplete)
+    return status["manifest"], status["paths"]
 
 
 def read_dataset(out_dir: str | os.PathLike, allow_incomplete: bool = False):
     """The finished parts of a dataset as a ``pyarrow.dataset.Dataset`` (deal order).
 
     Only files recorded in the manifest are part of it (never a temporary or stray
-    file).  ``dataset.to_table().to_pandas()`` gives the deals table;
+    file), each checked against it first (``dataset_status``).
+    ``dataset.to_table().to_pandas()`` gives the deals table;
     ``dataset.to_batches(columns=...)`` streams it.  The schema metadata holds the
     provenance under ``belote_sim``.  An incomplete dataset is an error unless
     ``allow_incomplete``.
@@ -503,7 +650,9 @@ def read_dataset(out_dir: str | os.PathLike, allow_incomplete: bool = False):
 
 def verify_dataset(out_dir: str | os.PathLike) -> list[str]:
     """Problems of a dataset (missing chunks, missing or altered files); [] if none."""
-    manifest, _ = _part_paths(out_dir, allow_incomplete=True)
+    manifest = load_manifest(out_dir)
+    if manifest is None:
+        raise ValueError(f"{out_dir}: no {MANIFEST}: not a dataset written by run_study")
     problems = []
     seen = {e["chunk"] for e in manifest["chunks"]}
     for c in sorted(set(range(manifest["n_chunks"])) - seen):
@@ -567,3 +716,79 @@ def dataset_summary(out_dir: str | os.PathLike, batch_size: int = 1 << 16,
         _mp_sums(strain, _ints(batch.column("taker")),
                  [_ints(batch.column(c), 0) for c in mp_columns], agg)
     return {"deals": deals, **_with_means(agg)}
+
+
+def rebuild_manifest(out_dir: str | os.PathLike, force: bool = False) -> dict[str, Any]:
+    """Rebuild a lost (or unreadable) manifest from the intact part files of a dataset.
+
+    Every ``part-NNNNNN.parquet`` is read whole (which checks it); one counts when its
+    provenance is the study's (that of the first readable part), its chunk id, first
+    deal and row count are the ones its name and the provenance imply.  Its checksum,
+    size and aggregates are recomputed.  Other files are left alone and not listed; a
+    later run of the same study redoes the missing chunks.  A directory whose manifest
+    is readable is refused unless ``force``.  Returns ``chunks`` (parts listed),
+    ``n_chunks``, ``complete``, ``skipped`` (``"NAME: why"``) and ``manifest`` (path).
+    """
+    import pyarrow as pa
+    import pyarrow.parquet as pq
+
+    out_dir = os.path.abspath(os.fspath(out_dir))
+    if not os.path.isdir(out_dir):
+        raise ValueError(f"{out_dir}: no such directory")
+    with run_lock(os.path.join(out_dir, LOCK), out_dir):
+        if not force:
+            try:
+                existing = load_manifest(out_dir)
+            except ValueError:
+                existing = None
+            if existing is not None:
+                raise ValueError(f"{out_dir} has a readable manifest; pass --force (force=True) "
+                                 "to rebuild it anyway")
+        names = sorted(n for n in os.listdir(out_dir) if PART_RE.match(n))
+        if not names:
+            raise ValueError(f"{out_dir}: no part files (part-NNNNNN.parquet) to rebuild from")
+        provenance: dict[str, Any] | None = None
+        trick_log = False
+        entries, skipped = [], []
+        for name in names:
+            path = os.path.join(out_dir, name)
+            c = int(PART_RE.match(name).group(1))
+            try:
+                pf = pq.ParquetFile(path)
+                meta = pf.metadata.metadata or {}
+                prov = json.loads(meta[PROVENANCE_KEY])
+                chunk = json.loads(meta[CHUNK_KEY])
+                df = pf.read().to_pandas()
+            except (OSError, KeyError, ValueError, pa.ArrowException):
+                skipped.append(f"{name}: not a readable part file")
+                continue
+            if provenance is None:
+                provenance = prov
+                trick_log = "plays" in df.columns
+            if prov != provenance:
+                skipped.append(f"{name}: a part of another study")
+                continue
+            size, n = provenance.get("chunk_size"), provenance.get("n")
+            length = min(size, n - c * size) if isinstance(size, int) and isinstance(n, int) \
+                else -1
+            if (not isinstance(chunk, dict) or chunk.get("chunk") != c or length < 1
+                    or chunk.get("first_deal") != c * size or len(df) != length
+                    or chunk.get("rows") != length):
+                skipped.append(f"{name}: chunk id, first deal or row count do not match")
+                continue
+            entries.append({
+                "chunk": c, "file": name, "first_deal": c * size, "rows": length,
+                "entropy": int(provenance["seed"]), "spawn_key": [c],
+                "sha256": file_sha256(path), "bytes": os.path.getsize(path), "seconds": None,
+                "aggregates": frame_aggregates(df)})
+        if provenance is None:
+            raise ValueError(f"{out_dir}: no readable part file to rebuild from")
+        manifest = _new_manifest(provenance, provenance["n"], provenance["chunk_size"],
+                                 provenance["seed"], trick_log)
+        manifest["chunks"] = entries
+        manifest["complete"] = len(entries) == manifest["n_chunks"]
+        manifest["rebuilt"] = True
+        _write_manifest(out_dir, manifest)
+    return {"chunks": len(entries), "n_chunks": manifest["n_chunks"],
+            "complete": manifest["complete"], "skipped": skipped,
+            "manifest": os.path.join(out_dir, MANIFEST)}

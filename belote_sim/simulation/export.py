@@ -10,6 +10,7 @@ version of the package, say).  Thrown-in deals have no contract and are skipped.
 from __future__ import annotations
 
 import json
+import os
 from typing import Any, Iterator, TextIO
 
 import numpy as np
@@ -111,12 +112,19 @@ def records(df: pd.DataFrame, provenance: dict[str, Any]) -> Iterator[dict[str, 
         yield record
 
 
-def read_rows(path: str, rows: str) -> tuple[pd.DataFrame, dict[str, Any]]:
-    """Rows ``A:B`` of a deals table (reading only the row groups they live in)."""
+def read_rows(path: str, rows: str, allow_incomplete: bool = False
+              ) -> tuple[pd.DataFrame, dict[str, Any]]:
+    """Rows ``A:B`` of a deals table (reading only the row groups they live in).
+
+    An incomplete table (interrupted run) is refused unless ``allow_incomplete``."""
     import pyarrow as pa
     import pyarrow.parquet as pq
 
-    read_deals(path, columns=["deal_id"])  # validates the file and its provenance
+    if os.path.isdir(path):
+        raise ValueError(f"{path} is a directory: export-replay reads a single-file table "
+                         "(read_deals reads a dataset directory)")
+    # validates the file, its completion mark and its provenance
+    read_deals(path, columns=["deal_id"], allow_incomplete=allow_incomplete)
     pf = pq.ParquetFile(path)
     provenance = json.loads(pf.schema_arrow.metadata[b"belote_sim"])
     wanted = parse_rows(rows, pf.metadata.num_rows)
@@ -133,10 +141,11 @@ def read_rows(path: str, rows: str) -> tuple[pd.DataFrame, dict[str, Any]]:
     return pa.concat_tables(tables).to_pandas(), provenance
 
 
-def export_replay(path: str, rows: str, out: TextIO) -> int:
+def export_replay(path: str, rows: str, out: TextIO, allow_incomplete: bool = False) -> int:
     """Write rows ``A:B`` of a deals table as replay records (JSON lines); returns the
-    number of records written."""
-    df, provenance = read_rows(path, rows)
+    number of records written.  An incomplete table is refused unless
+    ``allow_incomplete``."""
+    df, provenance = read_rows(path, rows, allow_incomplete)
     n = 0
     for record in records(df, provenance):
         out.write(json.dumps(record) + "\n")

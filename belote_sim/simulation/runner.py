@@ -13,6 +13,7 @@ from __future__ import annotations
 
 import contextlib
 import json
+import os
 import time
 from dataclasses import dataclass, field
 from typing import Any, Callable, Iterator, Mapping, Sequence
@@ -359,41 +360,266 @@ def simulate(n_deals: int, rules: Rules | str = "common", bidding: Any = None,
     return df
 
 
+@contextlib.contextmanager
+def _signals_deferred(redeliver: bool = True) -> Iterator[None]:
+    """Hold SIGINT and SIGTERM back while a file and its counts are updated; a signal
+    that came meanwhile is raised again at the end (unless ``redeliver`` is False:
+    already stopping)."""
+    import signal
+    import threading
+
+    if threading.current_thread() is not threading.main_thread():
+        yield
+        return
+    pending: list[int] = []
+    previous = {sig: signal.signal(sig, lambda s, f: pending.append(s))
+                for sig in (signal.SIGINT, signal.SIGTERM)}
+    try:
+        yield
+    finally:
+        for sig, handler in previous.items():
+            signal.signal(sig, handler)
+        if redeliver:
+            for sig in dict.fromkeys(pending):
+                signal.raise_signal(sig)
+
+
+class RunInterrupted(KeyboardInterrupt):
+    """A run stopped by Ctrl-C (or SIGTERM turned into ``KeyboardInterrupt``) after it
+    kept what it had finished; ``str()`` says what was kept and how to resume."""
+
+
+def output_paths(path: str) -> dict[str, str]:
+    """The files beside a single-file output ``DIR/NAME``: ``partial`` (``.NAME.partial``,
+    an interrupted run's finished chunks, resumable), ``writing`` (``.NAME.writing``,
+    the file being written; never complete) and ``lock`` (``.NAME.lock``)."""
+    directory, name = os.path.split(os.path.abspath(os.fspath(path)))
+    return {key: os.path.join(directory, f".{name}.{key}")
+            for key in ("partial", "writing", "lock")}
+
+
+def _same_study(status: dict[str, Any], provenance: dict[str, Any], trick_log: bool,
+                names: list[str]) -> bool:
+    return status["provenance"] == provenance and ("plays" in names) == bool(trick_log)
+
+
+def _resumable(partial: str, provenance: dict[str, Any], trick_log: bool,
+               chunk_size: int, n_chunks: int):
+    """(chunks kept, ParquetFile) of an interrupted run's partial file of this study;
+    (0, None) if it is unreadable (a killed run); ``ValueError`` for another study."""
+    import pyarrow.parquet as pq
+
+    from belote_sim.simulation.deal_table import table_status
+
+    try:
+        status = table_status(partial)
+        pf = pq.ParquetFile(partial)
+    except (ValueError, OSError):
+        return 0, None
+    if not _same_study(status, provenance, trick_log, pf.schema_arrow.names):
+        raise ValueError(f"{partial} holds an interrupted run of a different study; add "
+                         "--overwrite (overwrite=True) to discard it, or use another output")
+    kept = status["chunks"]
+    if status["complete"] or not 0 <= kept < n_chunks or status["rows"] != kept * chunk_size:
+        return 0, None
+    return kept, pf
+
+
+def _old_chunks(pf, kept: int, chunk_size: int):
+    """The first ``kept`` chunks of a partial file, one Arrow table per chunk (a chunk is
+    one or more whole row groups)."""
+    import pyarrow as pa
+
+    group, n_groups = 0, pf.metadata.num_row_groups
+    for _ in range(kept):
+        tables, rows = [], 0
+        while rows < chunk_size and group < n_groups:
+            tables.append(pf.read_row_group(group))
+            rows += tables[-1].num_rows
+            group += 1
+        if rows != chunk_size:
+            raise ValueError(f"{pf}: row groups do not match the chunks")
+        yield pa.concat_tables(tables) if len(tables) > 1 else tables[0]
+
+
+def _summary_of(path: str) -> dict[str, Any]:
+    import pyarrow.parquet as pq
+
+    from belote_sim.simulation.deal_table import summary_counts
+
+    counts: dict[str, Any] = {}
+    for batch in pq.ParquetFile(path).iter_batches(columns=["strain", "outcome"],
+                                                   batch_size=1 << 20):
+        summary_counts(batch.to_pandas(), counts)
+    return counts
+
+
 def simulate_to_parquet(path: str, n_deals: int, study: Study, threads: int | None = None,
                         trick_log: bool = False,
-                        progress: Callable[[int], None] | None = None) -> dict[str, Any]:
-    """Stream a simulation to a Parquet file chunk by chunk (bounded memory).
+                        progress: Callable[[int], None] | None = None, *,
+                        overwrite: bool = False) -> dict[str, Any]:
+    """Stream a simulation to a Parquet file chunk by chunk (bounded memory), crash-safe.
 
-    Returns a summary: deals, seconds, deals per second, contract mix and success.
+    A file under ``path`` is always a complete study.  The chunks are written to
+    ``.NAME.writing`` beside it (one row group per chunk) and the file is renamed to
+    ``path`` only when every chunk is in, with the completion mark
+    ``belote_sim_complete = {"complete": true, "rows": n, ...}`` in its key-value
+    metadata (``deal_table.table_status`` checks it).
+
+    * An existing ``path`` is never replaced unless ``overwrite`` (and even then only
+      when the new table is complete); if it already holds this very study, complete,
+      nothing is simulated (the summary has ``already_complete``).
+    * Interrupted (``KeyboardInterrupt``, e.g. Ctrl-C, or any error), the finished
+      chunks are kept in ``.NAME.partial`` (a valid Parquet file marked
+      ``"complete": false``) and ``RunInterrupted`` says so.  The same call resumes
+      from there: chunk c's seeds depend only on (seed, c), so a resumed file is the
+      same, byte for byte, as an uninterrupted one.  ``overwrite`` discards it.  A run
+      killed with SIGKILL leaves only ``.NAME.writing``, deleted by the next run.
+    * One run per output at a time (lock ``.NAME.lock``; a dead run's lock is stale);
+      the disk must have room for the estimated output (``safe_io.estimated_bytes``).
+
+    Returns a summary: deals, computed (deals simulated in this run), resumed_chunks,
+    seconds, deals per second (simulated in this run), contract mix and success.
     """
     import pyarrow as pa
     import pyarrow.parquet as pq
 
-    from belote_sim.simulation.deal_table import PROVENANCE_KEY, summary_counts
+    from belote_sim.simulation.deal_table import PROVENANCE_KEY, summary_counts, table_status
+    from belote_sim.simulation.safe_io import (check_free_space, completion_mark, fsync_dir,
+                                               fsync_file, run_lock)
 
+    if isinstance(n_deals, bool) or not isinstance(n_deals, (int, np.integer)) or n_deals < 1:
+        raise ValueError(f"n_deals must be a positive integer, got {n_deals!r}")
+    n_deals = int(n_deals)
+    path = os.fspath(path)
+    directory = os.path.dirname(os.path.abspath(path))
+    if os.path.isdir(path):
+        raise ValueError(f"{path} is a directory: give a file name (or a dataset directory "
+                         "with --workers/--scheduler)")
+    if not os.path.isdir(directory):
+        raise ValueError(f"{directory}: no such directory")
+    side = output_paths(path)
+    provenance = json.loads(json.dumps(study.provenance(n_deals)))
+    size = study.chunk_size
+    n_chunks = -(-n_deals // size)
     start = time.perf_counter()
-    writer = None
-    counts: dict[str, Any] = {}
-    try:
-        for frame in iter_chunks(study, n_deals, threads, trick_log):
-            table = pa.Table.from_pandas(frame, preserve_index=False)
-            if writer is None:
-                meta = dict(table.schema.metadata or {})
-                meta[PROVENANCE_KEY] = json.dumps(study.provenance(n_deals)).encode()
-                table = table.replace_schema_metadata(meta)
-                writer = pq.ParquetWriter(path, table.schema)
+    with run_lock(side["lock"], path):
+        if os.path.lexists(path) and not overwrite:
+            try:
+                status = table_status(path)
+                same = status["complete"] and _same_study(
+                    status, provenance, trick_log, pq.read_schema(path).names)
+            except (ValueError, OSError):
+                same = False
+            if same:
+                return {"deals": n_deals, "computed": 0, "resumed_chunks": n_chunks,
+                        "already_complete": True, "seconds": time.perf_counter() - start,
+                        "deals_per_s": 0.0, **_summary_of(path)}
+            raise ValueError(f"{path} exists (not a complete table of this study); add --overwrite "
+                             "(overwrite=True) to replace it (it is kept until the new table "
+                             "is complete), or choose another output")
+        with contextlib.suppress(FileNotFoundError):
+            os.unlink(side["writing"])  # a killed run's file: never complete
+        kept, old = 0, None
+        if os.path.lexists(side["partial"]):
+            if overwrite:
+                os.unlink(side["partial"])
             else:
-                table = table.replace_schema_metadata(writer.schema.metadata)
+                kept, old = _resumable(side["partial"], provenance, trick_log, size, n_chunks)
+        check_free_space(directory, n_deals - kept * size, trick_log)
+        study.check_feasible()
+        writer = None
+        done = rows = computed = 0
+        counts: dict[str, Any] = {}
+
+        def write(table) -> None:
+            with _signals_deferred():  # the counts must be those of the file
+                _write(table)
+
+        def _write(table) -> None:
+            nonlocal writer, done, rows
+            if writer is None:
+                schema = table.schema
+                if old is not None:  # as a fresh chunk's (reading back gives other types)
+                    schema = pa.Table.from_pandas(deals_frame(study.run_chunk(0, 1, trick_log)),
+                                                  preserve_index=False).schema
+                meta = dict(schema.metadata or {})
+                meta[PROVENANCE_KEY] = json.dumps(study.provenance(n_deals)).encode()
+                writer = pq.ParquetWriter(side["writing"], schema.with_metadata(meta))
+            table = table.replace_schema_metadata(writer.schema.metadata)
+            if table.schema != writer.schema:
+                table = table.cast(writer.schema)
             writer.write_table(table)
-            summary_counts(frame, counts)
-            if progress:
-                progress(len(frame))
-    finally:
-        if writer is not None:
-            writer.close()
+            done += 1
+            rows += table.num_rows
+
+        try:
+            if old is not None:
+                for table in _old_chunks(old, kept, size):
+                    write(table)
+                    summary_counts(table.select(["strain", "outcome"]).to_pandas(), counts)
+                    if progress:
+                        progress(table.num_rows)
+            with _threads(threads):
+                for chunk in range(kept, n_chunks):
+                    length = min(size, n_deals - chunk * size)
+                    frame = deals_frame(study.run_chunk(chunk, length, trick_log))
+                    write(pa.Table.from_pandas(frame, preserve_index=False))
+                    computed += length
+                    summary_counts(frame, counts)
+                    if progress:
+                        progress(length)
+            with _signals_deferred():
+                writer.add_key_value_metadata(completion_mark(rows, done, n_chunks))
+                writer.close()
+                fsync_file(side["writing"])
+                os.replace(side["writing"], path)
+        except BaseException as exc:
+            with _signals_deferred(redeliver=False):
+                saved = _keep_partial(writer, side, rows, done, kept, n_chunks)
+            if not isinstance(exc, KeyboardInterrupt):
+                raise
+            if saved:
+                what = (f"kept {saved} of {n_chunks} chunks ({saved * size:,} of "
+                        f"{n_deals:,} deals) in {side['partial']}; run the same command "
+                        "again to resume, or add --overwrite to start over")
+            else:
+                what = "no chunk was finished, nothing kept; run the same command again"
+            raise RunInterrupted(f"interrupted: {what}"
+                                 + (f" ({path} is untouched)" if os.path.exists(path) else "")
+                                 ) from None
+        finally:
+            if old is not None:
+                old.close()
+        with contextlib.suppress(FileNotFoundError):
+            os.unlink(side["partial"])
+        fsync_dir(directory)
     elapsed = time.perf_counter() - start
-    return {"deals": n_deals, "seconds": elapsed,
-            "deals_per_s": n_deals / elapsed if elapsed > 0 else float("inf"), **counts}
+    return {"deals": n_deals, "computed": computed, "resumed_chunks": kept, "seconds": elapsed,
+            "deals_per_s": computed / elapsed if elapsed > 0 else float("inf"), **counts}
+
+
+def _keep_partial(writer, side: dict[str, str], rows: int, done: int, kept: int,
+                  n_chunks: int) -> int:
+    """After an interruption: close the file being written with an "incomplete" mark
+    and keep it as the partial file if it has more chunks than the one resumed from.
+    Returns the number of chunks the partial file now holds."""
+    from belote_sim.simulation.safe_io import completion_mark, fsync_file
+
+    saved = kept
+    try:
+        if writer is not None:
+            writer.add_key_value_metadata(completion_mark(rows, done, n_chunks))
+            writer.close()
+            if done > kept:
+                fsync_file(side["writing"])
+                os.replace(side["writing"], side["partial"])
+                saved = done
+    except BaseException:  # keep the older partial file; the writing one is unusable
+        pass
+    with contextlib.suppress(OSError):
+        os.unlink(side["writing"])
+    return saved
 
 
 def simulate_games(n_games: int, rules: Rules | str = "common", bidding: Any = None,

@@ -1,0 +1,178 @@
+"""Crash-safe output helpers: run locks, the completion mark, free-space checks.
+
+* ``run_lock(path, what)``: one run at a time on an output.  The lock is a small JSON
+  file (pid, host, start time, command) created atomically; a lock whose process is
+  gone (same host, dead pid) is stale and taken over, any other one is refused with a
+  one-line message naming its owner.
+* ``COMPLETE_KEY``: the Parquet key-value metadata of a finished single-file table,
+  ``{"complete": true, "rows": n, "chunks": k, "n_chunks": k}`` (JSON); an
+  interrupted run's resumable file has ``"complete": false``.  Readers refuse a file
+  without it or whose row count differs (``table_status``).
+* ``check_free_space(directory, n_bytes)``: refuses a run whose estimated output does
+  not fit on the disk.
+"""
+
+from __future__ import annotations
+
+import contextlib
+import json
+import os
+import shutil
+import socket
+import sys
+import time
+import uuid
+from typing import Any, Iterator
+
+#: key of the completion mark in a single-file table's Parquet key-value metadata
+COMPLETE_KEY = b"belote_sim_complete"
+
+#: estimated Parquet bytes per deal (4-player table; measured ~72 B/deal, rounded up),
+#: and per deal with the trick log (~125 B/deal measured)
+BYTES_PER_DEAL = 96
+BYTES_PER_DEAL_TRICK_LOG = 192
+
+
+def fsync_dir(path: str) -> None:
+    """fsync a directory (so that a rename in it is durable); best effort."""
+    try:
+        fd = os.open(path or ".", os.O_RDONLY)
+    except OSError:
+        return
+    try:
+        os.fsync(fd)
+    except OSError:
+        pass
+    finally:
+        os.close(fd)
+
+
+def fsync_file(path: str) -> None:
+    """fsync a closed file's data to disk."""
+    fd = os.open(path, os.O_RDONLY)
+    try:
+        os.fsync(fd)
+    finally:
+        os.close(fd)
+
+
+def human_bytes(n: float) -> str:
+    for unit in ("B", "KB", "MB", "GB", "TB", "PB", "EB"):
+        if abs(n) < 1000:
+            return f"{n:.3g} {unit}"
+        n /= 1000
+    return f"{n:.3g} ZB"
+
+
+def estimated_bytes(n_deals: int, trick_log: bool = False) -> int:
+    """A generous estimate of the Parquet size of ``n_deals`` deals (bytes)."""
+    return int(n_deals) * (BYTES_PER_DEAL_TRICK_LOG if trick_log else BYTES_PER_DEAL)
+
+
+def check_free_space(directory: str, n_deals: int, trick_log: bool = False) -> None:
+    """``ValueError`` if ``directory``'s disk has less free space than the estimated
+    output of ``n_deals`` deals (``estimated_bytes``)."""
+    need = estimated_bytes(n_deals, trick_log)
+    try:
+        free = shutil.disk_usage(directory or ".").free
+    except OSError:
+        return
+    if need > free:
+        raise ValueError(f"{n_deals:,} deals need about {human_bytes(need)} on disk, only "
+                         f"{human_bytes(free)} free in {os.path.abspath(directory or '.')}")
+
+
+# --------------------------------------------------------------------------- locks
+
+def _pid_alive(pid: int) -> bool:
+    try:
+        os.kill(pid, 0)
+    except ProcessLookupError:
+        return False
+    except PermissionError:
+        return True
+    except (OSError, OverflowError, ValueError):
+        return False
+    return True
+
+
+def read_lock(lock_path: str) -> dict[str, Any] | None:
+    """The owner recorded in a lock file, or None if there is none (or it is unreadable)."""
+    try:
+        with open(lock_path, encoding="utf-8") as f:
+            owner = json.load(f)
+    except (OSError, ValueError):
+        return None
+    return owner if isinstance(owner, dict) else None
+
+
+def _is_stale(owner: dict[str, Any] | None, lock_path: str) -> bool:
+    if owner is None:  # unreadable: stale once it is old (a crash while writing it)
+        try:
+            return time.time() - os.path.getmtime(lock_path) > 60
+        except OSError:
+            return True
+    if owner.get("host") != socket.gethostname():
+        return False
+    pid = owner.get("pid")
+    return not isinstance(pid, int) or not _pid_alive(pid)
+
+
+@contextlib.contextmanager
+def run_lock(lock_path: str, what: str) -> Iterator[None]:
+    """Hold ``lock_path`` while a run writes ``what``; ``ValueError`` if another live run
+    holds it.  A lock left by a dead process on this host is taken over."""
+    owner = {"pid": os.getpid(), "host": socket.gethostname(),
+             "time": time.strftime("%Y-%m-%dT%H:%M:%SZ", time.gmtime()),
+             "command": " ".join(sys.argv[:8])[:300]}
+    directory = os.path.dirname(lock_path) or "."
+    tmp = os.path.join(directory, f".{os.path.basename(lock_path)}.{uuid.uuid4().hex}")
+    with open(tmp, "w", encoding="utf-8") as f:
+        json.dump(owner, f)
+    try:
+        for _ in range(3):
+            try:
+                os.link(tmp, lock_path)  # atomic: fails if the lock exists
+                break
+            except FileExistsError:
+                held = read_lock(lock_path)
+                if not _is_stale(held, lock_path):
+                    who = (f"pid {held.get('pid')} on {held.get('host')} since "
+                           f"{held.get('time')}" if held else "an unknown process")
+                    raise ValueError(f"{what} is being written by another run ({who}); wait "
+                                     f"for it, or delete {lock_path} if that run is gone")
+                with contextlib.suppress(OSError):
+                    os.unlink(lock_path)
+        else:
+            raise ValueError(f"cannot take the lock {lock_path}")
+    finally:
+        with contextlib.suppress(OSError):
+            os.unlink(tmp)
+    try:
+        yield
+    finally:
+        if (read_lock(lock_path) or {}).get("pid") == owner["pid"]:
+            with contextlib.suppress(OSError):
+                os.unlink(lock_path)
+
+
+# --------------------------------------------------------------------------- completion
+
+def completion_mark(rows: int, chunks: int, n_chunks: int) -> dict[bytes, bytes]:
+    """The key-value metadata that marks a table finished (``chunks == n_chunks``) or
+    resumable (fewer)."""
+    mark = {"complete": chunks == n_chunks, "rows": int(rows), "chunks": int(chunks),
+            "n_chunks": int(n_chunks)}
+    return {COMPLETE_KEY: json.dumps(mark).encode()}
+
+
+def read_mark(file_metadata: dict[bytes, bytes] | None) -> dict[str, Any] | None:
+    """The completion mark of a Parquet file's key-value metadata, or None."""
+    raw = (file_metadata or {}).get(COMPLETE_KEY)
+    if raw is None:
+        return None
+    try:
+        mark = json.loads(raw)
+    except ValueError:
+        return None
+    return mark if isinstance(mark, dict) else None
