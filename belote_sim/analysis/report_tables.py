@@ -142,6 +142,56 @@ def taker_features(df: pd.DataFrame) -> pd.DataFrame:
     return out
 
 
+HONOURS = ["J 9 A", "J 9", "J A", "J", "9 A", "9", "A", "none"]
+POINT_BANDS = ["0-9", "10-19", "20-29", "30-39", "40+"]
+
+
+def bid_hand_features(df: pd.DataFrame) -> pd.DataFrame:
+    """Features of the taker's bidding hand (the 5 cards seen when bidding; played deals
+    of the 4-player game, index kept): ``family`` (suit / NT / AT), ``bid_trumps``
+    (cards of the trump suit, 0 in NT/AT), ``honours`` (which of J, 9, A of trump it
+    holds: one of ``HONOURS``), ``point_band`` (plain card points A11 T10 K4 Q3 J2 of
+    the 5 cards, in bands of 10: ``POINT_BANDS``), ``bid_aces``, ``bid_jacks``,
+    ``bid_nines``."""
+    played = df[df["outcome"] != "thrown_in"]
+    taker = played["taker"].astype(int).to_numpy()
+    bids = np.stack([played[f"bid{s}"].to_numpy(np.int64) for s in range(4)], axis=1)
+    rows = np.arange(len(played))
+    b = suit_bytes(bids[rows, taker])
+    strain = played["strain"].cat.codes.to_numpy()
+    is_suit = strain < 4
+    trump = np.where(is_suit, b[rows, np.minimum(strain, 3)], 0)
+    out = pd.DataFrame(index=played.index)
+    out["family"] = np.where(is_suit, "suit", np.where(strain == 4, "NT", "AT"))
+    out["bid_trumps"] = _POPCOUNT[trump]
+    names = np.array(HONOURS)
+    code = (((trump >> 4) & 1) * 4 + ((trump >> 2) & 1) * 2 + ((trump >> 7) & 1))
+    # code J*4 + 9*2 + A -> index in HONOURS
+    order = np.array([7, 6, 5, 4, 3, 2, 1, 0])
+    out["honours"] = names[order[code]]
+    points = np.zeros(len(b), dtype=np.int64)
+    for rank in range(8):
+        points += ((b >> rank) & 1).sum(axis=1) * _PLAIN_POINTS[rank]
+    out["point_band"] = np.array(POINT_BANDS)[np.minimum(points // 10, 4)]
+    out["bid_aces"] = ((b >> 7) & 1).sum(axis=1)
+    out["bid_jacks"] = ((b >> 4) & 1).sum(axis=1)
+    out["bid_nines"] = ((b >> 2) & 1).sum(axis=1)
+    return out
+
+
+def count_bid_success(df: pd.DataFrame, by: Iterable[str],
+                      family: str | None = None) -> pd.DataFrame:
+    """Additive counts ``n`` and ``made`` of played contracts grouped by ``by``
+    (``bid_hand_features`` columns), optionally for one contract family."""
+    by = list(by)
+    frame = bid_hand_features(df)
+    frame["made"] = (df.loc[frame.index, "outcome"] == "made").to_numpy()
+    if family is not None:
+        frame = frame[frame["family"] == family]
+    grouped = frame.groupby(by, observed=True, sort=True)
+    return pd.DataFrame({"n": grouped.size(), "made": grouped["made"].sum()}).reset_index()
+
+
 def taker_results(df: pd.DataFrame) -> pd.DataFrame:
     """Per played deal: ``made`` (bool), ``taker_raw``, ``taker_mp`` and ``defender_mp``
     (MP added now, held points excluded; the taker's team in the 4-player game, the
@@ -487,6 +537,11 @@ def iter_batches(source: Any, batch_rows: int = 1 << 20) -> Iterator[pd.DataFram
 
 
 SUCCESS_BY = ("strain", "doubling", "taker_position")
+#: the bidding-hand tables: name -> (grouping columns, contract family or None)
+BID_TABLES = {"bid_trumps": (("bid_trumps", "honours"), "suit"),
+              "bid_points": (("family", "point_band"), None),
+              "bid_nt_aces": (("bid_aces",), "NT"),
+              "bid_at_jacks_nines": (("bid_jacks", "bid_nines"), "AT")}
 TRUMP_BY = ("trump_j", "trump_9", "trump_a", "n_trumps")
 
 
@@ -501,7 +556,12 @@ def report_tables(source: Any, provenance: dict | None = None) -> dict[str, pd.D
     conditions = study_conditions(provenance)
     parts: dict[str, list[pd.DataFrame]] = {k: [] for k in
                                             ("success", "trump", "outcomes", "points", "decl")}
+    bid_parts: dict[str, list[pd.DataFrame]] = {name: [] for name in BID_TABLES}
+    four = game_of(source) == (4, "standard")
     for batch in iter_batches(source):
+        if four:
+            for name, (by, family) in BID_TABLES.items():
+                bid_parts[name].append(count_bid_success(batch, by, family))
         parts["success"].append(count_success(batch, SUCCESS_BY))
         suit = batch[batch["strain"].isin(["C", "D", "H", "S"])]
         parts["trump"].append(count_success(suit, TRUMP_BY))
@@ -511,7 +571,9 @@ def report_tables(source: Any, provenance: dict | None = None) -> dict[str, pd.D
     if not parts["outcomes"]:
         raise ValueError("the deals table is empty")
     summary, hist = finish_points(pd.concat(parts["points"], ignore_index=True))
-    return {
+    bid_tables = {name: finish_success(pd.concat(bid_parts[name]), by)
+                  for name, (by, _) in BID_TABLES.items() if four}
+    return {**bid_tables,
         "success_by_contract": finish_success(pd.concat(parts["success"]), SUCCESS_BY),
         "success_by_trump": finish_success(pd.concat(parts["trump"]), TRUMP_BY),
         "outcomes": finish_outcomes(pd.concat(parts["outcomes"])),
