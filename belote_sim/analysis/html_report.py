@@ -458,8 +458,9 @@ def _declaration_section(page: _Page, tables: dict, provenance: dict) -> None:
                      "predealt cards and constraints (exact enumeration of that seat's hands)."
                      " The comparison is restricted to the hands whose law is one such "
                      "enumeration; the others (the team counts, and every hand but the "
-                     "constrained seat's where a seat has suit-length, strength or excluded-"
-                     "card constraints) show no exact value.</p>")
+                     "constrained seat's 8 cards where a seat has suit-length, strength or "
+                     "excluded-card constraints) are left out here and have no exact value "
+                     f"in {_csv('declarations')}.</p>")
         d["event_name"] = [f"seat {s}: {plots.event_label(e)}"
                            for s, e in zip(d["seat"], d["event"])]
     else:
@@ -479,7 +480,12 @@ def _declaration_section(page: _Page, tables: dict, provenance: dict) -> None:
                                  f"Declarations {plots.SCOPE_LABELS.get(scope, scope)}: "
                                  "simulated ÷ exact frequency with 95% intervals; 1 = exact.",
                                  width=560))
-    parts.append(_declaration_table(d, conditioned))
+    if conditioned:
+        compared = d.groupby(["scope", "seat"], sort=False)["exact"].transform(
+            lambda x: x.notna().any())
+        d = d[compared]
+    if len(d):
+        parts.append(_declaration_table(d, conditioned))
     parts.append(f"<p class='note'>z = (simulated − exact) / standard error; |z| above 4 "
                  f"would point at a bug. Data: {_csv('declarations')}</p>")
     page.section("declarations", "Declarations in the dealt hands", parts)
@@ -492,6 +498,9 @@ def _declaration_table(d: pd.DataFrame, conditioned: bool) -> str:
         return 3 if x < 0.01 else 2
     groups = (list(d.groupby(["scope", "seat"], sort=False)) if conditioned
               else list(d.groupby("scope", sort=False)))
+    if len(groups) > 3:  # at most three hands side by side
+        return "".join(_declaration_table(pd.concat([g for _, g in groups[k:k + 3]]),
+                                          conditioned) for k in range(0, len(groups), 3))
     head1 = ["<th class='l' rowspan=2>declaration</th>"]
     head2 = []
     for key, _ in groups:
