@@ -164,13 +164,27 @@ def _fmt(value: Any) -> str:
     return value if isinstance(value, str) else json.dumps(value)
 
 
+def policy_words(spec: str) -> str:
+    """A policy spec in words: ``threshold:50,52`` -> ``threshold (suit 50, nt 52)``."""
+    from belote_sim.policies import BID_POLICIES, PLAY_POLICIES
+
+    name, _, params = spec.partition(":")
+    info = BID_POLICIES.get(name) or PLAY_POLICIES.get(name)
+    if not params or info is None:
+        return spec
+    values = params.split(",")
+    names = [n.replace("_", " ") for n in info.param_names] + [""] * len(values)
+    words = [f"{n} {v}".strip() for n, v in zip(names, values)]
+    return f"{name} ({', '.join(words)})"
+
+
 def _seat_list(values: list[str]) -> str:
     """``['a', 'a', 'a', 'a'] -> 'a at every seat'``, else 'seat 0 a, seat 1 b ...'."""
     if not values:
         return "?"
     if len(set(values)) == 1:
-        return f"{values[0]} at every seat"
-    return ", ".join(f"seat {k} {v}" for k, v in enumerate(values))
+        return f"{policy_words(values[0])} at every seat"
+    return ", ".join(f"seat {k} {policy_words(v)}" for k, v in enumerate(values))
 
 
 def conditions_text(provenance: dict) -> str:
