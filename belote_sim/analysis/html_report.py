@@ -307,7 +307,7 @@ def write_report(source: Any, out_dir: str | Path, provenance: dict | None = Non
     n_deals = int(tables["outcomes"].set_index("event").loc["thrown_in", "n"])
     lead, cards = _summary(tables, provenance, n_deals)
     _outcome_section(page, tables)
-    _contract_section(page, tables)
+    _contract_section(page, tables, provenance)
     if "bid_trumps" in tables:
         _bidding_section(page, tables, source)
     _trump_section(page, tables)
@@ -350,17 +350,19 @@ def _outcome_section(page: _Page, tables: dict) -> None:
         f"<p class='note'>Data: {_csv('outcomes')}</p>"])
 
 
-def _contract_section(page: _Page, tables: dict) -> None:
+def _contract_section(page: _Page, tables: dict, provenance: dict) -> None:
     t = tables["success_by_contract"]
     fig = page.figure(plots.success_by_strain(t), "success_strains.png",
                       "Contracts made per strain and doubling level (95% intervals; levels "
                       f"with fewer than {MIN_GROUP} contracts not drawn).")
     positions = sorted(t["taker_position"].unique())
+    players = int((provenance.get("options") or {}).get("players", 4))
+    ordinal = {0: "1st to speak", 1: "2nd", 2: "3rd", 3: "4th"}
+    ordinal[players - 1] += " (dealer)"
     pivot = _pivot_html(t, ["strain", "doubling"], "taker_position", positions,
                         {"strain": str, "doubling": lambda d: DOUBLING_NAMES.get(int(d), d)},
                         "contract · doubling",
-                        lambda p: {0: "1st to speak", 1: "2nd", 2: "3rd",
-                                   3: "4th (dealer)"}.get(int(p), str(p)))
+                        lambda p: ordinal.get(int(p), str(p)))
     page.section("contracts", "Contracts made by strain, doubling and position", [
         fig, "<p class='note'>Share of contracts made, its 95% Wilson interval and the "
         "number of contracts. Position: the taker's place in the bidding (1st = the "

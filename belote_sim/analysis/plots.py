@@ -95,7 +95,8 @@ def declaration_frequencies(table: pd.DataFrame, scope: str = "hand8",
     part = table[(table["scope"] == scope) & (table["exact"] > 0)].reset_index(drop=True)
     x = np.arange(len(part))
     ratio = part["rate"] / part["exact"]
-    err = np.vstack([ratio - part["low"] / part["exact"], part["high"] / part["exact"] - ratio])
+    err = np.clip(np.vstack([ratio - part["low"] / part["exact"],
+                             part["high"] / part["exact"] - ratio]), 0, None)
     ax.axhline(1, color="black", lw=1, label="exact")
     ax.errorbar(x, ratio, yerr=err, fmt="o", color="#2b6cb0", capsize=3,
                 label="simulated ÷ exact (95% interval)")
@@ -166,10 +167,11 @@ def outcome_bars(table: pd.DataFrame, ax: Axes | None = None) -> Axes:
              "thrown_in": "thrown in (all pass)", "valat": "valat (all tricks)",
              "doubled": "doubled"}
     y = np.arange(len(table))[::-1]
-    err = np.vstack([table["rate"] - table["low"], table["high"] - table["rate"]])
+    err = np.clip(np.vstack([table["rate"] - table["low"], table["high"] - table["rate"]]),
+                  0, None)
     ax.barh(y, table["rate"], xerr=err, color="#90cdf4", capsize=3)
-    for yi, rate in zip(y, table["rate"]):
-        ax.text(rate + 0.01, yi, f"{rate:.1%}", va="center", fontsize=8)
+    for yi, rate, high in zip(y, table["rate"], table["high"]):
+        ax.text(max(rate, high) + 0.015, yi, f"{rate:.1%}", va="center", fontsize=8)
     ax.set_yticks(y, [names.get(e, e) for e in table["event"]])
     ax.set_xlim(0, 1.08)
     ax.xaxis.set_major_formatter(PercentFormatter(1.0))
@@ -193,7 +195,8 @@ def success_by_strain(table: pd.DataFrame, ax: Axes | None = None) -> Axes:
         x = np.array([strains.index(s) for s in part.index]) + (k - (len(levels) - 1) / 2) * width
         low, high = wilson_interval(part["made"], part["n"])
         rate = part["made"] / part["n"]
-        ax.bar(x, rate, width=width * 0.95, yerr=np.vstack([rate - low, high - rate]),
+        ax.bar(x, rate, width=width * 0.95,
+               yerr=np.clip(np.vstack([rate - low, high - rate]), 0, None),
                capsize=2, label=DOUBLING_NAMES.get(int(level), str(level)))
     ax.set_xticks(np.arange(len(strains)), strains)
     ax.set_ylim(0, 1)
@@ -225,7 +228,8 @@ def calibration(table: pd.DataFrame, ax: Axes | None = None) -> Axes:
     ax = _axes(ax, (5.0, 4.2))
     for family, part in table.groupby("family"):
         ax.errorbar(part["predicted"], part["observed"],
-                    yerr=[part["observed"] - part["low"], part["high"] - part["observed"]],
+                    yerr=np.clip([part["observed"] - part["low"],
+                                  part["high"] - part["observed"]], 0, None),
                     marker="o", linestyle="", capsize=2, label=family)
     ax.plot([0, 1], [0, 1], color="grey", lw=0.8)
     ax.set_xlabel("predicted P(made)")

@@ -144,6 +144,7 @@ def taker_features(df: pd.DataFrame) -> pd.DataFrame:
 
 HONOURS = ["J 9 A", "J 9", "J A", "J", "9 A", "9", "A", "none"]
 POINT_BANDS = ["0-9", "10-19", "20-29", "30-39", "40+"]
+FAMILIES = ["suit", "NT", "AT"]
 
 
 def bid_hand_features(df: pd.DataFrame) -> pd.DataFrame:
@@ -162,33 +163,35 @@ def bid_hand_features(df: pd.DataFrame) -> pd.DataFrame:
     is_suit = strain < 4
     trump = np.where(is_suit, b[rows, np.minimum(strain, 3)], 0)
     out = pd.DataFrame(index=played.index)
-    out["family"] = np.where(is_suit, "suit", np.where(strain == 4, "NT", "AT"))
+    out["family"] = pd.Categorical.from_codes(np.where(is_suit, 0, np.where(strain == 4, 1, 2)),
+                                              FAMILIES)
     out["bid_trumps"] = _POPCOUNT[trump]
-    names = np.array(HONOURS)
     code = (((trump >> 4) & 1) * 4 + ((trump >> 2) & 1) * 2 + ((trump >> 7) & 1))
     # code J*4 + 9*2 + A -> index in HONOURS
     order = np.array([7, 6, 5, 4, 3, 2, 1, 0])
-    out["honours"] = names[order[code]]
+    out["honours"] = pd.Categorical.from_codes(order[code], HONOURS)
     points = np.zeros(len(b), dtype=np.int64)
     for rank in range(8):
         points += ((b >> rank) & 1).sum(axis=1) * _PLAIN_POINTS[rank]
-    out["point_band"] = np.array(POINT_BANDS)[np.minimum(points // 10, 4)]
+    out["point_band"] = pd.Categorical.from_codes(np.minimum(points // 10, 4), POINT_BANDS)
     out["bid_aces"] = ((b >> 7) & 1).sum(axis=1)
     out["bid_jacks"] = ((b >> 4) & 1).sum(axis=1)
     out["bid_nines"] = ((b >> 2) & 1).sum(axis=1)
     return out
 
 
-def count_bid_success(df: pd.DataFrame, by: Iterable[str],
-                      family: str | None = None) -> pd.DataFrame:
+def count_bid_success(df: pd.DataFrame, by: Iterable[str], family: str | None = None,
+                      features: pd.DataFrame | None = None) -> pd.DataFrame:
     """Additive counts ``n`` and ``made`` of played contracts grouped by ``by``
-    (``bid_hand_features`` columns), optionally for one contract family."""
+    (``bid_hand_features`` columns, or pass them as ``features``), optionally for one
+    contract family."""
     by = list(by)
-    frame = bid_hand_features(df)
-    frame["made"] = (df.loc[frame.index, "outcome"] == "made").to_numpy()
+    frame = bid_hand_features(df) if features is None else features
+    made = (df.loc[frame.index, "outcome"] == "made").to_numpy()
     if family is not None:
-        frame = frame[frame["family"] == family]
-    grouped = frame.groupby(by, observed=True, sort=True)
+        keep = (frame["family"] == family).to_numpy()
+        frame, made = frame[keep], made[keep]
+    grouped = frame.assign(made=made).groupby(by, observed=True, sort=True)
     return pd.DataFrame({"n": grouped.size(), "made": grouped["made"].sum()}).reset_index()
 
 
@@ -236,7 +239,7 @@ def count_success(df: pd.DataFrame, by: Iterable[str] = ("strain", "doubling",
 def finish_success(counts: pd.DataFrame, by: Iterable[str]) -> pd.DataFrame:
     """Sum counts over batches and add ``rate``, ``low``, ``high`` (Wilson 95%)."""
     by = list(by)
-    total = counts.groupby(by, sort=True).sum(numeric_only=True).reset_index()
+    total = counts.groupby(by, sort=True, observed=True).sum(numeric_only=True).reset_index()
     total = total[by + ["n", "made"]]
     return _rate_columns(total, "made")
 
@@ -560,8 +563,9 @@ def report_tables(source: Any, provenance: dict | None = None) -> dict[str, pd.D
     four = game_of(source) == (4, "standard")
     for batch in iter_batches(source):
         if four:
+            features = bid_hand_features(batch)
             for name, (by, family) in BID_TABLES.items():
-                bid_parts[name].append(count_bid_success(batch, by, family))
+                bid_parts[name].append(count_bid_success(batch, by, family, features))
         parts["success"].append(count_success(batch, SUCCESS_BY))
         suit = batch[batch["strain"].isin(["C", "D", "H", "S"])]
         parts["trump"].append(count_success(suit, TRUMP_BY))
