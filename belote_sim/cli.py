@@ -377,6 +377,18 @@ def _cmd_duel(args: argparse.Namespace) -> int:
     return 0
 
 
+class _Defaults(argparse.HelpFormatter):
+    """Help that shows each option's default, unless it is None or already said."""
+
+    def _get_help_string(self, action: argparse.Action) -> str:
+        text = action.help or ""
+        default = action.default
+        if (default is not None and default is not False and default != argparse.SUPPRESS
+                and "default" not in text and action.option_strings):
+            text += " (default: %(default)s)"
+        return text
+
+
 def _at_least_2(text: str) -> int:
     """argparse type: an integer of at least 2 (deals for a mean and its s.e.)."""
     try:
@@ -452,7 +464,7 @@ def build_parser() -> argparse.ArgumentParser:
     p = sub.add_parser("report", help="HTML report of a deals table",
                        description="HTML report of a deals table: summary, contents, one "
                        "section per question with figures and tables; CSVs in tables/.",
-                       formatter_class=argparse.ArgumentDefaultsHelpFormatter)
+                       formatter_class=_Defaults)
     p.add_argument("table", help="deals Parquet file or dataset directory (belote-sim "
                    "simulate)")
     p.add_argument("-o", "--output", default="reports", help="output directory")
@@ -463,7 +475,7 @@ def build_parser() -> argparse.ArgumentParser:
                        description="Strength of one hand: the hand is predealt to --seat, "
                        "the rest dealt at random; each strain is forced (that seat takes, "
                        "undoubled) and played out on the same deals, then compared.",
-                       formatter_class=argparse.ArgumentDefaultsHelpFormatter)
+                       formatter_class=_Defaults)
     p.add_argument("cards", help='5 bidding cards or 8 cards, e.g. "JH 9H AH TS 7C"')
     p.add_argument("--seat", type=int, default=0, choices=range(4),
                    help="seat holding the hand (and taking)")
@@ -483,7 +495,7 @@ def build_parser() -> argparse.ArgumentParser:
                        "policy takes each value in turn against the default thresholds, on "
                        "mirrored deals (each deal played twice with the teams swapped); the "
                        "baseline (the parameter's default) scores exactly 0.",
-                       formatter_class=argparse.ArgumentDefaultsHelpFormatter)
+                       formatter_class=_Defaults)
     p.add_argument("kind", choices=["bidding"], help="the study to run")
     p.add_argument("--param", default="suit", help="threshold to sweep: suit, nt, at, "
                    "double or redouble")
@@ -514,7 +526,7 @@ def build_parser() -> argparse.ArgumentParser:
                        description="Play policy A against B: every deal is played twice, "
                        "A in team 0 then in team 1, with the same cards and auction; "
                        "thrown-in deals are counted and left out.",
-                       formatter_class=argparse.ArgumentDefaultsHelpFormatter)
+                       formatter_class=_Defaults)
     p.add_argument("--a", required=True, help="play policy of the first side")
     p.add_argument("--b", required=True, help="play policy of the second side")
     p.add_argument("--deals", type=_at_least_2, default=10_000, help="deals (each played "

@@ -192,3 +192,19 @@ def test_duel_reports_thrown_in_deals(capsys):
                       __import__("re").findall(r"([\d,]+) (?:mirrored deals played|of 400)",
                                                first)]
     assert played + thrown == 400 and "thrown in" in first
+
+
+def test_help_texts_name_every_option_and_default(capsys):
+    import argparse
+
+    from belote_sim.cli import build_parser, main
+
+    sub = next(a for a in build_parser()._actions if isinstance(a, argparse._SubParsersAction))
+    for command in ("hand", "study", "duel", "report"):
+        for action in sub.choices[command]._actions:
+            assert action.help, (command, action.dest)
+    with pytest.raises(SystemExit):
+        main(["study", "--help"])
+    text = " ".join(capsys.readouterr().out.split())
+    assert "mirrored" in text and "(default: 100000)" in text and "default: None" not in text
+    assert "(default: 0)" in text  # the seed
