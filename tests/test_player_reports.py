@@ -32,7 +32,9 @@ def test_conditional_hand_by_hand_counting():
     assert bid["run3"] == 0 and bid["carre_any"] == 0 and bid["kq_suit"] == 0
     # another seat with rejection constraints: not a single enumeration
     assert exact.conditional_probabilities(0, 8, None, CONSTRAINT) is None
-    assert exact.conditional_probabilities(1, 5, None, CONSTRAINT) is None
+    # a constraint that rejects nothing: the bidding cards are a plain 5-card hand
+    assert exact.conditional_probabilities(1, 5, None, {1: {"min": {"H": 0}}}) == \
+        exact.closed_form(5)
 
 
 @pytest.mark.parametrize("conditions", [dict(predeal=PREDEAL), dict(constraints=CONSTRAINT)])
@@ -41,12 +43,12 @@ def test_conditioned_study_within_4_se_of_conditional_exact(conditions):
     table = R.report_tables(df)["declarations"]
     assert "seat" in table.columns
     compared = table.dropna(subset=["exact"])
-    assert len(compared) >= 11  # at least the constrained seat's 8-card hand
+    assert len(compared) >= 22  # at least the constrained seat's two hands
     bad = compared[compared["z"].abs() > 4]
     assert bad.empty, bad
     if "constraints" in conditions:
-        # only seat 1's 8-card hand has a conditional law here; nothing else is compared
-        assert set(compared["seat"]) == {1} and set(compared["scope"]) == {"hand8"}
+        # only seat 1's hands have a conditional law here; nothing else is compared
+        assert set(compared["seat"]) == {1} and set(compared["scope"]) == {"hand5", "hand8"}
     else:
         assert table.loc[table["scope"] != "team", "exact"].notna().all()
         assert table.loc[table["scope"] == "team", "exact"].isna().all()

@@ -404,8 +404,9 @@ def conditional_probabilities(seat: int, size: int, predeal: dict | None = None,
     ``constraints``: ``{seat: {"require", "exclude", "min", "max", "strength"}}`` as
     kept in a study's provenance (seats as int or str).  Returns None where the law of
     that hand is not a single enumeration: when another seat has rejection
-    constraints (excluded cards, suit lengths, strength), or for the bidding cards of a
-    seat that has them.
+    constraints (excluded cards, suit lengths, strength).  The bidding cards of a seat
+    with rejection constraints are enumerated jointly with the other 3 cards of its
+    hand (``_constrained_bidding_events``).
     """
     if size not in (5, 8):
         raise ValueError(f"size must be 5 or 8 (cards), got {size!r}")
@@ -431,7 +432,7 @@ def conditional_probabilities(seat: int, size: int, predeal: dict | None = None,
         take = 8 - bin(base).count("1")
         return _weighted_events(base, pool, take, 0, lambda j: 1, spec)
     if seat in rejecting:
-        return None
+        return _constrained_bidding_events(pre.get(seat, []), own_required, free, spec)
     bid_fixed = _mask_of_names(pre.get(seat, [])[:5])
     free_positions = 8 - len(pre.get(seat, []))
     drawn = free_positions - bin(own_required).count("1")  # cards of the seat from ``free``
@@ -441,3 +442,87 @@ def conditional_probabilities(seat: int, size: int, predeal: dict | None = None,
     # cards of S drawn at random (j of them) are among the seat's ``drawn`` cards
     return _weighted_events(bid_fixed, own_required | free, take, free,
                             lambda j: _comb(n_free - j, drawn - j) if j <= drawn else 0, {})
+
+
+def _constrained_bidding_events(predealt: list, required: int, free: int,
+                                spec: dict) -> dict[str, Fraction]:
+    """Events of the 5 bidding cards of a seat with rejection constraints on its 8
+    cards: every split of a hand into 5 bidding cards and 3 others that meets the
+    constraints is equally likely (its predealt cards at their positions, required
+    cards at free positions, the rest drawn from ``free`` minus excluded cards), so the
+    splits are enumerated suit by suit (bidding byte, other byte), summarised and
+    crossed, as in ``_weighted_events``."""
+    import numpy as np
+
+    pre_bid = _mask_of_names(predealt[:5])
+    pre_rest = _mask_of_names(predealt[5:])
+    pool = free & ~_mask_of_names(spec.get("exclude", []))
+    mins = [int(dict(spec.get("min", {})).get(s, 0)) for s in "CDHS"]
+    maxs = [int(dict(spec.get("max", {})).get(s, 8)) for s in "CDHS"]
+    points = [sum(_PLAIN_POINTS[r] for r in range(8) if (byte >> r) & 1) for byte in range(256)]
+    carre_bits = sum(1 << RANKS.index(r) for r in CARRE_RANKS)
+    names = ("nb", "nr", "run", "common", "kq", "strength")
+    per_suit = []
+    for s in range(4):
+        fb, fr = (pre_bid >> (8 * s)) & 0xFF, (pre_rest >> (8 * s)) & 0xFF
+        req, pl = (required >> (8 * s)) & 0xFF, (pool >> (8 * s)) & 0xFF
+        open_cards = req | pl
+        rows = []
+        for extra_bid in _subsets(open_cards):
+            for extra_rest in _subsets(open_cards & ~extra_bid):
+                if req & ~(extra_bid | extra_rest):
+                    continue  # a required card left out
+                bid, rest = fb | extra_bid, fr | extra_rest
+                hand = bid | rest
+                if not mins[s] <= bin(hand).count("1") <= maxs[s]:
+                    continue
+                if bin(bid).count("1") > 5 or bin(rest).count("1") > 3:
+                    continue
+                rows.append((bin(bid).count("1"), bin(rest).count("1"), _longest_run(bid),
+                             bid & carre_bits, int(s == 2 and bid & 0x60 == 0x60),
+                             points[hand]))
+        per_suit.append(np.array(rows, dtype=np.int64).reshape(-1, 6))
+    acc = np.column_stack([per_suit[0], np.ones(len(per_suit[0]), np.int64)])
+    for s in (1, 2, 3):
+        right = per_suit[s]
+        parts = []
+        for nb in range(6):
+            for nr in range(4):
+                li = np.flatnonzero((acc[:, 0] == nb) & (acc[:, 1] == nr))
+                if s == 3:
+                    ri = np.flatnonzero((right[:, 0] == 5 - nb) & (right[:, 1] == 3 - nr))
+                else:
+                    ri = np.flatnonzero((right[:, 0] <= 5 - nb) & (right[:, 1] <= 3 - nr))
+                if len(li) and len(ri):
+                    parts.append((np.repeat(li, len(ri)), np.tile(ri, len(li))))
+        if not parts:
+            return {}
+        li = np.concatenate([p[0] for p in parts])
+        ri = np.concatenate([p[1] for p in parts])
+        left, r = acc[li], right[ri]
+        # one packed int64 key per summary: nb 3 bits, nr 2, run 4, common 8, kq 1,
+        # strength 8 (at most 131 points)
+        key = (left[:, 0] + r[:, 0])
+        key = (key << 2) | (left[:, 1] + r[:, 1])
+        key = (key << 4) | np.maximum(left[:, 2], r[:, 2])
+        key = (key << 8) | (left[:, 3] & r[:, 3])
+        key = (key << 1) | (left[:, 4] | r[:, 4])
+        key = (key << 8) | (left[:, 5] + r[:, 5])
+        keys, inverse = np.unique(key, return_inverse=True)
+        counts = np.bincount(inverse, weights=left[:, 6]).astype(np.int64)
+        acc = np.column_stack([keys >> 23, (keys >> 21) & 3, (keys >> 17) & 15,
+                               (keys >> 9) & 255, (keys >> 8) & 1, keys & 255, counts])
+    if "strength" in spec:
+        low, high = spec["strength"]
+        acc = acc[(acc[:, 5] >= low) & (acc[:, 5] <= high)]
+    weights = acc[:, 6]
+    total = int(weights.sum())
+    if total == 0:
+        return {}
+    col = dict(zip(names, acc.T))
+    hits = {"run3": col["run"] == 3, "run4": col["run"] == 4, "run5": col["run"] >= 5}
+    for rank in CARRE_RANKS:
+        hits[f"carre_{rank}"] = (col["common"] >> RANKS.index(rank)) & 1 == 1
+    hits["carre_any"] = col["common"] != 0
+    hits["kq_suit"] = col["kq"] == 1
+    return {event: Fraction(int(weights[mask].sum()), total) for event, mask in hits.items()}

@@ -474,7 +474,7 @@ def _declaration_section(page: _Page, tables: dict, provenance: dict) -> None:
                      "predealt cards and constraints (exact enumeration of that seat's hands)."
                      " The comparison is restricted to the hands whose law is one such "
                      "enumeration; the others (the team counts, and every hand but the "
-                     "constrained seat's 8 cards where a seat has suit-length, strength or "
+                     "constrained seat's where a seat has suit-length, strength or "
                      "excluded-card constraints) are left out here and have no exact value "
                      f"in {_csv('declarations')}.</p>")
         d["event_name"] = [f"seat {s}: {plots.event_label(e)}"
