@@ -26,6 +26,8 @@ from typing import Any
 
 from belote_sim._version import __version__
 
+Z95 = 1.959963984540054  # two-sided 95% normal quantile (as analysis.report_tables.Z95)
+
 
 def _cmd_replay(args: argparse.Namespace) -> int:
     from belote_sim.deal.replay import replay_lines
@@ -292,8 +294,6 @@ def _cmd_hand(args: argparse.Namespace) -> int:
     print(f"({elapsed:.1f} s)")
     return 0
 
-
-Z95 = 1.959963984540054
 
 
 def _cmd_study(args: argparse.Namespace) -> int:

@@ -191,7 +191,8 @@ def conditions_text(provenance: dict) -> str:
     """The predealt cards and constraints of a study in words ('' when there are none)."""
     parts = []
     for seat, cards in sorted((provenance.get("predeal") or {}).items()):
-        parts.append(f"seat {seat} is dealt {' '.join(cards) if isinstance(cards, list) else cards}")
+        shown = " ".join(cards) if isinstance(cards, list) else cards
+        parts.append(f"seat {seat} is dealt {shown}")
     for seat, spec in sorted((provenance.get("constraints") or {}).items()):
         items = []
         for key, value in spec.items():
