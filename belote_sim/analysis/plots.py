@@ -114,11 +114,11 @@ FAMILY_STYLES = {"suit": ("#2b6cb0", "-"), "NT": ("#6b46c1", "--"), "AT": ("#dd6
 
 
 def mp_histograms(hist: pd.DataFrame, measure: str = "taker_mp",
-                  ax: Axes | None = None, share: float = 0.975) -> Axes:
+                  ax: Axes | None = None, share: float = 0.99) -> Axes:
     """Histograms (share of contracts) of the taker's MP or raw points per contract
     family (the four suits added up; NT; AT), from the ``points_histogram`` table.  The
-    range covers ``share`` of the contracts; the rest is drawn as one explicit overflow
-    bar at the right, labelled with its lower edge."""
+    range covers ``share`` of all contracts; the rest is drawn as one explicit overflow
+    bin at the right (shaded, labelled with its lower edge)."""
     ax = _axes(ax)
     part = hist[hist["measure"] == measure].copy()
     part["family"] = np.where(part["strain"].isin(["C", "D", "H", "S"]), "suit",
@@ -127,13 +127,9 @@ def mp_histograms(hist: pd.DataFrame, measure: str = "taker_mp",
     every = fam.groupby("bin")["count"].sum().sort_index()
     bins = every.index.to_numpy()
     width = bins[1] - bins[0] if len(bins) > 1 else 1
-    # the range covers ``share`` of the contracts of every family
-    upper = bins[0]
-    for _, rows in fam.groupby("family"):
-        counts = rows.set_index("bin")["count"].reindex(bins, fill_value=0).to_numpy()
-        if counts.sum():
-            k = np.searchsorted(np.cumsum(counts) / counts.sum(), share)
-            upper = max(upper, bins[min(k + 1, len(bins) - 1)])
+    # the range covers ``share`` of all contracts; the rest goes to the overflow bin
+    k = np.searchsorted((every.cumsum() / max(every.sum(), 1)).to_numpy(), share)
+    upper = bins[min(k + 1, len(bins) - 1)]
     first = bins[np.argmax(every.to_numpy() > 0)] if every.sum() else bins[0]
     for family in ("suit", "NT", "AT"):
         rows = fam[fam["family"] == family]
