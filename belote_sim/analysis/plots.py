@@ -48,7 +48,8 @@ def success_vs_feature(table: pd.DataFrame, feature: str, by: str | None = None,
                        xlabel: str | None = None) -> Axes:
     """Success rate against a whole-number hand feature, one line per value of ``by``,
     with 95% Wilson bands only where a group has at least ``MIN_GROUP`` contracts; the
-    points of smaller groups are hollow and labelled with their size.  ``table`` has
+    points of smaller groups are hollow and labelled with their size; the legend gives
+    each line's number of contracts.  ``table`` has
     columns ``feature``, ``n``, ``made`` (a ``success_rates`` table; rows with the same
     feature value are added up); ``labels`` maps values of ``by`` to legend text."""
     from matplotlib.ticker import MaxNLocator
@@ -66,6 +67,8 @@ def success_vs_feature(table: pd.DataFrame, feature: str, by: str | None = None,
         rate = (part["made"] / part["n"]).to_numpy()
         label = None if key is None else (labels or {}).get(
             key, key if isinstance(key, str) else f"{by} = {key}")
+        if label is not None:
+            label += f" (n {int(part['n'].sum()):,})"
         line, = ax.plot(x, np.where(big, rate, np.nan), marker="o", label=label)
         colour = line.get_color()
         ax.fill_between(x, np.where(big, low, np.nan), np.where(big, high, np.nan),
