@@ -376,8 +376,9 @@ def _bidding_section(page: _Page, tables: dict, source: Any) -> None:
     t = tables["bid_trumps"].copy()
     has_j = t["honours"].str.contains("J")
     has_9 = t["honours"].str.contains("9")
-    t["pair"] = np.select([has_j & has_9, has_j, has_9], ["J and 9", "J, no 9", "9, no J"],
-                          "neither J nor 9")
+    pairs = ["J and 9", "J, no 9", "9, no J", "neither J nor 9"]
+    t["pair"] = pd.Categorical(np.select([has_j & has_9, has_j, has_9], pairs[:3], pairs[3]),
+                               pairs)
     ax = plots.success_vs_feature(t, "bid_trumps", by="pair",
                                   xlabel="trumps among the 5 bidding cards",
                                   labels={"J and 9": "J and 9 of trump",

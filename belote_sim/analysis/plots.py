@@ -58,8 +58,9 @@ def success_vs_feature(table: pd.DataFrame, feature: str, by: str | None = None,
 
     ax = _axes(ax)
     keys = [feature] if by is None else [by, feature]
-    total = table.groupby(keys, sort=True)[["n", "made"]].sum().reset_index()
-    groups = [(None, total)] if by is None else list(total.groupby(by, sort=True))
+    total = table.groupby(keys, sort=True, observed=True)[["n", "made"]].sum().reset_index()
+    groups = ([(None, total)] if by is None
+              else list(total.groupby(by, sort=True, observed=True)))
     for key, part in groups:
         low, high = wilson_interval(part["made"], part["n"])
         big = (part["n"] >= MIN_GROUP).to_numpy()
