@@ -31,6 +31,8 @@ from typing import Any
 
 from belote_sim._version import __version__
 
+Z95 = 1.959963984540054  # two-sided 95% normal quantile (as analysis.report_tables.Z95)
+
 
 def _cmd_replay(args: argparse.Namespace) -> int:
     from belote_sim.deal.replay import replay_lines
@@ -199,6 +201,10 @@ def _cmd_simulate(args: argparse.Namespace) -> int:
     print(f"belote-sim {__version__}: seed {study.seed}, rules {study.rules.name}, "
           f"bidding {', '.join(sorted({str(s) for s in study.bidding}))}, "
           f"play {', '.join(sorted({str(s) for s in study.play}))}")
+    if study.predeal or study.constraints:
+        from belote_sim.analysis.html_report import conditions_text
+
+        print(f"conditioned deals: {conditions_text(study.provenance(0))}")
     if args.games:
         start = time.perf_counter()
         n = study.rules.players
@@ -298,7 +304,8 @@ def _cmd_main(args: argparse.Namespace) -> int:
 def _cmd_report(args: argparse.Namespace) -> int:
     from belote_sim.analysis.html_report import write_report
 
-    index = write_report(args.table, args.output, allow_incomplete=args.allow_incomplete)
+    index = write_report(args.table, args.output, title=args.title,
+                         allow_incomplete=args.allow_incomplete)
     print(f"report: {index.resolve()}")
     return 0
 
@@ -323,42 +330,81 @@ def _cmd_dataset(args: argparse.Namespace) -> int:
 
 def _cmd_hand(args: argparse.Namespace) -> int:
     from belote_sim.analysis.strength import hand_strength
+    from belote_sim.rules import Rules
 
     options = dict(_parse_option(o) for o in args.option or [])
+    rules = Rules.from_spec(args.ruleset, options)
+    unit = "pts" if rules.options().get("scoring") == "french" else "MP"
     start = time.perf_counter()
     table = hand_strength(args.cards, seat=args.seat, dealer=args.dealer, deals=args.deals,
-                          rules=args.ruleset, play=args.play, seed=args.seed,
-                          options=options)
+                          rules=rules, play=args.play, seed=args.seed)
     elapsed = time.perf_counter() - start
     print(f"hand {args.cards} at seat {args.seat}, dealer {args.dealer}, {args.ruleset} "
-          f"rules, {args.play} play, {args.deals:,} deals per strain (seed {args.seed}); "
-          "taker's team, 95% intervals")
+          f"rules, {args.play} play; every strain forced on the same {args.deals:,} deals "
+          f"(seed {args.seed}); taker's team, 95% intervals")
+    if unit == "pts":
+        print("french scoring: points are French points (pts), not match points")
+    missing = [s for s in ("C", "D", "H", "S", "NT", "AT") if s not in set(table["strain"])]
+    if missing:
+        print(f"not played under these rules: {', '.join(missing)}")
     print(f"{'strain':<7}{'P(made)':>9}{'interval':>17}{'raw':>8}{'interval':>17}"
-          f"{'MP':>7}{'interval':>15}")
+          f"{unit:>7}{'interval':>15}{'net ' + unit:>9}{'interval':>17}{'vs best':>16}")
     for r in table.itertuples():
+        versus = "best" if r.best else f"{r.vs_best:+.2f} ± {r.vs_best_se:.2f}"
         print(f"{r.strain:<7}{r.p_made:>9.3f}   [{r.p_low:.3f}, {r.p_high:.3f}]"
               f"{r.mean_raw:>8.1f}   [{r.raw_low:6.1f}, {r.raw_high:6.1f}]"
-              f"{r.mean_mp:>7.2f}   [{r.mp_low:5.2f}, {r.mp_high:5.2f}]")
+              f"{r.mean_mp:>7.2f}   [{r.mp_low:5.2f}, {r.mp_high:5.2f}]"
+              f"{r.mean_net:>9.2f}   [{r.net_low:6.2f}, {r.net_high:6.2f}]{versus:>16}")
+    best = table[table["best"]].iloc[0]
+    others = table[~table["best"]]
+    line = (f"best call: {best['strain']} (net {best['mean_net']:+.2f} {unit} per deal "
+            "against the defenders)")
+    if len(others):
+        runner = others.loc[others["vs_best"].idxmax()]
+        if runner["vs_best"] + Z95 * runner["vs_best_se"] >= 0:
+            line += (f"; not significantly better than {runner['strain']} "
+                     f"({runner['vs_best']:+.2f} ± {runner['vs_best_se']:.2f} {unit} on the "
+                     "same deals)")
+        else:
+            line += (f", {-runner['vs_best']:.2f} ± {runner['vs_best_se']:.2f} {unit} "
+                     f"better than the next, {runner['strain']}, on the same deals")
+    print(line)
     print(f"({elapsed:.1f} s)")
     return 0
 
 
-def _cmd_study(args: argparse.Namespace) -> int:
-    from belote_sim.analysis.comparisons import bidding_sweep
 
-    values = [float(v) for v in args.values.split(",")]
+def _cmd_study(args: argparse.Namespace) -> int:
+    from belote_sim.analysis.comparisons import bidding_sweep, default_values
+
+    values = (default_values(args.param) if args.values is None
+              else [float(v) for v in args.values.split(",")])
     table = bidding_sweep(args.param, values, deals=args.deals, rules=args.ruleset,
                           play=args.play, seed=args.seed, games=args.games,
                           threads=args.threads)
-    print(f"bidding study: team 0 sweeps threshold '{args.param}', team 1 keeps the "
-          f"baseline; {args.deals:,} paired deals, seed {args.seed}")
-    cols = ["value", "mean_net_mp", "se", "delta", "delta_se"]
+    base = table[table["baseline"]].iloc[0]
+    print(f"bidding study: threshold '{args.param}' against its default "
+          f"{base['value']:g} (the baseline, the other team); {args.deals:,} deals, each "
+          f"played twice with the teams swapped (mirrored), seed {args.seed}")
+    print("net MP = MP per deal the setting gains over the baseline (mirrored; the "
+          "baseline is 0 by construction)")
+    show = table.assign(setting=[f"{v:g}" + (" (baseline)" if b else "")
+                                 for v, b in zip(table["value"], table["baseline"])])
+    cols = ["setting", "mean_net_mp", "se", "low", "high"]
     if args.games:
         cols += ["win_rate", "win_delta", "win_delta_se"]
-    print(table[cols].to_string(index=False, float_format=lambda v: f"{v:.3f}"))
-    best = table[table["best"]].iloc[0]
-    print(f"best: {args.param} = {best['value']:g} ({best['mean_net_mp']:.3f} MP per deal, "
-          f"{best['delta']:+.3f} ± {best['delta_se']:.3f} vs baseline)")
+    print(show[cols].rename(columns={"mean_net_mp": "net MP", "low": "95% low",
+                                     "high": "95% high"})
+          .to_string(index=False, float_format=lambda v: f"{v:.3f}"))
+    if table["best"].any():
+        best = table[table["best"]].iloc[0]
+        print(f"best: {args.param} = {best['value']:g} ({best['mean_net_mp']:+.3f} ± "
+              f"{best['se']:.3f} MP per deal over the baseline {base['value']:g})")
+        if best["edge"]:
+            print("  (at the edge of the values tried: the optimum may lie beyond)")
+    else:
+        print(f"no significant difference: no value beats the baseline {args.param} = "
+              f"{base['value']:g} at 95%")
     if args.output:
         table.to_csv(args.output, index=False)
         print(f"wrote {args.output}")
@@ -401,11 +447,35 @@ def _cmd_duel(args: argparse.Namespace) -> int:
     start = time.perf_counter()
     r = duel(args.a, args.b, deals=args.deals, rules=args.ruleset, bidding=args.bid,
              seed=args.seed, threads=args.threads)
-    print(f"duel {r['a']} vs {r['b']}: {r['deals']:,} mirrored deals ({args.ruleset}, seed "
-          f"{args.seed}) in {time.perf_counter() - start:.1f} s")
+    print(f"duel {r['a']} vs {r['b']}: {r['deals']:,} mirrored deals played, {r['thrown_in']:,} "
+          f"of {args.deals:,} thrown in and left out ({args.ruleset}, seed {args.seed}) in "
+          f"{time.perf_counter() - start:.1f} s")
     print(f"{r['a']} gains {r['mean_mp_diff']:+.3f} MP per deal over {r['b']} "
           f"(paired s.e. {r['se']:.3f}; 95% interval {r['low']:+.3f} .. {r['high']:+.3f})")
     return 0
+
+
+class _Defaults(argparse.HelpFormatter):
+    """Help that shows each option's default, unless it is None or already said."""
+
+    def _get_help_string(self, action: argparse.Action) -> str:
+        text = action.help or ""
+        default = action.default
+        if (default is not None and default is not False and default != argparse.SUPPRESS
+                and "default" not in text and action.option_strings):
+            text += " (default: %(default)s)"
+        return text
+
+
+def _at_least_2(text: str) -> int:
+    """argparse type: an integer of at least 2 (deals for a mean and its s.e.)."""
+    try:
+        value = int(text)
+    except ValueError:
+        raise argparse.ArgumentTypeError(f"not an integer: {text!r}") from None
+    if value < 2:
+        raise argparse.ArgumentTypeError(f"needs at least 2 deals, got {value}")
+    return value
 
 
 def build_parser() -> argparse.ArgumentParser:
@@ -474,9 +544,14 @@ def build_parser() -> argparse.ArgumentParser:
                    help="read an interrupted run's table too")
     p.set_defaults(func=_cmd_export)
 
-    p = sub.add_parser("report", help="HTML report of a deals table")
-    p.add_argument("table", help="deals Parquet file or dataset directory")
+    p = sub.add_parser("report", help="HTML report of a deals table",
+                       description="HTML report of a deals table: summary, contents, one "
+                       "section per question with figures and tables; CSVs in tables/.",
+                       formatter_class=_Defaults)
+    p.add_argument("table", help="deals Parquet file or dataset directory (belote-sim "
+                   "simulate)")
     p.add_argument("-o", "--output", default="reports", help="output directory")
+    p.add_argument("--title", default="belote-sim report", help="title of the report")
     p.add_argument("--allow-incomplete", action="store_true", help="report an interrupted "
                    "run or unfinished dataset too (title: 'incomplete: k of n chunks')")
     p.set_defaults(func=_cmd_report)
@@ -487,28 +562,45 @@ def build_parser() -> argparse.ArgumentParser:
     p.add_argument("--force", action="store_true", help="rebuild a readable manifest too")
     p.set_defaults(func=_cmd_dataset)
 
-    p = sub.add_parser("hand", help="strength of one hand per strain (conditional Monte Carlo)")
+    p = sub.add_parser("hand", help="strength of one hand per strain (conditional Monte Carlo)",
+                       description="Strength of one hand: the hand is predealt to --seat, "
+                       "the rest dealt at random; each strain is forced (that seat takes, "
+                       "undoubled) and played out on the same deals, then compared.",
+                       formatter_class=_Defaults)
     p.add_argument("cards", help='5 bidding cards or 8 cards, e.g. "JH 9H AH TS 7C"')
-    p.add_argument("--seat", type=int, default=0, choices=range(4))
-    p.add_argument("--dealer", type=int, default=3, choices=range(4))
-    p.add_argument("--deals", type=int, default=20_000, help="deals per strain")
-    p.add_argument("--ruleset", default="common")
-    p.add_argument("--option", action="append", metavar="NAME=VALUE")
-    p.add_argument("--play", default="greedy")
-    p.add_argument("--seed", type=int, default=0)
+    p.add_argument("--seat", type=int, default=0, choices=range(4),
+                   help="seat holding the hand (and taking)")
+    p.add_argument("--dealer", type=int, default=3, choices=range(4),
+                   help="dealer seat (seat dealer+1 speaks first and leads)")
+    p.add_argument("--deals", type=_at_least_2, default=20_000,
+                   help="deals per strain (the same deals for every strain)")
+    p.add_argument("--ruleset", default="common", help="common, bulgarian or french")
+    p.add_argument("--option", action="append", metavar="NAME=VALUE",
+                   help="rule option override (repeatable)")
+    p.add_argument("--play", default="greedy", help="play policy of all four seats")
+    p.add_argument("--seed", type=int, default=0, help="seed of the deals")
     p.set_defaults(func=_cmd_hand)
 
-    p = sub.add_parser("study", help="studies: 'study bidding' sweeps a bidding threshold")
-    p.add_argument("kind", choices=["bidding"])
-    p.add_argument("--param", default="suit", help="suit, nt, at, double or redouble")
-    p.add_argument("--values", default="40,45,50,55,60,65")
-    p.add_argument("--deals", type=int, default=100_000)
-    p.add_argument("--games", type=int, default=0, help="also play N games per setting")
-    p.add_argument("--ruleset", default="common")
-    p.add_argument("--play", default="greedy")
-    p.add_argument("--seed", type=int, default=0)
-    p.add_argument("--threads", type=int, default=None)
-    p.add_argument("-o", "--output", help="CSV of the table")
+    p = sub.add_parser("study", help="studies: 'study bidding' sweeps a bidding threshold",
+                       description="study bidding: one threshold of the threshold bidding "
+                       "policy takes each value in turn against the default thresholds, on "
+                       "mirrored deals (each deal played twice with the teams swapped); the "
+                       "baseline (the parameter's default) scores exactly 0.",
+                       formatter_class=_Defaults)
+    p.add_argument("kind", choices=["bidding"], help="the study to run")
+    p.add_argument("--param", default="suit", help="threshold to sweep: suit, nt, at, "
+                   "double or redouble")
+    p.add_argument("--values", default=None, help="comma-separated values (default: the "
+                   "parameter's default and 5 and 10 points either side)")
+    p.add_argument("--deals", type=_at_least_2, default=100_000,
+                   help="deals per setting (each played twice)")
+    p.add_argument("--games", type=int, default=0, help="also play N mirrored games per "
+                   "setting")
+    p.add_argument("--ruleset", default="common", help="common or bulgarian")
+    p.add_argument("--play", default="greedy", help="play policy of all four seats")
+    p.add_argument("--seed", type=int, default=0, help="seed of the deals")
+    p.add_argument("--threads", type=int, default=None, help="numba threads (default: all)")
+    p.add_argument("-o", "--output", help="write the table as CSV here")
     p.set_defaults(func=_cmd_study)
 
     p = sub.add_parser("solve", help="exact double-dummy value of a deal or of records")
@@ -521,14 +613,20 @@ def build_parser() -> argparse.ArgumentParser:
     p.add_argument("-o", "--output", help="output JSON lines (with --records)")
     p.set_defaults(func=_cmd_solve)
 
-    p = sub.add_parser("duel", help="play policy A against B on mirrored deals")
+    p = sub.add_parser("duel", help="play policy A against B on mirrored deals",
+                       description="Play policy A against B: every deal is played twice, "
+                       "A in team 0 then in team 1, with the same cards and auction; "
+                       "thrown-in deals are counted and left out.",
+                       formatter_class=_Defaults)
     p.add_argument("--a", required=True, help="play policy of the first side")
     p.add_argument("--b", required=True, help="play policy of the second side")
-    p.add_argument("--deals", type=int, default=10_000)
-    p.add_argument("--ruleset", default="common")
-    p.add_argument("--bid", default=None, help="bidding policy for everyone")
-    p.add_argument("--seed", type=int, default=0)
-    p.add_argument("--threads", type=int, default=None)
+    p.add_argument("--deals", type=_at_least_2, default=10_000, help="deals (each played "
+                   "twice)")
+    p.add_argument("--ruleset", default="common", help="common, bulgarian or french")
+    p.add_argument("--bid", default=None, help="bidding policy for everyone (default: the "
+                   "ruleset's)")
+    p.add_argument("--seed", type=int, default=0, help="seed of the deals")
+    p.add_argument("--threads", type=int, default=None, help="numba threads (default: all)")
     p.set_defaults(func=_cmd_duel)
 
     p = sub.add_parser("main", help="run the default study")

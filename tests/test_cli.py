@@ -98,7 +98,8 @@ def test_report_hand_study_commands(tmp_path, capsys):
     assert "P(made)" in out and "AT" in out
     assert main(["study", "bidding", "--param", "suit", "--values", "45,55", "--deals",
                  "2000", "-o", str(tmp_path / "s.csv")]) == 0
-    assert "best: suit =" in capsys.readouterr().out
+    out = capsys.readouterr().out
+    assert "best: suit =" in out or "no significant difference" in out
     assert main(["study", "bidding", "--param", "colour", "--deals", "10"]) == 2
     assert main(["report", str(tmp_path / "missing.parquet")]) == 2
 

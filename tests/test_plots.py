@@ -30,26 +30,47 @@ def tables(deals):
 
 def test_success_vs_feature_lines_and_bands(tables):
     ax = plots.success_vs_feature(tables["success_by_trump"], "n_trumps", by="trump_j")
-    assert len(ax.lines) == 2 and len(ax.collections) == 2  # one band per line
+    main = [line for line in ax.lines if not line.get_label().startswith("_")]
+    assert len(main) == 2 and len(ax.collections) == 2  # one band per line
+    # groups under MIN_GROUP contracts: no band, no point on the line, a hollow marker
+    total = tables["success_by_trump"].groupby(["trump_j", "n_trumps"])["n"].sum()
+    small = total[total < plots.MIN_GROUP]
+    assert len(small) and len(ax.lines) == 2 + len(small)
+    small_table = pd.DataFrame({"k": [1, 2, 3], "n": [100, 100, 3], "made": [50, 60, 3]})
+    ax2 = plots.success_vs_feature(small_table, "k")
+    xs = ax2.collections[0].get_paths()[0].vertices[:, 0]
+    assert xs.max() == 2  # no band over the group of 3
+    assert any(t.get_text() == "n=3" for t in ax2.texts)
+    assert ax.xaxis.get_major_locator()._integer
     assert ax.get_ylim() == (0, 1) and ax.get_legend() is not None
     ax = plots.success_vs_feature(tables["success_by_contract"], "taker_position")
     assert len(ax.lines) == 1 and len(ax.lines[0].get_xdata()) == 4
 
 
-def test_declaration_plot_bars_and_exact_marks(tables):
+def test_declaration_plot_ratio_to_exact_with_intervals(tables):
     ax = plots.declaration_frequencies(tables["declarations"], "hand8")
-    assert len(ax.patches) == 11  # one bar per event
-    marks = [line for line in ax.lines if line.get_label() == "exact"]
-    assert len(marks) == 1 and len(marks[0].get_xdata()) == 11
-    assert ax.get_yscale() == "log"
+    # one point per event: simulated / exact with its interval, a line at 1 (exact)
+    (container,) = ax.containers
+    ratios = container.lines[0].get_ydata()
+    assert len(ratios) == 11 and ax.get_yscale() == "linear"
+    part = tables["declarations"].query("scope == 'hand8'")
+    assert list(ratios) == pytest.approx(list(part["rate"] / part["exact"]))
+    assert [line for line in ax.lines if list(line.get_ydata()) == [1, 1]]
     labels = [t.get_text() for t in ax.get_xticklabels()]
-    assert "tierce" in labels and "carré J" in labels
+    assert "tierce (run 3)" in labels and "carré J" in labels
 
 
-def test_mp_histograms_one_step_per_strain(tables):
-    ax = plots.mp_histograms(tables["points_histogram"])
-    strains = set(tables["points_histogram"]["strain"])
-    assert len(ax.lines) == len(strains)
+def test_mp_histograms_one_step_per_family_and_overflow_bin(tables):
+    hist = tables["points_histogram"]
+    ax = plots.mp_histograms(hist)
+    strains = set(hist["strain"])
+    families = {"suit" if s in "CDHS" else s for s in strains}
+    assert len(ax.lines) == len(families)
+    # each line ends with the overflow bin: the shares add up to 1 per family
+    for line in ax.lines:
+        y = line.get_ydata()
+        assert sum(y[:-1]) == pytest.approx(1.0)
+    assert any(t.get_text().startswith("≥") for t in ax.texts)
 
 
 def test_sweep_curve_error_bars():
@@ -93,7 +114,11 @@ def test_html_report_links_exist_and_states_provenance(deals, tmp_path):
     parser = _Links()
     parser.feed(text)
     assert len(parser.targets) >= 10
+    ids = set(re.findall(r"id='([^']+)'", text))
     for target in parser.targets:
+        if target.startswith("#"):
+            assert target[1:] in ids, target
+            continue
         assert not re.match(r"^[a-z]+://", target) and not target.startswith("/")
         assert (index.parent / target).is_file(), target
     for needle in ("belote-sim 0.1.0", "common", "seed", "greedy", "threshold", "20000"):

@@ -1,12 +1,13 @@
-"""Bidding studies: sweep a threshold parameter against a baseline, on the same deals.
+"""Bidding studies and play duels on mirrored deals.
 
-Team 0 (seats 0 and 2) bids with the ``threshold`` policy where one parameter takes
-each value in turn; team 1 keeps the baseline thresholds.  Every setting plays the
-same deals (same seed, so the same cards: a deal is dealt from its seed before any
-policy acts), so settings are compared *paired*: for each deal the difference of
-team 0's net score (``mp0 - mp1``, MP added now) between the setting and the
-baseline, whose mean and paired standard error say whether the setting is better.
-In game mode the measure is team 0's game win rate, paired on the game seeds.
+``bidding_sweep``: one ``threshold`` parameter takes each value in turn (the
+"setting"); the other team keeps the baseline thresholds (by default the parameter
+defaults).  Every deal is played twice with the same cards (a deal is dealt from its
+seed before any policy acts): once with the setting in team 0 (seats 0, 2), once with
+the teams swapped.  The setting's result on a deal is its net score (its team's MP
+minus the other's, MP added now) averaged over the two plays, so the luck of the cards
+cancels and the baseline against itself scores exactly 0 on every deal.  In game mode
+the measure is the setting's game win rate, mirrored the same way on the game seeds.
 """
 
 from __future__ import annotations
@@ -28,63 +29,87 @@ def _spec(params: Sequence[float]) -> str:
     return "threshold:" + ",".join(f"{p:g}" for p in params)
 
 
-def bidding_sweep(param: str, values: Sequence[float], deals: int = 100_000,
+def default_values(param: str, step: float = 5.0, steps: int = 2) -> list[float]:
+    """The default sweep of a threshold parameter: its default value and ``steps``
+    steps of ``step`` points either side."""
+    if param not in THRESHOLD_PARAMS:
+        raise ValueError(f"unknown threshold parameter {param!r}: one of "
+                         f"{', '.join(THRESHOLD_PARAMS)}")
+    base = THRESHOLD_DEFAULTS[THRESHOLD_PARAMS.index(param)]
+    return [base + k * step for k in range(-steps, steps + 1)]
+
+
+def bidding_sweep(param: str, values: Sequence[float] | None = None, deals: int = 100_000,
                   rules: Any = "common", play: Any = "greedy", seed: int = 0,
                   baseline: Sequence[float] | None = None, games: int = 0,
                   threads: int | None = None) -> pd.DataFrame:
-    """Mean result of team 0 for each value of one threshold parameter.
+    """Mirrored result of each value of one threshold parameter against the baseline.
 
-    ``param``: one of ``suit``, ``nt``, ``at``, ``double``, ``redouble``.  Returns one
-    row per value: ``value``, ``n`` (deals), ``mean_net_mp`` (team 0's mp0 - mp1 per
-    deal) with ``se``, ``delta`` (paired difference from the baseline setting) with
-    ``delta_se`` and a 95% interval, and with ``games`` > 0 also ``win_rate``,
-    ``win_delta``, ``win_delta_se`` over that many games.  ``best`` marks the value
-    with the highest mean.
+    ``param``: one of ``suit``, ``nt``, ``at``, ``double``, ``redouble``; ``values``
+    (default ``default_values(param)``; the baseline value is always added).  Returns
+    one row per value, sorted: ``value``, ``baseline`` (the row of the baseline
+    value), ``n`` (deals), ``mean_net_mp`` (MP per deal the setting gains over the
+    baseline on mirrored deals; exactly 0 for the baseline) with ``se``, ``low``,
+    ``high`` (95%), the same as ``delta``/``delta_se``/``delta_low``/``delta_high``,
+    and with ``games`` > 0 ``win_rate`` (mirrored), ``win_delta`` and
+    ``win_delta_se`` (paired against the baseline's mirrored games).  ``best`` marks
+    the value with the highest mean only when it beats the baseline significantly
+    (95% interval above 0); ``edge`` marks the smallest and largest values.
     """
     if param not in THRESHOLD_PARAMS:
         raise ValueError(f"unknown threshold parameter {param!r}: one of "
                          f"{', '.join(THRESHOLD_PARAMS)}")
-    values = [float(v) for v in values]
+    if deals < 2:
+        raise ValueError(f"deals must be at least 2, got {deals}")
+    base = [float(v) for v in (baseline or THRESHOLD_DEFAULTS)]
+    index = THRESHOLD_PARAMS.index(param)
+    values = default_values(param) if values is None else [float(v) for v in values]
     if not values:
         raise ValueError("give at least one value to sweep")
-    base = list(baseline or THRESHOLD_DEFAULTS)
-    index = THRESHOLD_PARAMS.index(param)
+    values = sorted(set(values) | {base[index]})
 
-    def bidding(params):
-        return [_spec(params), _spec(base), _spec(params), _spec(base)]
+    def mirrored(params):
+        """Per deal (or game): the setting's mirrored measure."""
+        first = [_spec(params), _spec(base), _spec(params), _spec(base)]
+        second = [_spec(base), _spec(params), _spec(base), _spec(params)]
+        a = simulate(deals, rules=rules, bidding=first, play=play, seed=seed, threads=threads)
+        b = simulate(deals, rules=rules, bidding=second, play=play, seed=seed, threads=threads)
+        if not (a["hand0"].to_numpy() == b["hand0"].to_numpy()).all():
+            raise AssertionError("the two plays of a deal did not have the same cards")
+        net = ((a["mp0"] - a["mp1"]).to_numpy(float) + (b["mp1"] - b["mp0"]).to_numpy(float)) / 2
+        win = None
+        if games:
+            ga = simulate_games(games, rules=rules, bidding=first, play=play, seed=seed,
+                                threads=threads)
+            gb = simulate_games(games, rules=rules, bidding=second, play=play, seed=seed,
+                                threads=threads)
+            win = ((ga["winner"] == 0).to_numpy(float) + (gb["winner"] == 1).to_numpy(float)) / 2
+        return net, win
 
-    base_df = simulate(deals, rules=rules, bidding=bidding(base), play=play, seed=seed,
-                       threads=threads)
-    base_net = (base_df["mp0"] - base_df["mp1"]).to_numpy(float)
-    if games:
-        base_games = simulate_games(games, rules=rules, bidding=bidding(base), play=play,
-                                    seed=seed, threads=threads)
-        base_win = (base_games["winner"] == 0).to_numpy(float)
+    base_win = mirrored(base)[1] if games else None
     rows = []
     for value in values:
         params = list(base)
         params[index] = value
-        df = simulate(deals, rules=rules, bidding=bidding(params), play=play, seed=seed,
-                      threads=threads)
-        if not (df["hand0"].to_numpy() == base_df["hand0"].to_numpy()).all():
-            raise AssertionError("settings did not play the same deals")
-        net = (df["mp0"] - df["mp1"]).to_numpy(float)
-        diff = net - base_net
-        row = {"param": param, "value": value, "n": len(net), "mean_net_mp": net.mean(),
-               "se": net.std(ddof=1) / np.sqrt(len(net)), "delta": diff.mean(),
-               "delta_se": diff.std(ddof=1) / np.sqrt(len(diff))}
-        row["delta_low"] = row["delta"] - Z95 * row["delta_se"]
-        row["delta_high"] = row["delta"] + Z95 * row["delta_se"]
+        net, win = mirrored(params)
+        se = float(net.std(ddof=1) / np.sqrt(len(net)))
+        mean = float(net.mean())
+        row = {"param": param, "value": value, "baseline": value == base[index],
+               "n": len(net), "mean_net_mp": mean, "se": se, "low": mean - Z95 * se,
+               "high": mean + Z95 * se}
+        row.update(delta=mean, delta_se=se, delta_low=row["low"], delta_high=row["high"])
         if games:
-            g = simulate_games(games, rules=rules, bidding=bidding(params), play=play,
-                               seed=seed, threads=threads)
-            win = (g["winner"] == 0).to_numpy(float)
-            row["win_rate"] = win.mean()
-            row["win_delta"] = (win - base_win).mean()
-            row["win_delta_se"] = (win - base_win).std(ddof=1) / np.sqrt(len(win))
+            diff = win - base_win
+            row["win_rate"] = float(win.mean())
+            row["win_delta"] = float(diff.mean())
+            row["win_delta_se"] = float(diff.std(ddof=1) / np.sqrt(len(diff)))
         rows.append(row)
     out = pd.DataFrame(rows)
-    out["best"] = out["mean_net_mp"] == out["mean_net_mp"].max()
+    top = out["mean_net_mp"].idxmax()
+    out["best"] = False
+    if out.loc[top, "low"] > 0:
+        out.loc[top, "best"] = True
+    out["edge"] = (out["value"] == out["value"].min()) | (out["value"] == out["value"].max())
     return out
 
 
@@ -96,8 +121,11 @@ def duel(a: Any, b: Any, deals: int = 10_000, rules: Any = "common", bidding: An
     team 0 (seats 0, 2) and ``b`` in team 1, once with the teams swapped.  The measure
     is ``a``'s net match points per deal (its team's MP minus the other's, added now),
     averaged over the two plays of each deal; thrown-in deals are left out.  Returns
-    ``{"a", "b", "deals", "mean_mp_diff", "se", "low", "high"}`` (paired standard error).
+    ``{"a", "b", "deals", "thrown_in", "mean_mp_diff", "se", "low", "high"}``: ``deals``
+    played (mirrored), ``thrown_in`` deals left out, the paired standard error.
     """
+    if deals < 2:
+        raise ValueError(f"deals must be at least 2, got {deals}")
     first = simulate(deals, rules=rules, bidding=bidding, play=[a, b, a, b], seed=seed,
                      threads=threads)
     second = simulate(deals, rules=rules, bidding=bidding, play=[b, a, b, a], seed=seed,
@@ -109,5 +137,6 @@ def duel(a: Any, b: Any, deals: int = 10_000, rules: Any = "common", bidding: An
     n = len(x)
     mean = float(x.mean()) if n else float("nan")
     se = float(x.std(ddof=1) / np.sqrt(n)) if n > 1 else float("nan")
-    return {"a": str(a), "b": str(b), "deals": int(n), "mean_mp_diff": mean, "se": se,
+    return {"a": str(a), "b": str(b), "deals": int(n),
+            "thrown_in": int(len(played) - played.sum()), "mean_mp_diff": mean, "se": se,
             "low": mean - Z95 * se, "high": mean + Z95 * se}

@@ -291,3 +291,238 @@ def probabilities(k: int = 8, *, deck: int = 32) -> dict[str, float]:
     """The one-hand probabilities (floats in [0, 1]) for a k-card hand from the
     ``deck``-card deck (32 or 24), from the exact closed forms."""
     return {key: float(value) for key, value in closed_form(k, deck=deck).items()}
+
+
+# --- conditioned on predealt cards and constraints (4-player deal) ---------------------------
+
+_PLAIN_POINTS = (0, 0, 0, 10, 2, 3, 4, 11)  # 7 8 9 T J Q K A: the constraint strength
+
+
+def _mask_of_names(cards) -> int:
+    from belote_sim.cards import parse_cards
+
+    if isinstance(cards, str):
+        cards = cards.split()
+    mask = 0
+    for card in parse_cards(list(cards)):
+        mask |= 1 << card
+    return mask
+
+
+def _rejection_keys(spec: dict) -> bool:
+    return any(key in spec for key in ("exclude", "min", "max", "strength"))
+
+
+def _subsets(pool_byte: int) -> list[int]:
+    return [sub for sub in range(256) if sub & ~pool_byte == 0]
+
+
+def _weighted_events(base: int, pool: int, take: int, in_a: int, weight_of_j,
+                     spec: dict | None) -> dict[str, Fraction]:
+    """Events of hands ``base | S`` over the subsets S of ``pool`` with ``take`` cards,
+    each weighted by ``weight_of_j(j)`` (j = cards of S in ``in_a``) and kept when the
+    hand meets the rejection constraints ``spec`` (suit lengths, strength).
+
+    Three suits are combined into partial hands, summarised by what the events need
+    (cards, longest run, carré ranks, K+Q of hearts, j, strength) and counted; the
+    fourth suit is crossed with those summaries.
+    """
+    import numpy as np
+
+    spec = spec or {}
+    mins = [int(dict(spec.get("min", {})).get(s, 0)) for s in "CDHS"]
+    maxs = [int(dict(spec.get("max", {})).get(s, 8)) for s in "CDHS"]
+    points = np.array([sum(_PLAIN_POINTS[r] for r in range(8) if (byte >> r) & 1)
+                       for byte in range(256)], dtype=np.int64)
+    longest = np.array([_longest_run(byte) for byte in range(256)], dtype=np.int64)
+    carre_bits = sum(1 << RANKS.index(r) for r in CARRE_RANKS)
+    # per suit: rows (hand byte, cards taken, cards taken from in_a)
+    per_suit = []
+    for s in range(4):
+        b = (base >> (8 * s)) & 0xFF
+        rows = [(b | sub, bin(sub).count("1"), bin(sub & (in_a >> (8 * s))).count("1"))
+                for sub in _subsets((pool >> (8 * s)) & 0xFF)
+                if mins[s] <= bin(b | sub).count("1") <= maxs[s]]
+        per_suit.append(np.array(rows, dtype=np.int64).reshape(-1, 3))
+    # partial hands of suits C, D, H as summaries: n, j, run, common, kq, strength
+    acc = {"n": per_suit[0][:, 1], "j": per_suit[0][:, 2],
+           "run": longest[per_suit[0][:, 0]], "common": per_suit[0][:, 0] & carre_bits,
+           "kq": np.zeros(len(per_suit[0]), dtype=np.int64),
+           "strength": points[per_suit[0][:, 0]], "count": np.ones(len(per_suit[0]), np.int64)}
+    for s in (1, 2):
+        right = per_suit[s]
+        li, ri = np.divmod(np.arange(len(acc["n"]) * len(right)), len(right))
+        byte = right[ri, 0]
+        new = {"n": acc["n"][li] + right[ri, 1], "j": acc["j"][li] + right[ri, 2],
+               "run": np.maximum(acc["run"][li], longest[byte]),
+               "common": acc["common"][li] & byte,
+               "kq": (byte & 0x60 == 0x60).astype(np.int64) if s == 2 else acc["kq"][li],
+               "strength": acc["strength"][li] + points[byte], "count": acc["count"][li]}
+        keep = new["n"] <= take
+        new = {k: v[keep] for k, v in new.items()}
+        # merge equal summaries
+        key = np.stack([new[k] for k in ("n", "j", "run", "common", "kq", "strength")], 1)
+        uniq, inverse = np.unique(key, axis=0, return_inverse=True)
+        counts = np.bincount(inverse.ravel(), weights=new["count"]).astype(np.int64)
+        acc = dict(zip(("n", "j", "run", "common", "kq", "strength"), uniq.T))
+        acc["count"] = counts
+    right = per_suit[3]
+    li, ri = np.divmod(np.arange(len(acc["n"]) * len(right)), len(right))
+    byte = right[ri, 0]
+    ok = acc["n"][li] + right[ri, 1] == take
+    strength = acc["strength"][li] + points[byte]
+    if "strength" in spec:
+        low, high = spec["strength"]
+        ok &= (strength >= low) & (strength <= high)
+    li, byte = li[ok], byte[ok]
+    j = acc["j"][li] + right[ri[ok], 2]
+    table = np.array([int(weight_of_j(k)) for k in range(9)], dtype=np.int64)
+    # sums stay below 2**63: at most C(32, 8) hands of weight at most C(32, 8)
+    weights = table[j] * acc["count"][li]
+    total = int(weights.sum())
+    if total == 0:
+        return {}
+    run = np.maximum(acc["run"][li], longest[byte])
+    common = acc["common"][li] & byte
+    hits = {"run3": run == 3, "run4": run == 4, "run5": run >= 5}
+    for r in CARRE_RANKS:
+        hits[f"carre_{r}"] = (common >> RANKS.index(r)) & 1 == 1
+    hits["carre_any"] = common != 0
+    hits["kq_suit"] = acc["kq"][li] == 1
+    return {event: Fraction(int(weights[mask].sum()), total) for event, mask in hits.items()}
+
+
+def conditional_probabilities(seat: int, size: int, predeal: dict | None = None,
+                              constraints: dict | None = None) -> dict[str, Fraction] | None:
+    """Exact probabilities of the ``HAND_EVENTS`` for one seat's hand in a 4-player deal
+    (32 cards) with predealt cards and constraints, by enumerating the seat's possible
+    hands (up to C(32, 8) = 10.5 million, vectorised).
+
+    ``size`` 8: the whole hand; 5: the bidding cards (the first five predealt cards of
+    the seat are its bidding cards; the other cards of its bidding packets are a
+    uniform choice among its free cards).  ``predeal``: ``{seat: cards}``;
+    ``constraints``: ``{seat: {"require", "exclude", "min", "max", "strength"}}`` as
+    kept in a study's provenance (seats as int or str).  Returns None where the law of
+    that hand is not a single enumeration: when another seat has rejection
+    constraints (excluded cards, suit lengths, strength).  The bidding cards of a seat
+    with rejection constraints are enumerated jointly with the other 3 cards of its
+    hand (``_constrained_bidding_events``).
+    """
+    if size not in (5, 8):
+        raise ValueError(f"size must be 5 or 8 (cards), got {size!r}")
+    pre = {int(k): (v.split() if isinstance(v, str) else list(v))
+           for k, v in (predeal or {}).items()}
+    cons = {int(k): dict(v) for k, v in (constraints or {}).items()}
+    fixed = {s: _mask_of_names(cards) for s, cards in pre.items()}
+    required = {s: _mask_of_names(spec.get("require", [])) & ~fixed.get(s, 0)
+                for s, spec in cons.items()}
+    taken = 0
+    for mask in list(fixed.values()) + list(required.values()):
+        taken |= mask
+    free = ((1 << 32) - 1) & ~taken  # the cards dealt at random
+    rejecting = {s for s, spec in cons.items() if _rejection_keys(spec)}
+    if rejecting - {seat}:
+        return None
+    spec = cons.get(seat, {})
+    own_fixed = fixed.get(seat, 0)
+    own_required = required.get(seat, 0)
+    if size == 8:
+        base = own_fixed | own_required
+        pool = free & ~_mask_of_names(spec.get("exclude", []))
+        take = 8 - bin(base).count("1")
+        return _weighted_events(base, pool, take, 0, lambda j: 1, spec)
+    if seat in rejecting:
+        return _constrained_bidding_events(pre.get(seat, []), own_required, free, spec)
+    bid_fixed = _mask_of_names(pre.get(seat, [])[:5])
+    free_positions = 8 - len(pre.get(seat, []))
+    drawn = free_positions - bin(own_required).count("1")  # cards of the seat from ``free``
+    n_free = bin(free).count("1")
+    take = 5 - bin(bid_fixed).count("1")
+    # a bidding set S of the free positions: P(S) is proportional to the chance that the
+    # cards of S drawn at random (j of them) are among the seat's ``drawn`` cards
+    return _weighted_events(bid_fixed, own_required | free, take, free,
+                            lambda j: _comb(n_free - j, drawn - j) if j <= drawn else 0, {})
+
+
+def _constrained_bidding_events(predealt: list, required: int, free: int,
+                                spec: dict) -> dict[str, Fraction]:
+    """Events of the 5 bidding cards of a seat with rejection constraints on its 8
+    cards: every split of a hand into 5 bidding cards and 3 others that meets the
+    constraints is equally likely (its predealt cards at their positions, required
+    cards at free positions, the rest drawn from ``free`` minus excluded cards), so the
+    splits are enumerated suit by suit (bidding byte, other byte), summarised and
+    crossed, as in ``_weighted_events``."""
+    import numpy as np
+
+    pre_bid = _mask_of_names(predealt[:5])
+    pre_rest = _mask_of_names(predealt[5:])
+    pool = free & ~_mask_of_names(spec.get("exclude", []))
+    mins = [int(dict(spec.get("min", {})).get(s, 0)) for s in "CDHS"]
+    maxs = [int(dict(spec.get("max", {})).get(s, 8)) for s in "CDHS"]
+    points = [sum(_PLAIN_POINTS[r] for r in range(8) if (byte >> r) & 1) for byte in range(256)]
+    carre_bits = sum(1 << RANKS.index(r) for r in CARRE_RANKS)
+    names = ("nb", "nr", "run", "common", "kq", "strength")
+    per_suit = []
+    for s in range(4):
+        fb, fr = (pre_bid >> (8 * s)) & 0xFF, (pre_rest >> (8 * s)) & 0xFF
+        req, pl = (required >> (8 * s)) & 0xFF, (pool >> (8 * s)) & 0xFF
+        open_cards = req | pl
+        rows = []
+        for extra_bid in _subsets(open_cards):
+            for extra_rest in _subsets(open_cards & ~extra_bid):
+                if req & ~(extra_bid | extra_rest):
+                    continue  # a required card left out
+                bid, rest = fb | extra_bid, fr | extra_rest
+                hand = bid | rest
+                if not mins[s] <= bin(hand).count("1") <= maxs[s]:
+                    continue
+                if bin(bid).count("1") > 5 or bin(rest).count("1") > 3:
+                    continue
+                rows.append((bin(bid).count("1"), bin(rest).count("1"), _longest_run(bid),
+                             bid & carre_bits, int(s == 2 and bid & 0x60 == 0x60),
+                             points[hand]))
+        per_suit.append(np.array(rows, dtype=np.int64).reshape(-1, 6))
+    acc = np.column_stack([per_suit[0], np.ones(len(per_suit[0]), np.int64)])
+    for s in (1, 2, 3):
+        right = per_suit[s]
+        parts = []
+        for nb in range(6):
+            for nr in range(4):
+                li = np.flatnonzero((acc[:, 0] == nb) & (acc[:, 1] == nr))
+                if s == 3:
+                    ri = np.flatnonzero((right[:, 0] == 5 - nb) & (right[:, 1] == 3 - nr))
+                else:
+                    ri = np.flatnonzero((right[:, 0] <= 5 - nb) & (right[:, 1] <= 3 - nr))
+                if len(li) and len(ri):
+                    parts.append((np.repeat(li, len(ri)), np.tile(ri, len(li))))
+        if not parts:
+            return {}
+        li = np.concatenate([p[0] for p in parts])
+        ri = np.concatenate([p[1] for p in parts])
+        left, r = acc[li], right[ri]
+        # one packed int64 key per summary: nb 3 bits, nr 2, run 4, common 8, kq 1,
+        # strength 8 (at most 131 points)
+        key = (left[:, 0] + r[:, 0])
+        key = (key << 2) | (left[:, 1] + r[:, 1])
+        key = (key << 4) | np.maximum(left[:, 2], r[:, 2])
+        key = (key << 8) | (left[:, 3] & r[:, 3])
+        key = (key << 1) | (left[:, 4] | r[:, 4])
+        key = (key << 8) | (left[:, 5] + r[:, 5])
+        keys, inverse = np.unique(key, return_inverse=True)
+        counts = np.bincount(inverse, weights=left[:, 6]).astype(np.int64)
+        acc = np.column_stack([keys >> 23, (keys >> 21) & 3, (keys >> 17) & 15,
+                               (keys >> 9) & 255, (keys >> 8) & 1, keys & 255, counts])
+    if "strength" in spec:
+        low, high = spec["strength"]
+        acc = acc[(acc[:, 5] >= low) & (acc[:, 5] <= high)]
+    weights = acc[:, 6]
+    total = int(weights.sum())
+    if total == 0:
+        return {}
+    col = dict(zip(names, acc.T))
+    hits = {"run3": col["run"] == 3, "run4": col["run"] == 4, "run5": col["run"] >= 5}
+    for rank in CARRE_RANKS:
+        hits[f"carre_{rank}"] = (col["common"] >> RANKS.index(rank)) & 1 == 1
+    hits["carre_any"] = col["common"] != 0
+    hits["kq_suit"] = col["kq"] == 1
+    return {event: Fraction(int(weights[mask].sum()), total) for event, mask in hits.items()}

@@ -22,7 +22,8 @@ from typing import Any, Iterable, Iterator
 import numpy as np
 import pandas as pd
 
-from belote_sim.analysis.exact import CARRE_RANKS, RANKS, closed_form, team_probabilities
+from belote_sim.analysis.exact import (CARRE_RANKS, RANKS, closed_form,
+                                       conditional_probabilities, team_probabilities)
 
 Z95 = 1.959963984540054
 STRAINS = ["C", "D", "H", "S", "NT", "AT"]
@@ -186,6 +187,59 @@ def taker_features(df: pd.DataFrame) -> pd.DataFrame:
     return out
 
 
+HONOURS = ["J 9 A", "J 9", "J A", "J", "9 A", "9", "A", "none"]
+POINT_BANDS = ["0-9", "10-19", "20-29", "30-39", "40+"]
+FAMILIES = ["suit", "NT", "AT"]
+
+
+def bid_hand_features(df: pd.DataFrame) -> pd.DataFrame:
+    """Features of the taker's bidding hand (the 5 cards seen when bidding; played deals
+    of the 4-player game, index kept): ``family`` (suit / NT / AT), ``bid_trumps``
+    (cards of the trump suit, 0 in NT/AT), ``honours`` (which of J, 9, A of trump it
+    holds: one of ``HONOURS``), ``point_band`` (plain card points A11 T10 K4 Q3 J2 of
+    the 5 cards, in bands of 10: ``POINT_BANDS``), ``bid_aces``, ``bid_jacks``,
+    ``bid_nines``."""
+    played = df[df["outcome"] != "thrown_in"]
+    taker = played["taker"].astype(int).to_numpy()
+    bids = np.stack([played[f"bid{s}"].to_numpy(np.int64) for s in range(4)], axis=1)
+    rows = np.arange(len(played))
+    b = suit_bytes(bids[rows, taker])
+    strain = played["strain"].cat.codes.to_numpy()
+    is_suit = strain < 4
+    trump = np.where(is_suit, b[rows, np.minimum(strain, 3)], 0)
+    out = pd.DataFrame(index=played.index)
+    out["family"] = pd.Categorical.from_codes(np.where(is_suit, 0, np.where(strain == 4, 1, 2)),
+                                              FAMILIES)
+    out["bid_trumps"] = _POPCOUNT[trump]
+    code = (((trump >> 4) & 1) * 4 + ((trump >> 2) & 1) * 2 + ((trump >> 7) & 1))
+    # code J*4 + 9*2 + A -> index in HONOURS
+    order = np.array([7, 6, 5, 4, 3, 2, 1, 0])
+    out["honours"] = pd.Categorical.from_codes(order[code], HONOURS)
+    points = np.zeros(len(b), dtype=np.int64)
+    for rank in range(8):
+        points += ((b >> rank) & 1).sum(axis=1) * _PLAIN_POINTS[rank]
+    out["point_band"] = pd.Categorical.from_codes(np.minimum(points // 10, 4), POINT_BANDS)
+    out["bid_aces"] = ((b >> 7) & 1).sum(axis=1)
+    out["bid_jacks"] = ((b >> 4) & 1).sum(axis=1)
+    out["bid_nines"] = ((b >> 2) & 1).sum(axis=1)
+    return out
+
+
+def count_bid_success(df: pd.DataFrame, by: Iterable[str], family: str | None = None,
+                      features: pd.DataFrame | None = None) -> pd.DataFrame:
+    """Additive counts ``n`` and ``made`` of played contracts grouped by ``by``
+    (``bid_hand_features`` columns, or pass them as ``features``), optionally for one
+    contract family."""
+    by = list(by)
+    frame = bid_hand_features(df) if features is None else features
+    made = (df.loc[frame.index, "outcome"] == "made").to_numpy()
+    if family is not None:
+        keep = (frame["family"] == family).to_numpy()
+        frame, made = frame[keep], made[keep]
+    grouped = frame.assign(made=made).groupby(by, observed=True, sort=True)
+    return pd.DataFrame({"n": grouped.size(), "made": grouped["made"].sum()}).reset_index()
+
+
 def taker_results(df: pd.DataFrame) -> pd.DataFrame:
     """Per played deal: ``made`` (bool), ``taker_raw``, ``taker_mp`` and ``defender_mp``
     (MP added now, held points excluded; the taker's team in the 4-player game, the
@@ -230,7 +284,7 @@ def count_success(df: pd.DataFrame, by: Iterable[str] = ("strain", "doubling",
 def finish_success(counts: pd.DataFrame, by: Iterable[str]) -> pd.DataFrame:
     """Sum counts over batches and add ``rate``, ``low``, ``high`` (Wilson 95%)."""
     by = list(by)
-    total = counts.groupby(by, sort=True).sum(numeric_only=True).reset_index()
+    total = counts.groupby(by, sort=True, observed=True).sum(numeric_only=True).reset_index()
     total = total[by + ["n", "made"]]
     return _rate_columns(total, "made")
 
@@ -343,10 +397,12 @@ def declaration_scopes(players: int, variant: str) -> list[tuple[str, int]]:
     return [("hand5", 32), ("hand8", 32), ("team", 32)]
 
 
-def count_declarations(df: pd.DataFrame) -> pd.DataFrame:
+def count_declarations(df: pd.DataFrame, by_seat: bool = False) -> pd.DataFrame:
     """Additive counts of the ``belote_sim.analysis.exact`` events in the dealt hands, per scope of
     ``declaration_scopes`` (4 players: per 5-card bidding hand, per 8-card hand and per
-    team); the ``deck`` column says which deck the exact values are for."""
+    team); the ``deck`` column says which deck the exact values are for.  ``by_seat``
+    (4 players): one row per seat (per team for ``team``) in a ``seat`` column, for a
+    study whose predealt cards or constraints make the seats differ."""
     players, variant = game_of(df)
     rows = []
     if players != 4 or variant == "open":
@@ -362,13 +418,15 @@ def count_declarations(df: pd.DataFrame) -> pd.DataFrame:
                 rows.append((scope, event, int(hits.sum()), len(hands), deck))
         return pd.DataFrame(rows, columns=["scope", "event", "hits", "n", "deck"])
     full = ~df["outcome"].eq("thrown_in") | df["turned"].isna()  # french thrown-in: 5 cards
-    for scope, cols, mask in (("hand5", [f"bid{s}" for s in range(4)], None),
-                              ("hand8", [f"hand{s}" for s in range(4)], full)):
+    seats = [[s] for s in range(4)] if by_seat else [list(range(4))]
+    for scope, col, mask in (("hand5", "bid", None), ("hand8", "hand", full)):
         part = df if mask is None else df[mask]
-        hands = np.concatenate([part[c].to_numpy(np.int64) for c in cols])
-        for event, hits in hand_events(hands).items():
-            rows.append((scope, event, int(hits.sum()), len(hands), 32))
+        for group in seats:
+            hands = np.concatenate([part[f"{col}{s}"].to_numpy(np.int64) for s in group])
+            for event, hits in hand_events(hands).items():
+                rows.append((scope, event, int(hits.sum()), len(hands), 32, group[0]))
     part = df[full]
+    team_rows = {0: [], 1: []}
     for team in (0, 1):
         a = hand_events(part[f"hand{team}"].to_numpy(np.int64))
         b = hand_events(part[f"hand{team + 2}"].to_numpy(np.int64))
@@ -381,18 +439,47 @@ def count_declarations(df: pd.DataFrame) -> pd.DataFrame:
                 for longer in range(length, 6):
                     hits_a |= a[f"run{longer}"]
                     hits_b |= b[f"run{longer}"]
-                rows.append(("team", key, int((hits_a | hits_b).sum()), len(part), 32))
+                team_rows[team].append((key, int((hits_a | hits_b).sum())))
             else:
-                rows.append(("team", event, int((a[event] | b[event]).sum()), len(part), 32))
-    return pd.DataFrame(rows, columns=["scope", "event", "hits", "n", "deck"])
+                team_rows[team].append((event, int((a[event] | b[event]).sum())))
+    if by_seat:
+        for team in (0, 1):
+            rows += [("team", e, h, len(part), 32, team) for e, h in team_rows[team]]
+    else:
+        rows += [("team", e, h0 + h1, 2 * len(part), 32, 0)
+                 for (e, h0), (_, h1) in zip(team_rows[0], team_rows[1])]
+    out = pd.DataFrame(rows, columns=["scope", "event", "hits", "n", "deck", "seat"])
+    return out if by_seat else out.drop(columns="seat")
 
 
-def finish_declarations(counts: pd.DataFrame) -> pd.DataFrame:
-    """Observed rates beside the exact probabilities, with standard errors and z."""
-    total = counts.groupby(["scope", "event", "deck"], sort=False).sum().reset_index()
+def finish_declarations(counts: pd.DataFrame, conditions: dict | None = None) -> pd.DataFrame:
+    """Observed rates beside the exact probabilities, with standard errors and z.
+
+    With ``conditions`` (``{"predeal": ..., "constraints": ...}`` of the study, counts by
+    seat) the exact values are those of each seat's hand given the predealt cards and
+    constraints (``exact.conditional_probabilities``); where that law is not computed
+    (the team scope; a hand whose law mixes over another seat's rejection constraints;
+    the 8 cards of the french deal) ``exact`` is empty: no unconditional value is shown
+    beside a conditioned study."""
+    keys = ["scope", "event", "deck"] + (["seat"] if "seat" in counts.columns else [])
+    total = counts.groupby(keys, sort=False).sum().reset_index()
     exact = []
-    for scope, event, deck in zip(total["scope"], total["event"], total["deck"]):
-        if scope == "team":
+    cache: dict = {}
+    for row in total.itertuples():
+        scope, event, deck = row.scope, row.event, row.deck
+        if conditions is not None:
+            if scope == "team" or (scope == "hand8" and conditions.get("two_round")):
+                exact.append(np.nan)
+                continue
+            size = int(scope[4:])
+            key = (int(row.seat), size)
+            if key not in cache:
+                cache[key] = conditional_probabilities(
+                    int(row.seat), size, conditions.get("predeal"),
+                    conditions.get("constraints"))
+            probs = cache[key]
+            exact.append(np.nan if not probs else float(probs[event]))
+        elif scope == "team":
             exact.append(float(team_probabilities()[f"team_{event}"]))
         else:
             exact.append(float(closed_form(int(scope[4:]), deck=int(deck))[event]))
@@ -401,14 +488,56 @@ def finish_declarations(counts: pd.DataFrame) -> pd.DataFrame:
     total["stderr"] = np.sqrt(total["exact"] * (1 - total["exact"]) / total["n"])
     with np.errstate(invalid="ignore", divide="ignore"):
         total["z"] = (total["rate"] - total["exact"]) / total["stderr"]
+        # a certain event (exact 0 or 1) seen as certain: no deviation
+        total.loc[(total["stderr"] == 0) & (total["rate"] == total["exact"]), "z"] = 0.0
     return total
 
 
-def declaration_frequencies(df: pd.DataFrame) -> pd.DataFrame:
+def declaration_frequencies(df: pd.DataFrame, conditions: dict | None = None) -> pd.DataFrame:
     """Frequencies of runs, carrés and K+Q in the dealt hands, per 5-card bidding hand,
     per 8-card hand and per team, beside their exact probabilities (``exact``), the
-    binomial standard error of the rate under the exact value and the z-score."""
-    return finish_declarations(count_declarations(df))
+    binomial standard error of the rate under the exact value and the z-score.  With
+    ``conditions`` (see ``study_conditions``): per seat, exact values conditioned on the
+    study's predealt cards and constraints."""
+    counts = count_declarations(df, by_seat=conditions is not None)
+    return finish_declarations(counts, conditions)
+
+
+def provenance_of(source: Any) -> dict:
+    """The study provenance kept with a deals table (DataFrame attrs or Parquet
+    metadata; {} when there is none)."""
+    if isinstance(source, pd.DataFrame):
+        return dict(source.attrs.get("belote_sim", {}))
+    import json
+
+    import pyarrow.parquet as pq
+
+    path = Path(source)
+    files = sorted(path.glob("*.parquet")) if path.is_dir() else [path]
+    for f in files:
+        try:
+            meta = pq.ParquetFile(f).schema_arrow.metadata or {}
+        except (OSError, ValueError) as exc:
+            raise ValueError(f"{f}: not a readable Parquet file ({_short(exc)})") from None
+        if b"belote_sim" in meta:
+            return json.loads(meta[b"belote_sim"])
+    return {}
+
+
+def _short(exc: Exception) -> str:
+    return str(exc).splitlines()[0][:120] if str(exc) else type(exc).__name__
+
+
+def study_conditions(provenance: dict) -> dict | None:
+    """``{"predeal", "constraints", "two_round"}`` of a study with predealt cards or
+    constraints, None for an unconditioned study."""
+    predeal = provenance.get("predeal") or {}
+    constraints = provenance.get("constraints") or {}
+    if not predeal and not constraints:
+        return None
+    options = provenance.get("options") or {}
+    return {"predeal": predeal, "constraints": constraints,
+            "two_round": options.get("bidding") == "two_round"}
 
 
 # --- everything at once, over data larger than memory ---------------------------------------
@@ -456,30 +585,51 @@ def iter_batches(source: Any, batch_rows: int = 1 << 20) -> Iterator[pd.DataFram
 
 
 SUCCESS_BY = ("strain", "doubling", "taker_position")
+#: the bidding-hand tables: name -> (grouping columns, contract family or None)
+BID_TABLES = {"bid_trumps": (("bid_trumps", "honours"), "suit"),
+              "bid_points": (("family", "point_band"), None),
+              "bid_nt_aces": (("bid_aces",), "NT"),
+              "bid_at_jacks_nines": (("bid_jacks", "bid_nines"), "AT")}
 TRUMP_BY = ("trump_j", "trump_9", "trump_a", "n_trumps")
 
 
-def report_tables(source: Any, allow_incomplete: bool = False) -> dict[str, pd.DataFrame]:
+def report_tables(source: Any, provenance: dict | None = None,
+                  allow_incomplete: bool = False) -> dict[str, pd.DataFrame]:
     """Every report table from a DataFrame, Parquet file, list of Parquet files or
-    dataset directory (checked first: ``checked_source``)."""
-    source, _ = checked_source(source, allow_incomplete)
+    dataset directory (checked first: ``checked_source``).
+
+    A study with predealt cards or constraints (read from ``provenance``, by default
+    the one kept with the table) gets its declarations per seat with conditional exact
+    values (``finish_declarations``)."""
+    source, status = checked_source(source, allow_incomplete)
+    if provenance is None:
+        provenance = status["provenance"] or {}
+    conditions = study_conditions(provenance)
     parts: dict[str, list[pd.DataFrame]] = {k: [] for k in
                                             ("success", "trump", "outcomes", "points", "decl")}
+    bid_parts: dict[str, list[pd.DataFrame]] = {name: [] for name in BID_TABLES}
+    four = game_of(source) == (4, "standard")
     for batch in iter_batches(source):
+        if four:
+            features = bid_hand_features(batch)
+            for name, (by, family) in BID_TABLES.items():
+                bid_parts[name].append(count_bid_success(batch, by, family, features))
         parts["success"].append(count_success(batch, SUCCESS_BY))
         suit = batch[batch["strain"].isin(["C", "D", "H", "S"])]
         parts["trump"].append(count_success(suit, TRUMP_BY))
         parts["outcomes"].append(count_outcomes(batch))
         parts["points"].append(count_points(batch))
-        parts["decl"].append(count_declarations(batch))
+        parts["decl"].append(count_declarations(batch, by_seat=conditions is not None))
     if not parts["outcomes"]:
         raise ValueError("the deals table is empty")
     summary, hist = finish_points(pd.concat(parts["points"], ignore_index=True))
-    return {
+    bid_tables = {name: finish_success(pd.concat(bid_parts[name]), by)
+                  for name, (by, _) in BID_TABLES.items() if four}
+    return {**bid_tables,
         "success_by_contract": finish_success(pd.concat(parts["success"]), SUCCESS_BY),
         "success_by_trump": finish_success(pd.concat(parts["trump"]), TRUMP_BY),
         "outcomes": finish_outcomes(pd.concat(parts["outcomes"])),
         "points": summary,
         "points_histogram": hist,
-        "declarations": finish_declarations(pd.concat(parts["decl"])),
+        "declarations": finish_declarations(pd.concat(parts["decl"]), conditions),
     }

@@ -30,18 +30,26 @@ STRAIN_NAMES = ["C", "D", "H", "S", "NT", "AT"]
 def hand_strength(hand: str, seat: int = 0, dealer: int = 3, deals: int = 20_000,
                   rules: Rules | str = "common", play: Any = "greedy", seed: int = 0,
                   threads: int | None = None, options: dict | None = None) -> pd.DataFrame:
-    """P(made), mean raw points and mean MP of the taker's team per forced strain.
+    """P(made), mean raw points, mean MP and net MP of the taker's team per forced
+    strain, every strain on the same deals.
 
     ``hand``: 5 cards (the bidding cards; the other 3 dealt at random) or 8 cards.
-    Returns one row per strain: ``strain``, ``n``, ``p_made`` with ``p_low``/``p_high``
-    (Wilson 95%), ``mean_raw`` and ``mean_mp`` with 95% intervals (raw points and MP
-    of the taker's team for the deal; MP added now, hanging points excluded).
+    Returns one row per strain the rules allow: ``strain``, ``n``, ``p_made`` with
+    ``p_low``/``p_high`` (Wilson 95%), ``mean_raw`` and ``mean_mp`` with 95% intervals
+    (raw points and MP of the taker's team for the deal; MP added now, hanging points
+    excluded; French points under french scoring), ``mean_net`` (the taker's team's MP
+    minus the defenders') with ``net_low``/``net_high``, and ``vs_best``/
+    ``vs_best_se``: the paired difference of net MP from the best strain (the one with
+    the highest ``mean_net``, marked ``best``) on the same deals.
     """
     cards = parse_cards(hand)
     if len(cards) not in (5, 8):
         raise ValueError(f"hand: give the 5 bidding cards or all 8 cards, got {len(cards)}")
+    if isinstance(deals, bool) or not isinstance(deals, (int, np.integer)) or deals < 2:
+        raise ValueError(f"deals must be an integer of at least 2, got {deals!r}")
     rules = Rules.from_spec(rules, options)
     rows = []
+    nets = {}
     for code, name in enumerate(STRAIN_NAMES):
         if not rules.strain_allowed(code):
             continue
@@ -51,16 +59,24 @@ def hand_strength(hand: str, seat: int = 0, dealer: int = 3, deals: int = 20_000
         made = (df["outcome"] == "made").to_numpy()
         raw = df[f"raw{team}"].to_numpy(float)
         mp = df[f"mp{team}"].to_numpy(float)
+        net = mp - df[f"mp{1 - team}"].to_numpy(float)
+        nets[name] = net
         low, high = wilson_interval(made.sum(), len(df))
         row = {"strain": name, "n": len(df), "p_made": made.mean(), "p_low": float(low),
                "p_high": float(high)}
-        for key, values in (("raw", raw), ("mp", mp)):
+        for key, values in (("raw", raw), ("mp", mp), ("net", net)):
             se = values.std(ddof=1) / np.sqrt(len(values))
             row[f"mean_{key}"] = values.mean()
             row[f"{key}_low"] = values.mean() - Z95 * se
             row[f"{key}_high"] = values.mean() + Z95 * se
         rows.append(row)
-    return pd.DataFrame(rows)
+    out = pd.DataFrame(rows)
+    best = out.loc[out["mean_net"].idxmax(), "strain"]
+    out["best"] = out["strain"] == best
+    diffs = [nets[name] - nets[best] for name in out["strain"]]
+    out["vs_best"] = [d.mean() for d in diffs]
+    out["vs_best_se"] = [d.std(ddof=1) / np.sqrt(len(d)) for d in diffs]
+    return out
 
 
 FEATURES = ["trump_j", "trump_9", "trump_a", "trump_t", "trump_k", "trump_q", "n_trumps",

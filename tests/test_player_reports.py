@@ -1,0 +1,212 @@
+"""Reports a player reads: conditional exact values, report structure, CLI errors,
+mirrored bidding studies."""
+
+import numpy as np
+import pytest
+
+from belote_sim.analysis import exact
+from belote_sim.analysis import report_tables as R
+from belote_sim.simulation.runner import simulate
+
+PREDEAL = {0: "JH 9H AH TS 7C"}
+CONSTRAINT = {1: {"min": {"H": 3}, "max": {"S": 2}, "strength": (20, 60), "exclude": "AS"}}
+
+
+def test_conditional_enumeration_without_conditions_is_the_closed_form():
+    for size in (5, 8):
+        assert exact.conditional_probabilities(2, size) == exact.closed_form(size)
+
+
+def test_conditional_hand_by_hand_counting():
+    # seat 0 holds J 9 A of hearts, TS, 7C and 3 cards of the other 27: a carré of aces
+    # needs AC AD AS among them -> 1 / C(27, 3)
+    probs = exact.conditional_probabilities(0, 8, PREDEAL)
+    assert probs["carre_A"] == exact.Fraction(1, 2925)
+    assert probs["carre_J"] == exact.Fraction(1, 2925)
+    assert probs["carre_T"] == exact.Fraction(1, 2925)
+    assert probs["carre_K"] == 0  # four kings do not fit in 3 cards
+    # K+Q of hearts: both among the 3 -> 25 / C(27, 3)
+    assert probs["kq_suit"] == exact.Fraction(25, 2925)
+    # its bidding hand is the five predealt cards: no run, no carré, no K+Q of hearts
+    bid = exact.conditional_probabilities(0, 5, PREDEAL)
+    assert bid["run3"] == 0 and bid["carre_any"] == 0 and bid["kq_suit"] == 0
+    # another seat with rejection constraints: not a single enumeration
+    assert exact.conditional_probabilities(0, 8, None, CONSTRAINT) is None
+    # a constraint that rejects nothing: the bidding cards are a plain 5-card hand
+    assert exact.conditional_probabilities(1, 5, None, {1: {"min": {"H": 0}}}) == \
+        exact.closed_form(5)
+
+
+@pytest.mark.parametrize("conditions", [dict(predeal=PREDEAL), dict(constraints=CONSTRAINT)])
+def test_conditioned_study_within_4_se_of_conditional_exact(conditions):
+    df = simulate(20_000, seed=5, bidding="fixed:0,2,0", play="random", **conditions)
+    table = R.report_tables(df)["declarations"]
+    assert "seat" in table.columns
+    compared = table.dropna(subset=["exact"])
+    assert len(compared) >= 22  # at least the constrained seat's two hands
+    bad = compared[compared["z"].abs() > 4]
+    assert bad.empty, bad
+    if "constraints" in conditions:
+        # only seat 1's hands have a conditional law here; nothing else is compared
+        assert set(compared["seat"]) == {1} and set(compared["scope"]) == {"hand5", "hand8"}
+    else:
+        assert table.loc[table["scope"] != "team", "exact"].notna().all()
+        assert table.loc[table["scope"] == "team", "exact"].isna().all()
+
+
+# --- the report: structure for a reader ----------------------------------------------------
+
+@pytest.fixture(scope="module")
+def report_page(tmp_path_factory):
+    from belote_sim.analysis.html_report import write_report
+
+    out = tmp_path_factory.mktemp("rep")
+    df = simulate(6000, seed=3)
+    index = write_report(df, out / "report", title="My <study>")
+    return index, index.read_text()
+
+
+def test_report_opens_with_summary_headline_rates_and_contents(report_page):
+    import re
+
+    index, text = report_page
+    assert "<title>My &lt;study&gt;</title>" in text and "<h1>My &lt;study&gt;</h1>" in text
+    body = text[text.index("<body>"):]
+    # order: title, summary paragraph, headline rates, contents, then the sections
+    lead, cards, nav = body.index("class='lead'"), body.index("class='cards'"), body.index("<nav>")
+    first_section = body.index("<section")
+    assert body.index("<h1>") < lead < cards < nav < first_section
+    summary = body[lead:cards]
+    assert "6,000" in summary and "thrown in" in summary and "made" in summary
+    assert re.search(r"\d+\.\d% \(\d+\.\d–\d+\.\d%\)", summary)  # a rate with its interval
+    contents = re.findall(r"<li><a href='#([^']+)'>", body[nav:first_section])
+    sections = re.findall(r"<section id='([^']+)'>", body)
+    assert contents == sections and len(sections) >= 6
+    assert {"outcomes", "contracts", "bidding-hand", "declarations"} <= set(sections)
+
+
+def test_report_sections_hold_a_figure_and_a_table(report_page):
+    import re
+
+    index, text = report_page
+    for anchor, body in re.findall(r"<section id='([^']+)'>(.*?)</section>", text, re.S):
+        if anchor == "study":
+            continue
+        assert "<img src='figures/" in body and "<table>" in body, anchor
+    for src in re.findall(r"<img src='([^']+)'", text):
+        assert (index.parent / src).is_file()
+    # figures at 2x: 200 dpi, shown at a third of their pixel width or less
+    from PIL import Image
+
+    with Image.open(index.parent / "figures" / "outcomes.png") as image:
+        width = image.size[0]
+    assert width >= 2 * 640
+
+
+def test_report_tables_for_people(report_page):
+    import re
+
+    _, text = report_page
+    contracts = re.search(r"<section id='contracts'>(.*?)</section>", text, re.S).group(1)
+    assert "x1" in contracts and "1st to speak" in contracts  # named levels, positions
+    assert "True" not in text and "False" not in text
+    assert "taker_position" not in text.split("<section id='study'>")[0]
+    # cells: percentage, interval, group size; small groups greyed
+    assert re.search(r"\d+\.\d%<span class='ci'>\d+\.\d–\d+\.\d%</span><span class='n'>n ",
+                     contracts)
+    assert "class='small'" in contracts
+    bidding = re.search(r"<section id='bidding-hand'>(.*?)</section>", text, re.S).group(1)
+    for needle in ("J+9+A", "20-29", "aces", "jacks", "calibration.png"):
+        assert needle in bidding, needle
+
+
+def test_bid_hand_features_hand_computed():
+    from test_reports import MIXED, table
+
+    # dealer 3: seat 0 takes C with bidding cards JC 9C AC 7D 8D (first five)
+    rows = [(3, MIXED, "C", 0, 0, "made", (100, 62), (10, 6), None),
+            (3, MIXED, "NT", 1, 0, "made", (100, 62), (10, 6), None)]
+    f = R.bid_hand_features(table(rows))
+    first, second = f.iloc[0], f.iloc[1]
+    assert (first.family, first.bid_trumps, first.honours) == ("suit", 3, "J 9 A")
+    assert first.point_band == "10-19"  # J 2 + A 11 = 13
+    # seat 1: TC KC QC TD JD -> 10 + 4 + 3 + 10 + 2 = 29 points, no ace, one jack
+    assert (second.family, second.bid_trumps, second.honours) == ("NT", 0, "none")
+    assert (second.point_band, second.bid_aces, second.bid_jacks) == ("20-29", 0, 1)
+
+
+# --- comparisons and the command line -------------------------------------------------------
+
+def test_mirrored_bidding_study_baseline_is_exactly_zero():
+    from belote_sim.analysis.comparisons import bidding_sweep
+
+    table = bidding_sweep("nt", [40], deals=600, seed=1)
+    base = table[table["baseline"]].iloc[0]
+    assert base["value"] == 52  # the parameter's own default, added to the sweep
+    assert base["mean_net_mp"] == 0 and base["se"] == 0
+    assert list(table["value"]) == [40, 52]
+    # best only when significantly better than the baseline
+    for row in table.itertuples():
+        assert not row.best or row.low > 0
+
+
+def test_report_errors_are_one_line_and_leave_no_folder(tmp_path, capsys):
+    import pandas as pd
+
+    from belote_sim.cli import main
+
+    pd.DataFrame({"a": [1, 2]}).to_csv(tmp_path / "x.csv")
+    pd.DataFrame({"a": [1, 2]}).to_parquet(tmp_path / "foreign.parquet")
+    assert main(["simulate", "--games", "2", "--max-deals", "3", "-q",
+                 "-o", str(tmp_path / "games.parquet")]) == 0
+    capsys.readouterr()
+    for name, words in (("missing.parquet", "no such file"), ("x.csv", "not a Parquet file"),
+                        ("foreign.parquet", "not a belote-sim deals table"),
+                        ("games.parquet", "a games table")):
+        out = tmp_path / f"out_{name}"
+        assert main(["report", str(tmp_path / name), "-o", str(out)]) == 2
+        err = capsys.readouterr().err.strip()
+        assert len(err.splitlines()) == 1 and words in err, err
+        assert not out.exists()
+
+
+def test_hand_command_net_best_call_and_rejects_zero_deals(capsys):
+    from belote_sim.cli import main
+
+    with pytest.raises(SystemExit):
+        main(["hand", "JH 9H AH TS 7C", "--deals", "0"])
+    assert "at least 2" in capsys.readouterr().err
+    assert main(["hand", "JH 9H AH TH KH", "--deals", "300"]) == 0
+    out = capsys.readouterr().out
+    assert "net MP" in out and "same 300 deals" in out and "best call: H" in out
+    assert main(["hand", "JH 9H AH TS 7C", "--deals", "200", "--ruleset", "french"]) == 0
+    out = capsys.readouterr().out
+    assert "French points" in out and "not played under these rules: NT, AT" in out
+    assert " MP " not in out.splitlines()[3]
+
+
+def test_duel_reports_thrown_in_deals(capsys):
+    from belote_sim.cli import main
+
+    assert main(["duel", "--a", "greedy", "--b", "random", "--deals", "400"]) == 0
+    first = capsys.readouterr().out.splitlines()[0]
+    played, thrown = [int(x.replace(",", "")) for x in
+                      __import__("re").findall(r"([\d,]+) (?:mirrored deals played|of 400)",
+                                               first)]
+    assert played + thrown == 400 and "thrown in" in first
+
+
+def test_help_texts_name_every_option_and_default(capsys):
+    import argparse
+
+    from belote_sim.cli import build_parser, main
+
+    sub = next(a for a in build_parser()._actions if isinstance(a, argparse._SubParsersAction))
+    for command in ("hand", "study", "duel", "report"):
+        for action in sub.choices[command]._actions:
+            assert action.help, (command, action.dest)
+    with pytest.raises(SystemExit):
+        main(["study", "--help"])
+    text = " ".join(capsys.readouterr().out.split())
+    assert "mirrored" in text and "(default: 100000)" in text and "default: None" not in text
+    assert "(default: 0)" in text  # the seed
