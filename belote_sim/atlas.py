@@ -331,6 +331,42 @@ def hand_from_atlas(hand: str, position: int = 1, table: AtlasTable | None = Non
     return pd.DataFrame(rows)
 
 
+def hand_by_simulation(hand: str, seat: int = 0, dealer: int = 3, deals: int = 20_000,
+                       rules: Rules | str = "common", play: Any = "greedy", seed: int = 0,
+                       options: dict[str, Any] | None = None,
+                       threads: int | None = None) -> pd.DataFrame:
+    """The columns of ``hand_from_atlas`` by direct simulation (``source`` =
+    "simulation"): per strain, ``deals`` deals with the hand predealt to ``seat`` (5
+    bidding cards or all 8), that seat taking undoubled and, on the same deals (same
+    seed, so the same cards and the same play), doubled; NaN for x2 where the rules
+    have no doubling."""
+    from belote_sim.simulation.runner import simulate
+
+    rules = Rules.from_spec(rules, options)
+    team = seat % 2
+    rows = []
+    for strain, name in enumerate(STRAIN_NAMES):
+        if not rules.strain_allowed(strain):
+            continue
+        nets = []
+        for doubling in (0, 1):
+            if doubling > rules.max_doubling:
+                nets.append(float("nan"))
+                continue
+            df = simulate(deals, rules=rules, bidding=f"fixed:{seat},{strain},{doubling}",
+                          play=play, seed=seed, predeal={seat: hand}, dealer=dealer,
+                          threads=threads)
+            net = (df[f"mp{team}"] - df[f"mp{1 - team}"]).to_numpy(float)
+            nets.append(float(net.mean()))
+            if doubling == 0:
+                made = int((df["outcome"] == "made").sum())
+        low, high = wilson_interval(made, deals)
+        rows.append({"strain": name, "n": int(deals), "p_made": made / deals,
+                     "p_made_low": float(low), "p_made_high": float(high),
+                     "net_mp_x1": nets[0], "net_mp_x2": nets[1], "source": "simulation"})
+    return pd.DataFrame(rows)
+
+
 def best_call(table: pd.DataFrame) -> str:
     """The call with the best expected net MP at x1 (``pass`` when none is positive)."""
     best = table.loc[table["net_mp_x1"].idxmax()]
@@ -338,4 +374,5 @@ def best_call(table: pd.DataFrame) -> str:
 
 
 __all__ = ["build_atlas", "atlas_frame", "cell_stats", "hand_from_atlas", "best_call",
+           "hand_by_simulation",
            "position_of", "load_atlas", "DEFAULT_ATLAS", "Z95", "kind_of"]
