@@ -251,3 +251,40 @@ def test_atlas_games_mode(full_atlas):
     g = simulate_games(20, bidding=[f"atlas:{full_atlas}", "threshold"] * 2, seed=2,
                        max_deals=60)
     assert len(g) == 20 and (g["deals"] > 0).all()
+
+
+def test_atlas_page(full_atlas, tmp_path):
+    from belote_sim.analysis.atlas_report import heatmap_table, write_atlas_page
+
+    table = load_atlas(str(full_atlas))
+    page = write_atlas_page(tmp_path, table)
+    assert page.exists()
+    for kind in ("suit", "nt", "at"):
+        assert (tmp_path / "figures" / f"atlas_{kind}.png").exists()
+        csv = tmp_path / "tables" / f"atlas_{kind}.csv"
+        long = heatmap_table(table, kind)
+        assert long["hands"].sum() == 201_376 and csv.exists()
+        assert ((long["p_made"] >= 0) & (long["p_made"] <= 1)).all()
+
+
+def test_cli_atlas_hand_and_bidding_duel(full_atlas, tmp_path, capsys):
+    import json
+
+    from belote_sim.cli import main
+
+    assert main(["atlas", "show", "-o", str(full_atlas), "--csv", str(tmp_path / "c.csv")]) == 0
+    assert (tmp_path / "c.csv").exists()
+    capsys.readouterr()
+    assert main(["hand", "JH 9H AH TS 7C", "--position", "2", "--simulate", "--json",
+                 "--deals", "300"]) == 0
+    rows = json.loads(capsys.readouterr().out)
+    assert [r["strain"] for r in rows] == ["C", "D", "H", "S", "NT", "AT"]
+    assert set(rows[0]) == {"strain", "n", "p_made", "p_made_low", "p_made_high",
+                            "net_mp_x1", "net_mp_x2", "source"}
+    assert {r["source"] for r in rows} == {"simulation"}
+    assert main(["duel", "--bid-a", f"atlas:{full_atlas}", "--bid-b", "threshold",
+                 "--deals", "300", "--json"]) == 0
+    r = json.loads(capsys.readouterr().out)
+    assert r["deals"] == 300 and np.isfinite(r["mean"])
+    assert main(["duel", "--bid-a", "atlas", "--deals", "10"]) == 2
+    assert "give both --bid-a and --bid-b" in capsys.readouterr().err

@@ -132,6 +132,16 @@ def write_report(source: Any, out_dir: str | Path, provenance: dict | None = Non
         parts.append(_table_html(tables[name]))
     parts.append("<p class='note'>Histogram counts: "
                  "<a href='tables/points_histogram.csv'>points_histogram.csv</a></p>")
+    from belote_sim.simulation.atlas_table import DEFAULT_ATLAS
+
+    if DEFAULT_ATLAS.exists():  # the atlas page: heatmaps of the shipped hand atlas
+        from belote_sim.analysis.atlas_report import write_atlas_page
+
+        write_atlas_page(out)
+        parts.append("<h2>Hand atlas</h2><p class='note'><a href='atlas.html'>P(made) "
+                     "heatmaps of the shipped hand atlas</a> by trump holding and side aces "
+                     "(suit), aces and tens (NT), jacks and nines (AT), each with its CSV "
+                     "(tables/atlas_*.csv).</p>")
     parts.append("</body></html>")
     index = out / "index.html"
     index.write_text("\n".join(parts), encoding="utf-8")
