@@ -460,7 +460,8 @@ def build_parser() -> argparse.ArgumentParser:
     p.add_argument("--variant", choices=("standard", "open"),
                    help="open: open belot (2 players, 32 cards, table piles)")
     p.add_argument("--bid", default=None, help="bidding policy: threshold[:suit,nt,at,double,"
-                   "redouble], fixed:SEAT,STRAIN,DOUBLING (strain 0..5 = C D H S NT AT), take")
+                   "redouble], fixed:SEAT,STRAIN,DOUBLING (strain 0..5 = C D H S NT AT), take, "
+                   "atlas[:PATH] (expected net MP from the hand atlas)")
     p.add_argument("--bid-seat", action="append", metavar="SEAT:POLICY")
     p.add_argument("--play", default="greedy", help="play policy: greedy[:draw,give], random")
     p.add_argument("--play-seat", action="append", metavar="SEAT:POLICY")
