@@ -1,6 +1,8 @@
 """Rebuild the hand atlas shipped with the package (belote_sim/data/atlas_common_greedy.npz).
 
-``common`` rules, ``greedy`` play, seed 2026: every cell (hand class x strain kind x
+Question: for every 5-card bidding hand (up to suit symmetry), strain kind and taker
+position, how often is the contract made and what does it score (net MP at x1, x2, x4)?
+Seed 2026 (``belote_sim.atlas.DEFAULT_SEED``).  ``common`` rules, ``greedy`` play, seed 2026: every cell (hand class x strain kind x
 position) gets 200 deals, then adaptive rounds top each cell up until its P(made) has a
 standard error <= 0.02 (at most 1000 deals; see ``belote_sim.atlas``).  The chunks are
 kept in ``analyses/output/atlas_work`` so an interrupted build resumes.
