@@ -288,3 +288,12 @@ def test_cli_atlas_hand_and_bidding_duel(full_atlas, tmp_path, capsys):
     assert r["deals"] == 300 and np.isfinite(r["mean"])
     assert main(["duel", "--bid-a", "atlas", "--deals", "10"]) == 2
     assert "give both --bid-a and --bid-b" in capsys.readouterr().err
+
+
+def test_build_on_a_local_dask_cluster_matches_threads():
+    pytest.importorskip("dask.distributed")
+    kw = dict(seed=8, first_deals=10, max_deals=10, rounds=1, positions=(3,),
+              kinds=("nt",), class_rows=range(0, 10808, 1500), chunk_cells=3)
+    a = build_atlas(None, **kw)
+    b = build_atlas(None, workers=1, **kw)
+    assert (a.sums[1] == b.sums[1]).all() and a.sums[1][:, 2, 0].sum() == 80
