@@ -88,7 +88,7 @@ def _run_chunk(hands, strains, positions, counts, seeds, rules_array, play_ids, 
 
 def build_atlas(path: str | os.PathLike | None, rules: Rules | str = "common",
                 play: Any = "greedy", seed: int = DEFAULT_SEED, se_target: float = 0.02,
-                first_deals: int = 200, max_deals: int = 1000, rounds: int = 4,
+                first_deals: int = 200, max_deals: int = 1000, rounds: int = 16,
                 chunk_cells: int = 4096, threads: int | None = None,
                 workers: int | None = None, scheduler: str | None = None,
                 work_dir: str | os.PathLike | None = None,

@@ -525,7 +525,7 @@ def build_parser() -> argparse.ArgumentParser:
     p.add_argument("--se", type=float, default=0.02, help="target s.e. of P(made) per cell")
     p.add_argument("--first-deals", type=int, default=200)
     p.add_argument("--max-deals", type=int, default=1000)
-    p.add_argument("--rounds", type=int, default=4)
+    p.add_argument("--rounds", type=int, default=16)
     p.add_argument("--threads", type=int, default=None)
     p.add_argument("--workers", type=int, help="start a local dask cluster of N workers")
     p.add_argument("--scheduler", metavar="tcp://HOST:8786", help="dask.distributed scheduler")
