@@ -355,8 +355,8 @@ def _cmd_bid_duel(args: argparse.Namespace) -> int:
     print(f"{r['a']} gains {r['mean']:+.3f} MP per deal over {r['b']} (paired s.e. "
           f"{r['se']:.3f}; 95% interval {r['low']:+.3f} .. {r['high']:+.3f})")
     if args.games:
-        print(f"{r['a']} wins {r['win_rate']:.1%} of {r['games']:,} mirrored games "
-              f"(s.e. {r['win_se']:.1%})")
+        print(f"{r['a']} wins {r['win_rate']:.2%} of {r['games']:,} mirrored games "
+              f"(s.e. {r['win_se']:.2%})")
     return 0
 
 
