@@ -297,3 +297,21 @@ def test_build_on_a_local_dask_cluster_matches_threads():
     a = build_atlas(None, **kw)
     b = build_atlas(None, workers=1, **kw)
     assert (a.sums[1] == b.sums[1]).all() and a.sums[1][:, 2, 0].sum() == 80
+
+
+def test_atlas_bidding_french_two_rounds(tmp_path):
+    path = tmp_path / "french.npz"
+    t = build_atlas(path, rules="french", seed=6, first_deals=1, max_deals=1, rounds=1)
+    assert t.sums[1][..., 0].sum() == 0 and t.sums[0][..., 0].sum() == 38_304 * 4
+    df = simulate(300, rules="french", bidding=f"atlas:{path}", seed=3)
+    played = df[df["strain"].notna()]
+    assert len(played) > 0 and set(played["strain"].astype(str)) <= {"C", "D", "H", "S"}
+    for r in played.itertuples():
+        calls = r.auction
+        turned_suit = "CDHS"[int(r.turned) >> 3]
+        if len(calls) <= 4:  # taken in round one: the turned suit
+            assert calls[-1] == turned_suit == r.strain
+        else:
+            assert calls[-1] == r.strain != turned_suit
+    with pytest.raises(ValueError, match="covers the 'french' rules"):
+        simulate(10, bidding=f"atlas:{path}")

@@ -83,6 +83,8 @@ class Study:
                                  f"random and greedy policies, not {', '.join(sorted(play_names))}")
             if bid_names - {"threshold", "fixed"}:
                 raise ValueError("take-or-pass bidding uses the 'threshold' (or 'fixed') policy")
+            if self.predeal or self.constraints:
+                raise ValueError("predeal and constraints are for the 4-player game")
         self._atlas = None
         if "atlas" in bid_names:
             paths = {s.path for s in self.bidding if s.name == "atlas"}
@@ -93,8 +95,6 @@ class Study:
             table = load_atlas(paths.pop())
             table.check_covers(self.rules)
             self._atlas = table.kernel_arrays()
-            if self.predeal or self.constraints:
-                raise ValueError("predeal and constraints are for the 4-player game")
         if "fixed" in bid_names:
             seat, strain, doubling = self.bidding[0].params[:3]
             if seat not in range(n) or strain not in range(6) or not self.rules.strain_allowed(int(strain)):
