@@ -315,3 +315,31 @@ def test_atlas_bidding_french_two_rounds(tmp_path):
             assert calls[-1] == r.strain != turned_suit
     with pytest.raises(ValueError, match="covers the 'french' rules"):
         simulate(10, bidding=f"atlas:{path}")
+
+
+def test_shipped_atlas_against_direct_simulation():
+    from belote_sim.cards import format_cards
+    from belote_sim.simulation.atlas_table import DEFAULT_ATLAS
+
+    if not DEFAULT_ATLAS.exists():
+        pytest.skip("no shipped atlas")
+    table = load_atlas(None)
+    assert table.meta["ruleset"] == "common" and table.meta["play"].startswith("greedy")
+    for kind in range(3):
+        stats = cell_stats(table.sums[kind])
+        assert (stats["n"] > 0).all() and np.nanmax(stats["p_made_se"]) <= 0.02
+    rng = np.random.default_rng(13)
+    for strain in (2, 4, 5, 0, 3, 1):
+        # a random hand (not the class representative: symmetry is part of the check)
+        hand = int(sum(1 << int(c) for c in rng.choice(32, 5, replace=False)))
+        position = int(rng.integers(1, 5))
+        stats = cell_stats(table.lookup(hand, strain, position))
+        text = " ".join(format_cards(hand))
+        df = simulate(2500, bidding=f"fixed:0,{strain},0", predeal={0: text},
+                      dealer=(4 - position) % 4, seed=100 + strain)
+        made = (df["outcome"] == "made").to_numpy(float)
+        net = (df["mp0"] - df["mp1"]).to_numpy(float)
+        se_p = np.hypot(stats["p_made_se"], made.std(ddof=1) / np.sqrt(len(made)))
+        se_net = np.hypot(stats["net_mp_x1_se"], net.std(ddof=1) / np.sqrt(len(net)))
+        assert abs(stats["p_made"] - made.mean()) <= 4 * max(se_p, 0.005), (text, strain)
+        assert abs(stats["net_mp_x1"] - net.mean()) <= 4 * max(se_net, 0.05), (text, strain)
