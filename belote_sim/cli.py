@@ -14,6 +14,8 @@ Commands::
     belote-sim solve "<4 hands>" --strain H --leader 0     double-dummy value and card scores
     belote-sim solve --records IN.jsonl                   the same for replay records
     belote-sim duel --a pimc --b greedy --deals N         compare two play policies
+    belote-sim duel --bid-a atlas --bid-b threshold       compare two bidding policies
+    belote-sim atlas build -o atlas.npz | atlas show      the hand atlas
     belote-sim main [-o DIR]                              the default study and report
 
 Outputs are crash-safe: a file under the output name is always complete; Ctrl-C or
@@ -336,6 +338,10 @@ def _cmd_hand(args: argparse.Namespace) -> int:
     rules = Rules.from_spec(args.ruleset, options)
     unit = "pts" if rules.options().get("scoring") == "french" else "MP"
     start = time.perf_counter()
+    if args.position is not None:  # the seat that is `position` after the dealer
+        args.seat, args.dealer = 0, (4 - args.position) % 4
+    if _hand_from_atlas(args, options, start):
+        return 0
     table = hand_strength(args.cards, seat=args.seat, dealer=args.dealer, deals=args.deals,
                           rules=rules, play=args.play, seed=args.seed)
     elapsed = time.perf_counter() - start
@@ -372,6 +378,93 @@ def _cmd_hand(args: argparse.Namespace) -> int:
     print(f"({elapsed:.1f} s)")
     return 0
 
+
+def _hand_from_atlas(args: argparse.Namespace, options: dict[str, Any], start: float) -> bool:
+    """``hand`` answered from the atlas (or, with --json, by simulation); False when the
+    caller's simulation table should answer instead."""
+    from belote_sim.atlas import best_call, hand_by_simulation, hand_from_atlas, position_of
+
+    position = position_of(args.seat, args.dealer)
+    table = None
+    if not args.simulate:
+        table = hand_from_atlas(args.cards, position, rules=args.ruleset, play=args.play,
+                                options=options)
+    if args.json:
+        if table is None:
+            table = hand_by_simulation(args.cards, args.seat, args.dealer, args.deals,
+                                       args.ruleset, args.play, args.seed, options)
+        print(json.dumps(table.to_dict("records")))
+        return True
+    if table is None:
+        return False
+    print(f"hand {args.cards} at position {position} (1 = leads, 4 = dealer), "
+          f"{args.ruleset} rules, {args.play} play, from the atlas; taker's team, net MP "
+          "= taker's MP - defenders' MP per deal, 95% intervals")
+    print(f"{'strain':<7}{'n':>6}{'P(made)':>9}{'interval':>17}{'net x1':>9}{'net x2':>9}")
+    for r in table.itertuples():
+        print(f"{r.strain:<7}{r.n:>6}{r.p_made:>9.3f}   [{r.p_made_low:.3f}, "
+              f"{r.p_made_high:.3f}]{r.net_mp_x1:>9.2f}{r.net_mp_x2:>9.2f}")
+    print(f"best call: {best_call(table)} ({(time.perf_counter() - start) * 1000:.0f} ms)")
+    return True
+
+
+def _cmd_atlas(args: argparse.Namespace) -> int:
+    from belote_sim import atlas
+
+    if args.action == "build":
+        options = dict(_parse_option(o) for o in args.option or [])
+        output = args.output or "atlas.npz"
+        progress = _Progress(None, "deal", sys.stderr.isatty() and not args.quiet)
+        try:
+            table = atlas.build_atlas(output, args.ruleset, args.play, seed=args.seed,
+                                      se_target=args.se, first_deals=args.first_deals,
+                                      max_deals=args.max_deals, rounds=args.rounds,
+                                      threads=args.threads, workers=args.workers,
+                                      scheduler=args.scheduler, work_dir=args.work_dir,
+                                      progress=progress, options=options)
+        finally:
+            progress.close()
+        m = table.meta
+        print(f"atlas: {m['cells']:,} cells, {m['deals']:,} deals in {m['build_seconds']:.0f} s "
+              f"({m['ruleset']} rules, {m['play']} play, seed {m['seed']})")
+        print(f"wrote {output}")
+        return 0
+    table = atlas.load_atlas(args.output)
+    print(json.dumps(table.meta))
+    frame = atlas.atlas_frame(table)
+    frame = frame[frame["n"] > 0]
+    if args.csv:
+        frame.to_csv(args.csv, index=False)
+        print(f"wrote {args.csv} ({len(frame):,} cells)")
+    summary = frame.groupby(["kind", "position"]).agg(
+        cells=("n", "size"), mean_n=("n", "mean"), max_p_made_se=("p_made_se", "max"),
+        p_made=("p_made", "mean"), net_mp_x1=("net_mp_x1", "mean"))
+    print(summary.to_string(float_format=lambda v: f"{v:.3f}"))
+    return 0
+
+
+def _cmd_bid_duel(args: argparse.Namespace) -> int:
+    from belote_sim.analysis.comparisons import bidding_duel
+
+    if not (args.bid_a and args.bid_b):
+        raise ValueError("give both --bid-a and --bid-b")
+    if args.a and args.b and args.a != args.b:
+        raise ValueError("a bidding duel plays one play policy for everyone: give --a only")
+    play = args.a or args.b or "greedy"
+    start = time.perf_counter()
+    r = bidding_duel(args.bid_a, args.bid_b, deals=args.deals, rules=args.ruleset, play=play,
+                     seed=args.seed, threads=args.threads, games=args.games)
+    if args.json:
+        print(json.dumps(r))
+        return 0
+    print(f"bidding duel {r['a']} vs {r['b']}, {play} play: {r['deals']:,} mirrored deals "
+          f"({args.ruleset}, seed {args.seed}) in {time.perf_counter() - start:.1f} s")
+    print(f"{r['a']} gains {r['mean']:+.3f} MP per deal over {r['b']} (paired s.e. "
+          f"{r['se']:.3f}; 95% interval {r['low']:+.3f} .. {r['high']:+.3f})")
+    if args.games:
+        print(f"{r['a']} wins {r['win_rate']:.2%} of {r['games']:,} mirrored games "
+              f"(s.e. {r['win_se']:.2%})")
+    return 0
 
 
 def _cmd_study(args: argparse.Namespace) -> int:
@@ -444,6 +537,10 @@ def _cmd_solve(args: argparse.Namespace) -> int:
 def _cmd_duel(args: argparse.Namespace) -> int:
     from belote_sim.analysis.comparisons import duel
 
+    if args.bid_a or args.bid_b:
+        return _cmd_bid_duel(args)
+    if not (args.a and args.b):
+        raise ValueError("give --a and --b (play policies), or --bid-a and --bid-b")
     start = time.perf_counter()
     r = duel(args.a, args.b, deals=args.deals, rules=args.ruleset, bidding=args.bid,
              seed=args.seed, threads=args.threads)
@@ -509,7 +606,8 @@ def build_parser() -> argparse.ArgumentParser:
     p.add_argument("--variant", choices=("standard", "open"),
                    help="open: open belot (2 players, 32 cards, table piles)")
     p.add_argument("--bid", default=None, help="bidding policy: threshold[:suit,nt,at,double,"
-                   "redouble], fixed:SEAT,STRAIN,DOUBLING (strain 0..5 = C D H S NT AT), take")
+                   "redouble], fixed:SEAT,STRAIN,DOUBLING (strain 0..5 = C D H S NT AT), take, "
+                   "atlas[:PATH] (expected net MP from the hand atlas)")
     p.add_argument("--bid-seat", action="append", metavar="SEAT:POLICY")
     p.add_argument("--play", default="greedy", help="play policy: greedy[:draw,give], random")
     p.add_argument("--play-seat", action="append", metavar="SEAT:POLICY")
@@ -579,7 +677,34 @@ def build_parser() -> argparse.ArgumentParser:
                    help="rule option override (repeatable)")
     p.add_argument("--play", default="greedy", help="play policy of all four seats")
     p.add_argument("--seed", type=int, default=0, help="seed of the deals")
+    p.add_argument("--position", type=int, choices=range(1, 5),
+                   help="1 (first after the dealer, leads) .. 4 (dealer); sets --seat/--dealer")
+    p.add_argument("--simulate", action="store_true",
+                   help="simulate even when the atlas covers the rules and play policy")
+    p.add_argument("--json", action="store_true", help="print a JSON list, one object per "
+                   "strain: strain, n, p_made, p_made_low, p_made_high, net_mp_x1, "
+                   "net_mp_x2, source")
     p.set_defaults(func=_cmd_hand)
+
+    p = sub.add_parser("atlas", help="the hand atlas: build one, or show one")
+    p.add_argument("action", choices=["build", "show"])
+    p.add_argument("-o", "--output", help="atlas file (build: default atlas.npz; show: "
+                   "default the shipped atlas)")
+    p.add_argument("--ruleset", default="common")
+    p.add_argument("--option", action="append", metavar="NAME=VALUE")
+    p.add_argument("--play", default="greedy")
+    p.add_argument("--seed", type=int, default=2026)
+    p.add_argument("--se", type=float, default=0.02, help="target s.e. of P(made) per cell")
+    p.add_argument("--first-deals", type=int, default=200)
+    p.add_argument("--max-deals", type=int, default=1000)
+    p.add_argument("--rounds", type=int, default=16)
+    p.add_argument("--threads", type=int, default=None)
+    p.add_argument("--workers", type=int, help="start a local dask cluster of N workers")
+    p.add_argument("--scheduler", metavar="tcp://HOST:8786", help="dask.distributed scheduler")
+    p.add_argument("--work-dir", help="keep every chunk here (rerunning resumes)")
+    p.add_argument("--csv", help="show: write every cell to this CSV")
+    p.add_argument("-q", "--quiet", action="store_true", help="no progress bar")
+    p.set_defaults(func=_cmd_atlas)
 
     p = sub.add_parser("study", help="studies: 'study bidding' sweeps a bidding threshold",
                        description="study bidding: one threshold of the threshold bidding "
@@ -616,10 +741,15 @@ def build_parser() -> argparse.ArgumentParser:
     p = sub.add_parser("duel", help="play policy A against B on mirrored deals",
                        description="Play policy A against B: every deal is played twice, "
                        "A in team 0 then in team 1, with the same cards and auction; "
-                       "thrown-in deals are counted and left out.",
+                       "thrown-in deals are counted and left out.  With --bid-a/--bid-b: "
+                       "bidding policy A against B, everyone playing --a (default greedy).",
                        formatter_class=_Defaults)
-    p.add_argument("--a", required=True, help="play policy of the first side")
-    p.add_argument("--b", required=True, help="play policy of the second side")
+    p.add_argument("--a", help="play policy of the first side (bidding duel: of everyone)")
+    p.add_argument("--b", help="play policy of the second side")
+    p.add_argument("--bid-a", help="bidding duel: bidding policy of the first side")
+    p.add_argument("--bid-b", help="bidding duel: bidding policy of the second side")
+    p.add_argument("--games", type=int, default=0, help="bidding duel: also N mirrored games")
+    p.add_argument("--json", action="store_true", help="print one JSON object")
     p.add_argument("--deals", type=_at_least_2, default=10_000, help="deals (each played "
                    "twice)")
     p.add_argument("--ruleset", default="common", help="common, bulgarian or french")

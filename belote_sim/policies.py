@@ -53,6 +53,9 @@ BID_POLICIES = {
     "take": PolicyInfo(B.BID_TAKE, B.TAKE_DEFAULTS, ("round1", "round2", "nt", "at"),
                        "french two rounds: takes the turned card when its suit scores "
                        "enough, else names its best suit in round two"),
+    "atlas": PolicyInfo(B.BID_ATLAS, (), (),
+                        "atlas[:PATH]: bids the strain with the best expected net MP in the "
+                        "hand atlas (default: the shipped one), doubles when it pays"),
 }
 
 MAX_PARAMS = 8
@@ -66,8 +69,12 @@ class PolicySpec:
 
     name: str
     params: tuple[float, ...]
+    #: The atlas file of the ``atlas`` bidding policy (None: the shipped atlas).
+    path: str | None = None
 
     def __str__(self) -> str:
+        if self.path is not None:
+            return f"{self.name}:{self.path}"
         return self.name + (":" + ",".join(f"{p:g}" for p in self.params) if self.params else "")
 
 
@@ -81,6 +88,8 @@ def parse_policy(spec: str | PolicySpec, table: dict[str, PolicyInfo], what: str
     if name not in table:
         raise ValueError(f"unknown {what} policy {name!r}: expected one of {', '.join(table)}")
     info = table[name]
+    if info is BID_POLICIES.get("atlas"):
+        return PolicySpec(name, (), rest.strip() or None)
     params = list(info.defaults)
     if rest:
         try:

@@ -176,7 +176,7 @@ def test_hand_command_net_best_call_and_rejects_zero_deals(capsys):
     with pytest.raises(SystemExit):
         main(["hand", "JH 9H AH TS 7C", "--deals", "0"])
     assert "at least 2" in capsys.readouterr().err
-    assert main(["hand", "JH 9H AH TH KH", "--deals", "300"]) == 0
+    assert main(["hand", "JH 9H AH TH KH", "--deals", "300", "--simulate"]) == 0
     out = capsys.readouterr().out
     assert "net MP" in out and "same 300 deals" in out and "best call: H" in out
     assert main(["hand", "JH 9H AH TS 7C", "--deals", "200", "--ruleset", "french"]) == 0

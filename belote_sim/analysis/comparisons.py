@@ -140,3 +140,47 @@ def duel(a: Any, b: Any, deals: int = 10_000, rules: Any = "common", bidding: An
     return {"a": str(a), "b": str(b), "deals": int(n),
             "thrown_in": int(len(played) - played.sum()), "mean_mp_diff": mean, "se": se,
             "low": mean - Z95 * se, "high": mean + Z95 * se}
+
+
+def bidding_duel(a: Any, b: Any, deals: int = 100_000, rules: Any = "common",
+                 play: Any = "greedy", seed: int = 0, threads: int | None = None,
+                 games: int = 0, options: dict | None = None) -> dict[str, Any]:
+    """Bidding policy ``a`` against ``b`` on mirrored pairs of deals (everyone plays
+    ``play``).
+
+    Every deal is bid and played twice with the same cards: ``a`` bidding for team 0
+    (seats 0, 2) and ``b`` for team 1, then the teams swapped.  The measure is ``a``'s
+    net match points per deal (its team's MP minus the other's, added now; thrown-in
+    deals count 0), averaged over the two plays of each deal, with its paired
+    standard error.  With ``games`` > 0 whole games are played the same way (same game
+    seeds, teams swapped) and ``win_rate`` is ``a``'s game win rate (unfinished games
+    count as lost), with ``win_se``.  Returns ``{"a", "b", "ruleset", "deals",
+    "played", "thrown_in", "mean", "se", "low", "high"}`` plus ``games``, ``win_rate``,
+    ``win_se``, ``win_low``, ``win_high`` in game mode.
+    """
+    first = simulate(deals, rules=rules, bidding=[a, b, a, b], play=play, seed=seed,
+                     threads=threads, options=options)
+    second = simulate(deals, rules=rules, bidding=[b, a, b, a], play=play, seed=seed,
+                      threads=threads, options=options)
+    if not (first["hand0"].to_numpy() == second["hand0"].to_numpy()).all():
+        raise AssertionError("the mirrored runs did not play the same deals")
+    x = ((first["mp0"] - first["mp1"]).to_numpy(float)
+         + (second["mp1"] - second["mp0"]).to_numpy(float)) / 2
+    thrown = ((first["outcome"] == "thrown_in").to_numpy()
+              & (second["outcome"] == "thrown_in").to_numpy())
+    n = len(x)
+    mean = float(x.mean()) if n else float("nan")
+    se = float(x.std(ddof=1) / np.sqrt(n)) if n > 1 else float("nan")
+    out = {"a": str(a), "b": str(b), "ruleset": first.attrs["belote_sim"]["ruleset"],
+           "deals": int(n), "played": int(n - thrown.sum()), "thrown_in": int(thrown.sum()),
+           "mean": mean, "se": se, "low": mean - Z95 * se, "high": mean + Z95 * se}
+    if games:
+        g1 = simulate_games(games, rules=rules, bidding=[a, b, a, b], play=play, seed=seed,
+                            threads=threads, options=options)
+        g2 = simulate_games(games, rules=rules, bidding=[b, a, b, a], play=play, seed=seed,
+                            threads=threads, options=options)
+        win = ((g1["winner"] == 0).to_numpy(float) + (g2["winner"] == 1).to_numpy(float)) / 2
+        w, wse = float(win.mean()), float(win.std(ddof=1) / np.sqrt(len(win)))
+        out.update({"games": int(games), "win_rate": w, "win_se": wse,
+                    "win_low": w - Z95 * wse, "win_high": w + Z95 * wse})
+    return out

@@ -319,6 +319,7 @@ def write_report(source: Any, out_dir: str | Path, provenance: dict | None = Non
     _trump_section(page, tables)
     _points_section(page, tables)
     _declaration_section(page, tables, provenance)
+    _atlas_section(page, out)
     _study_section(page, tables, provenance)
     parts = [f"<!doctype html><html lang='en'><head><meta charset='utf-8'>"
              f"<meta name='viewport' content='width=device-width'>"
@@ -335,6 +336,46 @@ def write_report(source: Any, out_dir: str | Path, provenance: dict | None = Non
     index = out / "index.html"
     index.write_text("\n".join(parts), encoding="utf-8")
     return index
+
+
+def _atlas_section(page: _Page, out: Path) -> None:
+    """A section on the shipped hand atlas (its own page, atlas.html, holds the three
+    heatmaps and their CSVs); nothing when the package ships no atlas."""
+    from belote_sim.simulation.atlas_table import DEFAULT_ATLAS
+
+    if not DEFAULT_ATLAS.exists():
+        return
+    from belote_sim.analysis.atlas_report import write_atlas_page
+
+    from belote_sim.atlas import atlas_frame, load_atlas
+
+    atlas = load_atlas(None)
+    write_atlas_page(out, atlas)
+    frame = atlas_frame(atlas)
+    frame = frame[frame["n"] > 0]
+    rows = []
+    for kind, label in (("suit", "a suit (trumps)"), ("nt", "NT"), ("at", "AT")):
+        cells = []
+        for position in (1, 2, 3, 4):
+            part = frame[(frame["kind"] == kind) & (frame["position"] == position)]
+            weight = part["multiplicity"].sum()
+            pays = part.loc[part["net_mp_x1"] > 0, "multiplicity"].sum()
+            cells.append(_pct(pays / weight) if weight else "–")
+        rows.append([label] + cells)
+    table = _simple_table(["contract", "position 1 (leads)", "position 2", "position 3",
+                           "position 4 (dealer)"], rows)
+    page.section("atlas", "The hand atlas: every bidding hand", [
+        "<p class='note'>Share of 5-card bidding hands for which taking the contract "
+        "undoubled has a positive expected net MP (taker's team minus defenders), from the "
+        f"shipped atlas ({html.escape(str(atlas.meta.get('play', '')))} play).</p>", table,
+        "<p>The package ships an atlas of every 5-card bidding hand (by strain and the "
+        "taker's position): P(made) and expected net MP from direct simulation of each "
+        "hand class. <a href='atlas.html'>Its page</a> shows P(made) heatmaps by trump "
+        "holding and side aces (suit contracts), aces and tens (NT), jacks and nines (AT), "
+        "each with its CSV (tables/atlas_*.csv). <code>belote-sim hand CARDS --position "
+        "P</code> answers one hand from it.</p>",
+        "<img src='figures/atlas_suit.png' width='640' alt='suit contracts: P(made) by "
+        "trump holding and side aces'>"])
 
 
 def _csv(name: str) -> str:

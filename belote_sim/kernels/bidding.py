@@ -30,6 +30,17 @@ most, or passes.
 ``fixed`` (parameters ``[seat, strain, doubling]``): no auction; the seat takes the
 strain (0..5 = C D H S NT AT) at that doubling level.
 
+``atlas`` (no parameters; the hand atlas comes in as ``atlas = (keys, values)``, see
+``atlas_row``): a seat looks up its own five cards, at its position, for every strain:
+the expected net MP of the taker's team (x1, x2, x4) and P(made).  On its turn it
+doubles the opponents' undoubled contract when its own hand would make that strain
+in expectation (its net MP x1 > 0: it holds their trumps); redoubles its team's
+doubled contract when its own entry says x4 pays more than x2; otherwise, unless its
+partner holds the contract, bids the strain above the current one with the best
+expected net MP x1 when that is positive (passing counts 0); otherwise passes.
+French two rounds: takes the turned suit when its net MP there is positive, else
+names the other strain with the best positive net MP.
+
 The auction is written as one character per call: ``p`` pass, ``C D H S N A`` a bid
 (N = NT, A = AT), ``x`` double, ``r`` redouble, ``t`` third double; ``f`` marks a
 fixed contract.
@@ -55,6 +66,7 @@ from belote_sim.kernels.tables import (
 BID_THRESHOLD = 0
 BID_FIXED = 1
 BID_TAKE = 2
+BID_ATLAS = 3
 THRESHOLD_DEFAULTS = (50.0, 52.0, 75.0, 60.0, 60.0)
 TAKE_DEFAULTS = (50.0, 55.0, 60.0, 80.0)
 
@@ -87,6 +99,112 @@ def _score_table():
 SCORE = _score_table()
 
 
+# --- the hand atlas: canonical hand classes and the ``atlas`` policy ----------------
+#: Key padding of the atlas key rows (sorts after every real key).
+ATLAS_NO_KEY = np.int64(1) << 40
+#: Last axis of the atlas values: expected net MP at x1, x2, x4 and P(made).
+A_NET1, A_NET2, A_NET4, A_PMADE = range(4)
+
+
+@kernel
+def _sort3(a, b, c):
+    """Three values in descending order."""
+    if a < b:
+        a, b = b, a
+    if b < c:
+        b, c = c, b
+    if a < b:
+        a, b = b, a
+    return a, b, c
+
+
+@kernel
+def canonical_key(hand, strain):
+    """Class key of a hand for a strain under suit symmetry (int64).
+
+    Suit strain (0..3): the trump suit's byte, then the three other suit bytes in
+    descending order (the other suits are interchangeable); NT and AT (4, 5): the four
+    suit bytes in descending order.  Two hands have the same key exactly when a
+    permutation of the interchangeable suits maps one onto the other.
+    """
+    b = np.empty(4, dtype=np.int64)
+    for suit in range(4):
+        b[suit] = (hand >> (8 * suit)) & 0xFF
+    if strain < STRAIN_NT:
+        others = np.empty(3, dtype=np.int64)
+        k = 0
+        for suit in range(4):
+            if suit != strain:
+                others[k] = b[suit]
+                k += 1
+        x, y, z = _sort3(others[0], others[1], others[2])
+        return (b[strain] << 24) | (x << 16) | (y << 8) | z
+    b.sort()
+    return (b[3] << 24) | (b[2] << 16) | (b[1] << 8) | b[0]
+
+
+@kernel
+def atlas_row(keys, hand, strain):
+    """Row of a hand's class in the atlas (-1 if absent).
+
+    ``keys`` (2, K) int64: row 0 the sorted suit-strain keys, row 1 the sorted NT/AT
+    keys, padded with ``ATLAS_NO_KEY``.
+    """
+    row = keys[0] if strain < STRAIN_NT else keys[1]
+    key = canonical_key(hand, strain)
+    lo = 0
+    hi = row.shape[0]
+    while lo < hi:
+        mid = (lo + hi) >> 1
+        if row[mid] < key:
+            lo = mid + 1
+        else:
+            hi = mid
+    if lo < row.shape[0] and row[lo] == key:
+        return lo
+    return -1
+
+
+@kernel
+def atlas_value(atlas, hand, strain, seat, dealer, field):
+    """One atlas figure (``A_*`` field) of a hand as the taker of a strain.
+
+    ``atlas = (keys (2, K), values (3, K, 4, 4))``: values by strain kind (suit, NT,
+    AT), class row, taker's position (0 = first after the dealer .. 3 = dealer) and
+    field.  Returns -1e9 when the class is missing (never in a complete atlas).
+    """
+    keys, values = atlas
+    row = atlas_row(keys, hand, strain)
+    if row < 0:
+        return -1e9
+    kind = 0 if strain < STRAIN_NT else strain - STRAIN_NT + 1
+    return values[kind, row, (seat - dealer - 1) & 3, field]
+
+
+@kernel
+def atlas_call(hand, seat, dealer, current, bidder, level, forced, atlas):
+    """The ``atlas`` policy's call in the auction: ``(call, strain)`` (strain -1 if none)."""
+    opponents_hold = current >= 0 and (bidder & 1) != (seat & 1)
+    if opponents_hold and level == 0 \
+            and atlas_value(atlas, hand, current, seat, dealer, A_NET1) > 0:
+        return CALL_DOUBLE, -1
+    if current >= 0 and not opponents_hold and level == 1 \
+            and atlas_value(atlas, hand, current, seat, dealer, A_NET4) \
+            > atlas_value(atlas, hand, current, seat, dealer, A_NET2):
+        return CALL_REDOUBLE, -1
+    if current < 0 or opponents_hold:
+        best = -1
+        best_value = 0.0
+        for strain in range(current + 1, 6):
+            value = atlas_value(atlas, hand, strain, seat, dealer, A_NET1)
+            if (value > 0 or forced) and (best < 0 or value > best_value):
+                best = strain
+                best_value = value
+        if best >= 0:
+            return STRAIN_CALLS[best], best
+    return CALL_PASS, -1
+
+
 @kernel
 def strain_score(cards, strain):
     """Bidding score of a set of cards for one strain (module docstring formula)."""
@@ -108,10 +226,11 @@ def _threshold(params, strain):
 
 
 @kernel
-def run_auction(bid_cards, dealer, rules, bid_ids, bid_params, out_calls):
-    """Auction (section 4.1) with the ``threshold`` policy for every seat.
+def run_auction(bid_cards, dealer, rules, bid_ids, bid_params, out_calls, atlas):
+    """Auction (section 4.1): each seat calls by its policy, ``threshold`` or ``atlas``.
 
-    ``bid_cards``: (4,) masks of the five cards each seat sees.  Writes the calls to
+    ``bid_cards``: (4,) masks of the five cards each seat sees; ``atlas``: see
+    ``atlas_value`` (tiny arrays when no seat uses it).  Writes the calls to
     ``out_calls`` (uint8, MAX_CALLS) and returns ``(strain, taker, doubling, n_calls)``
     with strain -1 when the deal is thrown in.
     """
@@ -135,7 +254,11 @@ def run_auction(bid_cards, dealer, rules, bid_ids, bid_params, out_calls):
         opponents_hold = current >= 0 and (bidder & 1) != (seat & 1)
         call = CALL_PASS
         bid = -1
-        if opponents_hold and level == 0 and scores[seat, current] >= params[3]:
+        if bid_ids[seat] == BID_ATLAS:
+            forced = rules[R_DEALER_MUST_TAKE] and current < 0 and n_calls == 3
+            call, bid = atlas_call(bid_cards[seat], seat, dealer, current, bidder, level,
+                                   forced, atlas)
+        elif opponents_hold and level == 0 and scores[seat, current] >= params[3]:
             call = CALL_DOUBLE
         elif current >= 0 and not opponents_hold and level == 1 \
                 and scores[seat, current] >= params[4]:
@@ -177,8 +300,8 @@ def run_auction(bid_cards, dealer, rules, bid_ids, bid_params, out_calls):
 
 
 @kernel
-def french_take(bid_cards, turned, dealer, rules, bid_params, out_calls):
-    """French two-round bidding (section 4.2) with the ``take`` policy.
+def french_take(bid_cards, turned, dealer, rules, bid_ids, bid_params, out_calls, atlas):
+    """French two-round bidding (section 4.2) with the ``take`` or ``atlas`` policy.
 
     Returns ``(strain, taker, n_calls)``, strain -1 when all pass twice.
     """
@@ -187,7 +310,11 @@ def french_take(bid_cards, turned, dealer, rules, bid_params, out_calls):
     for i in range(4):
         seat = (dealer + 1 + i) & 3
         cards = bid_cards[seat] | (1 << turned)
-        if strain_score(cards, turned_suit) >= bid_params[seat, 0]:
+        if bid_ids[seat] == BID_ATLAS:
+            take = atlas_value(atlas, bid_cards[seat], turned_suit, seat, dealer, A_NET1) > 0
+        else:
+            take = strain_score(cards, turned_suit) >= bid_params[seat, 0]
+        if take:
             out_calls[n_calls] = STRAIN_CALLS[turned_suit]
             return turned_suit, seat, n_calls + 1
         out_calls[n_calls] = CALL_PASS
@@ -200,6 +327,12 @@ def french_take(bid_cards, turned, dealer, rules, bid_params, out_calls):
         best_margin = 0.0
         for strain in range(last):
             if strain == turned_suit:
+                continue
+            if bid_ids[seat] == BID_ATLAS:
+                margin = atlas_value(atlas, bid_cards[seat], strain, seat, dealer, A_NET1)
+                if margin > 0 and (best < 0 or margin > best_margin):
+                    best = strain
+                    best_margin = margin
                 continue
             threshold = bid_params[seat, 1]
             if strain == STRAIN_NT:

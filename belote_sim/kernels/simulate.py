@@ -59,14 +59,15 @@ NUM_SOLO_GAME_COLS = 10
 @kernel
 def play_one_deal(deck, dealer, rules, bid_ids, bid_params, play_ids, play_params,
                   announce_mask, state, row, calls, plays, hands, bid, winners, belote, decl,
-                  search):
+                  search, atlas):
     """Bid, deal the rest, play and score one deal from a dealt ``deck``.
 
     ``announce_mask``: bit s set if seat s announces its belote (runs and carrés are
     always announced).
     ``row`` (NUM_COLS,) receives the results; ``calls`` the auction characters;
     ``plays`` (32,) the cards in playing order.  ``hands``, ``bid``, ``winners``,
-    ``belote`` and ``decl`` are work buffers.  Returns whether a contract was played.
+    ``belote`` and ``decl`` are work buffers; ``atlas``: the ``atlas`` bidding policy's
+    tables (``bidding.atlas_value``).  Returns whether a contract was played.
     """
     two_round = rules[R_BIDDING] == BIDDING_TWO_ROUND
     hands_from_deck(deck, dealer, hands, bid)
@@ -83,13 +84,14 @@ def play_one_deal(deck, dealer, rules, bid_ids, bid_params, play_ids, play_param
             french_hands(deck, dealer, taker, hands)
     elif two_round:
         turned = deck[TURNED_POSITION]
-        strain, taker, _ = french_take(bid, turned, dealer, rules, bid_params, calls)
+        strain, taker, _ = french_take(bid, turned, dealer, rules, bid_ids, bid_params,
+                                      calls, atlas)
         doubling = 0
         if strain >= 0:
             french_hands(deck, dealer, taker, hands)
     else:
         strain, taker, doubling, _ = run_auction(bid, dealer, rules, bid_ids, bid_params,
-                                                 calls)
+                                                 calls, atlas)
     row[COL_DEALER] = dealer
     for seat in range(4):
         row[COL_HAND0 + seat] = hands[seat] if strain >= 0 or not two_round else bid[seat]
@@ -135,13 +137,13 @@ def play_one_deal(deck, dealer, rules, bid_ids, bid_params, play_ids, play_param
 @kernel(parallel=True)
 def simulate_deals(seeds, dealers, rules, bid_ids, bid_params, play_ids, play_params,
                    announce_mask, predeal, cons, check_cons, max_tries, out, calls, plays,
-                   keep_plays, search_bits):
+                   keep_plays, search_bits, atlas):
     """Simulate ``len(seeds)`` independent deals in parallel.
 
     ``dealers`` (n,): each deal's dealer; ``predeal`` (4, 8) and ``cons`` (4, k): see
     ``deal_conditioned``.  Fills ``out`` (n, NUM_COLS), ``calls`` (n, MAX_CALLS) and,
     when ``keep_plays``, ``plays`` (n, 32).  A deal whose constraints could not be met
-    in ``max_tries`` gets ``COL_TRIES = -1``.
+    in ``max_tries`` gets ``COL_TRIES = -1``.  ``atlas``: see ``play_one_deal``.
     """
     n = seeds.shape[0]
     # Work buffers are allocated once per block, not per deal; blocks are a fixed
@@ -170,7 +172,7 @@ def simulate_deals(seeds, dealers, rules, bid_ids, bid_params, play_ids, play_pa
                 continue
             play_one_deal(deck, dealer, rules, bid_ids, bid_params, play_ids, play_params,
                           announce_mask, state, out[i], calls[i], deal_plays, hands, bid,
-                          winners, belote, decl, search)
+                          winners, belote, decl, search, atlas)
             if keep_plays:
                 for k in range(32):
                     plays[i, k] = deal_plays[k]
@@ -178,7 +180,7 @@ def simulate_deals(seeds, dealers, rules, bid_ids, bid_params, play_ids, play_pa
 
 @kernel(parallel=True)
 def simulate_games(seeds, rules, bid_ids, bid_params, play_ids, play_params, announce_mask,
-                   max_deals, out, log, search_bits):
+                   max_deals, out, log, search_bits, atlas):
     """Play ``len(seeds)`` whole games (section 9) in parallel, one row of ``out`` each.
 
     The first dealer is drawn from the game's seed and the deal passes to the right
@@ -188,7 +190,7 @@ def simulate_games(seeds, rules, bid_ids, bid_params, play_ids, play_params, ann
     ``G_*``: deals played, final scores, points still held, winner (-1 if the game
     did not end within ``max_deals``), thrown-in, hanging and valat deals, first dealer.
     ``log`` (n, L, NUM_COLS) receives the rows of the first L deals of each game (L may
-    be 0).
+    be 0).  ``atlas``: see ``play_one_deal``.
     """
     n = seeds.shape[0]
     for g in prange(n):
@@ -222,7 +224,7 @@ def simulate_games(seeds, rules, bid_ids, bid_params, play_ids, play_params, ann
                     shuffle_deck(state, deck)
             played = play_one_deal(deck, dealer, rules, bid_ids, bid_params, play_ids,
                                    play_params, announce_mask, state, row, calls, plays, hands,
-                                   bid, winners, belote, decl, search)
+                                   bid, winners, belote, decl, search, atlas)
             if played and cut:
                 for j in range(32):
                     deck[j] = plays[j]

@@ -72,9 +72,9 @@ class Study:
             raise ValueError("the fixed bidding policy sets the contract for all seats; "
                              "it cannot be mixed with other bidding policies")
         two_round = self.rules.bidding == "two_round"
-        if two_round and bid_names - {"take", "fixed"}:
+        if two_round and bid_names - {"take", "fixed", "atlas"}:
             raise ValueError(f"the {self.rules.name} rules bid in two rounds: use the 'take' "
-                             "(or 'fixed') bidding policy")
+                             "(or 'atlas' or 'fixed') bidding policy")
         if not two_round and "take" in bid_names:
             raise ValueError("the 'take' bidding policy is for the french two-round bidding")
         if self.rules.solo:
@@ -86,6 +86,16 @@ class Study:
                 raise ValueError("take-or-pass bidding uses the 'threshold' (or 'fixed') policy")
             if self.predeal or self.constraints:
                 raise ValueError("predeal and constraints are for the 4-player game")
+        self._atlas = None
+        if "atlas" in bid_names:
+            paths = {s.path for s in self.bidding if s.name == "atlas"}
+            if len(paths) > 1:
+                raise ValueError("the seats bidding by the atlas must use the same atlas file")
+            from belote_sim.simulation.atlas_table import load_atlas
+
+            table = load_atlas(paths.pop())
+            table.check_covers(self.rules)
+            self._atlas = table.kernel_arrays()
         if "fixed" in bid_names:
             seat, strain, doubling = self.bidding[0].params[:3]
             if seat not in range(n) or strain not in range(6) or not self.rules.strain_allowed(int(strain)):
@@ -102,6 +112,15 @@ class Study:
     @property
     def play_arrays(self) -> tuple[np.ndarray, np.ndarray]:
         return to_arrays(self.play, PLAY_POLICIES)
+
+    @property
+    def atlas_arrays(self) -> tuple[np.ndarray, np.ndarray]:
+        """The ``atlas`` bidding policy's lookup arrays (tiny ones when unused)."""
+        if self._atlas is None:
+            from belote_sim.simulation.atlas_table import empty_kernel_arrays
+
+            return empty_kernel_arrays()
+        return self._atlas
 
     def provenance(self, n_deals: int, mode: str = "deals") -> dict[str, Any]:
         """JSON-ready description of the study (kept with the table)."""
@@ -152,7 +171,7 @@ class Study:
                        play_ids, play_params, self.announce_mask, self.predeal_array,
                        self.constraint_array,
                        self.check_constraints, MAX_TRIES, out, calls, plays, keep_plays,
-                       search_bits(self.play))
+                       search_bits(self.play), self.atlas_arrays)
         if (out[:, -1] < 0).any():
             raise ValueError(f"constraints could not be met in {MAX_TRIES} tries for a deal: "
                              "they are too rare to sample")
@@ -172,7 +191,7 @@ class Study:
         simulate_deals(seeds, self.dealers(0, PILOT_DEALS), self.rules.to_array(), bid_ids,
                        bid_params, play_ids, play_params, self.announce_mask, self.predeal_array,
                        self.constraint_array, True, 50, out, calls,
-                       np.zeros((1, 32), dtype=np.int64), False, 1)
+                       np.zeros((1, 32), dtype=np.int64), False, 1, self.atlas_arrays)
         accepted = (out[:, -1] > 0).sum()
         if accepted == 0:
             raise ValueError(f"constraints are impossible or too rare: none of {PILOT_DEALS} "
@@ -660,7 +679,7 @@ def simulate_games(n_games: int, rules: Rules | str = "common", bidding: Any = N
         else:
             _games_kernel(seeds.view(np.int64), study.rules.to_array(), bid_ids, bid_params,
                           play_ids, play_params, study.announce_mask, max_deals, out, log,
-                          search_bits(study.play))
+                          search_bits(study.play), study.atlas_arrays)
     df = games_frame(seeds, out, 3 if study.rules.players == 3 else 2)
     df.attrs["belote_sim"] = study.provenance(n_games, mode="games")
     if not deal_log:

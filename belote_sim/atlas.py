@@ -1,0 +1,378 @@
+"""The hand atlas: every 5-card bidding hand answered once, for every strain and position.
+
+A *cell* is (hand class, strain kind, taker's position): the classes are the 5-card
+hands up to the interchangeable suits (``simulation.atlas_table``: 38,304 suit classes,
+10,808 NT/AT classes, multiplicities summing to 201,376 each), the kinds are suit
+(played with clubs trumps: every suit plays alike), NT and AT, and the position is
+1 (first after the dealer, who leads) .. 4 (the dealer).  Each cell is measured by
+``kernels.atlas.atlas_cells``: deals with the class's hand as the taker's bidding
+cards, the rest uniform, the contract fixed, played by the play policy and scored at
+x1, x2 and x4.
+
+Building is adaptive: round 0 gives every cell ``first_deals`` deals; each later round
+tops a cell up to the deals its P(made) needs for a standard error of ``se_target``
+(``p(1 - p) / se_target**2`` with p estimated as (made + 0.5) / (n + 1)), at most
+``max_deals``, until no cell needs more or ``rounds`` is reached.  Round r, chunk c
+(``chunk_cells`` cells) takes its cell seeds from ``SeedSequence(seed, spawn_key=(r,
+c))``; the allocation of a round depends only on earlier rounds, so a build is a pure
+function of its arguments (any thread count, any number of workers).  With a work
+directory every chunk's sums are kept in a file, and a rerun resumes from them.
+
+``atlas_frame`` turns the sums into one row per cell (means, standard errors,
+intervals); ``hand_from_atlas`` answers one hand in milliseconds.
+"""
+
+from __future__ import annotations
+
+import json
+import os
+import time
+from pathlib import Path
+from typing import Any, Callable, Sequence
+
+import numpy as np
+import pandas as pd
+
+from belote_sim._version import __version__
+from belote_sim.analysis.report_tables import Z95, wilson_interval
+from belote_sim.cards import parse_cards, format_cards
+from belote_sim.kernels import atlas as KA
+from belote_sim.rules import Rules
+from belote_sim.simulation.atlas_table import (
+    DEFAULT_ATLAS,
+    KIND_STRAIN,
+    KINDS,
+    AtlasTable,
+    hand_classes,
+    key_hands,
+    kind_of,
+    load_atlas,
+    save_atlas,
+)
+from belote_sim.simulation.runner import _threads, make_study
+
+STRAIN_NAMES = ["C", "D", "H", "S", "NT", "AT"]
+#: Seed of the shipped atlas (``analyses/build_atlas.py``).
+DEFAULT_SEED = 2026
+
+
+def _cells(kinds: Sequence[int], positions: Sequence[int],
+           class_rows: Sequence[int] | None) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+    """(kind, class row, position) of every cell, kind-major."""
+    parts = []
+    for kind in kinds:
+        n = len(hand_classes(kind)[0])
+        rows = np.arange(n) if class_rows is None else \
+            np.unique([r for r in class_rows if 0 <= r < n])
+        k, r, p = np.meshgrid([kind], rows, positions, indexing="ij")
+        parts.append(np.stack([k.ravel(), r.ravel(), p.ravel()], axis=1))
+    cells = np.concatenate(parts)
+    return cells[:, 0], cells[:, 1], cells[:, 2]
+
+
+def _needed(made: np.ndarray, n: np.ndarray, se_target: float, max_deals: int) -> np.ndarray:
+    """Deals each cell still needs for its P(made) standard error to reach the target."""
+    p = (made + 0.5) / (n + 1.0)
+    want = np.ceil(p * (1 - p) / se_target ** 2).astype(np.int64)
+    return np.clip(np.minimum(want, max_deals) - n, 0, None)
+
+
+def _run_chunk(hands, strains, positions, counts, seeds, rules_array, play_ids, play_params,
+               announce_mask, search_bits, threads=None) -> np.ndarray:
+    out = np.zeros((len(hands), KA.NUM_FIELDS), dtype=np.int64)
+    with _threads(threads):
+        KA.atlas_cells(hands, strains, positions, counts, seeds, rules_array, play_ids,
+                       play_params, announce_mask, search_bits, out)
+    return out
+
+
+def build_atlas(path: str | os.PathLike | None, rules: Rules | str = "common",
+                play: Any = "greedy", seed: int = DEFAULT_SEED, se_target: float = 0.02,
+                first_deals: int = 200, max_deals: int = 1000, rounds: int = 16,
+                chunk_cells: int = 4096, threads: int | None = None,
+                workers: int | None = None, scheduler: str | None = None,
+                work_dir: str | os.PathLike | None = None,
+                progress: Callable[[int], None] | None = None,
+                options: dict[str, Any] | None = None,
+                kinds: Sequence[str] = KINDS, positions: Sequence[int] = (1, 2, 3, 4),
+                class_rows: Sequence[int] | None = None) -> AtlasTable:
+    """Build an atlas (module docstring) and write it to ``path`` (if given).
+
+    ``kinds``/``positions``/``class_rows`` (rows of ``hand_classes``) restrict the cells
+    (tests, previews);
+    cells left out have no deals.  ``workers``/``scheduler`` run the chunks on a local
+    dask cluster / a dask.distributed scheduler; ``work_dir`` keeps every chunk's sums
+    (resumable).  ``progress(n)`` is called with the deals of each finished chunk.
+    Returns the ``AtlasTable``; its ``meta`` records the rules, play policy, seed,
+    deals and build seconds.
+    """
+    study = make_study(rules, "fixed:0,0,0", play, seed, options=options)
+    if study.rules.solo:
+        raise ValueError("the atlas is for the 4-player game")
+    if not 0 < se_target < 0.5:
+        raise ValueError(f"se_target must be in (0, 0.5), got {se_target!r}")
+    if not 1 <= first_deals <= max_deals:
+        raise ValueError("need 1 <= first_deals <= max_deals")
+    bad = set(kinds) - set(KINDS)
+    if bad or not kinds:
+        raise ValueError(f"kinds must be among {', '.join(KINDS)}, got {sorted(bad)}")
+    if not positions or set(positions) - {1, 2, 3, 4}:
+        raise ValueError("positions must be among 1..4")
+    kind_ids = [KINDS.index(k) for k in kinds if study.rules.strain_allowed(
+        KIND_STRAIN[KINDS.index(k)])]
+    start = time.perf_counter()
+    kind, row, pos = _cells(kind_ids, sorted(set(positions)), class_rows)
+    hands = np.concatenate([key_hands(hand_classes(k)[0], k) for k in range(3)])
+    offsets = np.cumsum([0] + [len(hand_classes(k)[0]) for k in range(3)])
+    cell_hands = hands[offsets[kind] + row]
+    cell_strains = np.array(KIND_STRAIN, dtype=np.int64)[kind]
+    totals = np.zeros((len(kind), KA.NUM_FIELDS), dtype=np.int64)
+    play_ids, play_params = study.play_arrays
+    from belote_sim.policies import search_bits as _search_bits
+
+    common = (study.rules.to_array(), play_ids, play_params, study.announce_mask,
+              _search_bits(study.play))
+    if work_dir is not None:
+        work_dir = Path(work_dir)
+        work_dir.mkdir(parents=True, exist_ok=True)
+        stamp = {"rules": study.rules.name, "options": study.rules.options(),
+                 "play": str(study.play[0]), "seed": seed, "se_target": se_target,
+                 "first_deals": first_deals, "max_deals": max_deals,
+                 "chunk_cells": chunk_cells, "kinds": list(kinds),
+                 "positions": sorted(set(positions)),
+                 "class_rows": None if class_rows is None else [int(r) for r in class_rows]}
+        stamp_path = work_dir / "build.json"
+        if stamp_path.exists() and json.loads(stamp_path.read_text()) != \
+                json.loads(json.dumps(stamp)):
+            raise ValueError(f"{work_dir} holds the chunks of another atlas build")
+        stamp_path.write_text(json.dumps(stamp))
+    client = cluster = None
+    if workers or scheduler:
+        from dask.distributed import Client, LocalCluster
+
+        if scheduler is None:
+            _run_chunk(cell_hands[:1], cell_strains[:1], pos[:1], np.ones(1, np.int64),
+                       np.zeros(1, np.int64), *common)  # compile before the workers load
+            cluster = LocalCluster(n_workers=workers, threads_per_worker=1, processes=True,
+                                   host="127.0.0.1", dashboard_address="127.0.0.1:0")
+        client = Client(cluster if cluster is not None else scheduler)
+    total_deals = 0
+    try:
+        for r in range(rounds):
+            counts = np.full(len(kind), first_deals, dtype=np.int64) if r == 0 else \
+                _needed(totals[:, KA.F_MADE], totals[:, KA.F_N], se_target, max_deals)
+            todo = np.flatnonzero(counts)
+            if len(todo) == 0:
+                break
+            chunks = [todo[i:i + chunk_cells] for i in range(0, len(todo), chunk_cells)]
+            pending = {}
+            for c, idx in enumerate(chunks):
+                file = work_dir / f"round{r}_chunk{c:05d}.npy" if work_dir else None
+                if file is not None and file.exists():
+                    part = np.load(file)
+                    totals[idx] += part
+                    if progress:
+                        progress(int(counts[idx].sum()))
+                    continue
+                seeds = np.random.SeedSequence(int(seed), spawn_key=(r, c)).generate_state(
+                    len(idx), dtype=np.uint64).view(np.int64)
+                args = (cell_hands[idx], cell_strains[idx], pos[idx], counts[idx], seeds,
+                        *common)
+                if client is not None:
+                    pending[client.submit(_run_chunk, *args, pure=False)] = (c, idx, file)
+                else:
+                    part = _run_chunk(*args, threads=threads)
+                    _store(part, totals, idx, file, progress, counts)
+            if client is not None:
+                from dask.distributed import as_completed
+
+                for future in as_completed(list(pending)):
+                    c, idx, file = pending.pop(future)
+                    _store(future.result(), totals, idx, file, progress, counts)
+            total_deals += int(counts.sum())
+    finally:
+        if client is not None:
+            client.close()
+        if cluster is not None:
+            cluster.close()
+    elapsed = time.perf_counter() - start
+    sums = [np.zeros((len(hand_classes(k)[0]), 4, KA.NUM_FIELDS), dtype=np.int64)
+            for k in range(3)]
+    for k in range(3):
+        sel = kind == k
+        sums[k][row[sel], pos[sel] - 1] = totals[sel]
+    meta = {"belote_sim": __version__, "ruleset": study.rules.name,
+            "options": study.rules.options(), "play": str(study.play[0]), "seed": int(seed),
+            "se_target": se_target, "first_deals": first_deals, "max_deals": max_deals,
+            "rounds": rounds, "chunk_cells": chunk_cells, "kinds": list(kinds),
+            "positions": sorted(set(positions)),
+            "class_rows": None if class_rows is None else len(class_rows),
+            "deals": int(totals[:, KA.F_N].sum()), "cells": int(len(kind)),
+            "build_seconds": round(elapsed, 1)}
+    keys = [hand_classes(0)[0], hand_classes(1)[0], hand_classes(2)[0]]
+    mult = [hand_classes(k)[1] for k in range(3)]
+    table = AtlasTable(json.loads(json.dumps(meta)), keys, mult, sums,
+                       str(path) if path else None)
+    if path is not None:
+        save_atlas(table, path)
+        load_atlas.cache_clear()
+    return table
+
+
+def _store(part, totals, idx, file, progress, counts) -> None:
+    if file is not None:
+        tmp = file.with_suffix(".tmp.npy")
+        np.save(tmp, part)
+        tmp.replace(file)
+    totals[idx] += part
+    if progress:
+        progress(int(counts[idx].sum()))
+
+
+def cell_stats(sums: np.ndarray) -> dict[str, np.ndarray]:
+    """Means, standard errors and intervals from cell sums (..., NUM_FIELDS).
+
+    Keys: ``n``, ``p_made`` with ``p_made_low``/``p_made_high`` (Wilson 95%) and
+    ``p_made_se``, ``p_inside``, ``p_hanging``, ``p_valat_by``, ``p_valat_against``,
+    ``card_points`` (taker's team, with ``_se``), and for x = 1, 2, 4: ``taker_mp_x``,
+    ``defender_mp_x``, ``net_mp_x`` (MP added now) each with ``_se``.  NaN where n = 0.
+    """
+    s = np.asarray(sums, dtype=np.float64)
+    n = s[..., KA.F_N]
+    out: dict[str, np.ndarray] = {"n": n.astype(np.int64)}
+    with np.errstate(invalid="ignore", divide="ignore"):
+        nn = np.where(n > 0, n, np.nan)
+        p = s[..., KA.F_MADE] / nn
+        out["p_made"] = p
+        low, high = wilson_interval(s[..., KA.F_MADE], n)
+        out["p_made_low"], out["p_made_high"] = low, high
+        out["p_made_se"] = np.sqrt(p * (1 - p) / nn)
+        out["p_inside"] = s[..., KA.F_INSIDE] / nn
+        out["p_hanging"] = s[..., KA.F_HANGING] / nn
+        out["p_valat_by"] = s[..., KA.F_VALAT_BY] / nn
+        out["p_valat_against"] = s[..., KA.F_VALAT_AGAINST] / nn
+
+        def mean_se(col, col2):
+            mean = s[..., col] / nn
+            var = (s[..., col2] - nn * mean * mean) / np.where(n > 1, n - 1, np.nan)
+            return mean, np.sqrt(np.maximum(var, 0) / nn)
+
+        out["card_points"], out["card_points_se"] = mean_se(KA.F_CARD, KA.F_CARD2)
+        for level, x in enumerate((1, 2, 4)):
+            base = KA.F_LEVEL + 6 * level
+            for name, off in (("taker_mp", KA.L_TAKER), ("defender_mp", KA.L_DEF),
+                              ("net_mp", KA.L_NET)):
+                mean, se = mean_se(base + off, base + off + 1)
+                out[f"{name}_x{x}"], out[f"{name}_x{x}_se"] = mean, se
+    return out
+
+
+def atlas_frame(table: AtlasTable, kinds: Sequence[str] = KINDS,
+                positions: Sequence[int] = (1, 2, 3, 4)) -> pd.DataFrame:
+    """One row per cell: ``kind``, ``key``, ``hand`` (a representative; suit classes
+    with clubs trumps), ``multiplicity``, ``position`` and the ``cell_stats`` columns."""
+    frames = []
+    for name in kinds:
+        k = KINDS.index(name)
+        keys = table.keys[k]
+        hands = key_hands(keys, k)
+        for position in positions:
+            stats = cell_stats(table.sums[k][:, position - 1])
+            df = pd.DataFrame({"kind": name, "key": keys,
+                               "hand": [" ".join(format_cards(int(h))) for h in hands],
+                               "multiplicity": table.mult[k], "position": position, **stats})
+            frames.append(df)
+    return pd.concat(frames, ignore_index=True)
+
+
+def position_of(seat: int, dealer: int) -> int:
+    """Bidding position 1..4 of a seat (1 = first after the dealer, 4 = the dealer)."""
+    return (seat - dealer - 1) % 4 + 1
+
+
+def hand_from_atlas(hand: str, position: int = 1, table: AtlasTable | None = None,
+                    rules: Rules | str = "common", play: Any = "greedy",
+                    options: dict[str, Any] | None = None) -> pd.DataFrame | None:
+    """Answer one 5-card hand from the atlas, or None when the atlas does not cover the
+    rules (preset and options) and play policy asked for.
+
+    Returns one row per strain allowed by the rules: ``strain``, ``n``, ``p_made`` with
+    ``p_made_low``/``p_made_high`` (Wilson 95%), ``net_mp_x1``, ``net_mp_x2`` (taker's
+    team's MP minus the defenders', added now, per deal), ``source`` = "atlas".
+    """
+    cards = parse_cards(hand)
+    if len(cards) != 5:
+        return None
+    if position not in (1, 2, 3, 4):
+        raise ValueError(f"position must be 1..4, got {position!r}")
+    rules = Rules.from_spec(rules, options)
+    if table is None:
+        if not DEFAULT_ATLAS.exists():
+            return None
+        table = load_atlas(None)
+    from belote_sim.policies import PLAY_POLICIES, parse_policy
+
+    if not table.covers(rules) or str(parse_policy(play, PLAY_POLICIES, "play")) != \
+            table.meta.get("play"):
+        return None
+    mask = sum(1 << c for c in cards)
+    rows = []
+    for strain, name in enumerate(STRAIN_NAMES):
+        if not rules.strain_allowed(strain):
+            continue
+        stats = cell_stats(table.lookup(mask, strain, position))
+        if stats["n"] == 0:
+            return None
+        rows.append({"strain": name, "n": int(stats["n"]), "p_made": float(stats["p_made"]),
+                     "p_made_low": float(stats["p_made_low"]),
+                     "p_made_high": float(stats["p_made_high"]),
+                     "net_mp_x1": float(stats["net_mp_x1"]),
+                     "net_mp_x2": float(stats["net_mp_x2"]), "source": "atlas"})
+    return pd.DataFrame(rows)
+
+
+def hand_by_simulation(hand: str, seat: int = 0, dealer: int = 3, deals: int = 20_000,
+                       rules: Rules | str = "common", play: Any = "greedy", seed: int = 0,
+                       options: dict[str, Any] | None = None,
+                       threads: int | None = None) -> pd.DataFrame:
+    """The columns of ``hand_from_atlas`` by direct simulation (``source`` =
+    "simulation"): per strain, ``deals`` deals with the hand predealt to ``seat`` (5
+    bidding cards or all 8), that seat taking undoubled and, on the same deals (same
+    seed, so the same cards and the same play), doubled; NaN for x2 where the rules
+    have no doubling."""
+    from belote_sim.simulation.runner import simulate
+
+    rules = Rules.from_spec(rules, options)
+    team = seat % 2
+    rows = []
+    for strain, name in enumerate(STRAIN_NAMES):
+        if not rules.strain_allowed(strain):
+            continue
+        nets = []
+        for doubling in (0, 1):
+            if doubling > rules.max_doubling:
+                nets.append(float("nan"))
+                continue
+            df = simulate(deals, rules=rules, bidding=f"fixed:{seat},{strain},{doubling}",
+                          play=play, seed=seed, predeal={seat: hand}, dealer=dealer,
+                          threads=threads)
+            net = (df[f"mp{team}"] - df[f"mp{1 - team}"]).to_numpy(float)
+            nets.append(float(net.mean()))
+            if doubling == 0:
+                made = int((df["outcome"] == "made").sum())
+        low, high = wilson_interval(made, deals)
+        rows.append({"strain": name, "n": int(deals), "p_made": made / deals,
+                     "p_made_low": float(low), "p_made_high": float(high),
+                     "net_mp_x1": nets[0], "net_mp_x2": nets[1], "source": "simulation"})
+    return pd.DataFrame(rows)
+
+
+def best_call(table: pd.DataFrame) -> str:
+    """The call with the best expected net MP at x1 (``pass`` when none is positive)."""
+    best = table.loc[table["net_mp_x1"].idxmax()]
+    return str(best["strain"]) if best["net_mp_x1"] > 0 else "pass"
+
+
+__all__ = ["build_atlas", "atlas_frame", "cell_stats", "hand_from_atlas", "best_call",
+           "hand_by_simulation",
+           "position_of", "load_atlas", "DEFAULT_ATLAS", "Z95", "kind_of"]

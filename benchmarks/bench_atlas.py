@@ -1,0 +1,80 @@
+"""Atlas build throughput against plain ``simulate`` with the same play policy, printed as
+one JSON object.
+
+* ``atlas_deals_per_s``: ``kernels.atlas.atlas_cells`` (what ``build_atlas`` runs) on
+  ``--cells`` cells drawn from every kind and position, ``--per-cell`` deals each,
+  every deal played and scored at x1, x2 and x4;
+* ``simulate_deals_per_s``: ``simulate()`` of the same number of deals, default
+  (threshold) bidding -- thrown-in deals are not played, which flatters it;
+* ``simulate_fixed_deals_per_s``: ``simulate()`` with a fixed contract (every deal
+  played, as in the atlas);
+* ``ratio``: atlas / simulate.  The runs alternate ``--repeat`` times; best of each.
+
+    python benchmarks/bench_atlas.py [--cells N] [--per-cell N] [--play greedy]
+        [--threads N] [--repeat K]
+"""
+
+import argparse
+import json
+import os
+import time
+
+import numpy as np
+
+from belote_sim.atlas import _cells, _run_chunk
+from belote_sim.policies import search_bits
+from belote_sim.simulation.atlas_table import KIND_STRAIN, hand_classes, key_hands
+from belote_sim.simulation.runner import _threads, make_study, simulate
+
+
+def main() -> None:
+    parser = argparse.ArgumentParser(description=__doc__)
+    parser.add_argument("--cells", type=int, default=4000)
+    parser.add_argument("--per-cell", type=int, default=100)
+    parser.add_argument("--play", default="greedy")
+    parser.add_argument("--threads", type=int, default=None)
+    parser.add_argument("--repeat", type=int, default=3)
+    args = parser.parse_args()
+    study = make_study("common", "fixed:0,0,0", args.play, 0)
+    kind, row, pos = _cells([0, 1, 2], [1, 2, 3, 4], None)
+    pick = np.random.default_rng(0).choice(len(kind), args.cells, replace=False)
+    kind, row, pos = kind[pick], row[pick], pos[pick]
+    hands = np.array([key_hands(hand_classes(k)[0][r:r + 1], k)[0] for k, r in zip(kind, row)])
+    strains = np.array(KIND_STRAIN)[kind]
+    counts = np.full(len(kind), args.per_cell, dtype=np.int64)
+    seeds = np.arange(len(kind), dtype=np.int64)
+    play_ids, play_params = study.play_arrays
+    n = int(counts.sum())
+
+    def atlas_run():
+        _run_chunk(hands, strains, pos, counts, seeds, study.rules.to_array(), play_ids,
+                   play_params, study.announce_mask, search_bits(study.play), args.threads)
+
+    def sim_run():
+        simulate(n, play=args.play, seed=1, threads=args.threads)
+
+    def fixed_run():
+        simulate(n, bidding="fixed:0,2,0", play=args.play, seed=1, threads=args.threads)
+
+    runs = {"atlas": atlas_run, "simulate": sim_run, "simulate_fixed": fixed_run}
+    _run_chunk(hands[:2], strains[:2], pos[:2], counts[:2], seeds[:2], study.rules.to_array(),
+               play_ids, play_params, study.announce_mask, 1)  # compile
+    simulate(100, play=args.play)
+    simulate(100, bidding="fixed:0,2,0", play=args.play)
+    best = {k: float("inf") for k in runs}
+    with _threads(args.threads) as threads:
+        for _ in range(args.repeat):
+            for name, run in runs.items():
+                start = time.perf_counter()
+                run()
+                best[name] = min(best[name], time.perf_counter() - start)
+    out = {"deals": n, "play": args.play, "threads": threads,
+           "atlas_deals_per_s": n / best["atlas"], "simulate_deals_per_s": n / best["simulate"],
+           "simulate_fixed_deals_per_s": n / best["simulate_fixed"],
+           "loadavg": os.getloadavg()[0]}
+    out["ratio"] = out["atlas_deals_per_s"] / out["simulate_deals_per_s"]
+    print(json.dumps(out))
+
+
+if __name__ == "__main__":
+    main()
