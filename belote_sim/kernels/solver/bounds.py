@@ -266,3 +266,43 @@ def _two_tricks(hands, lead, strain, max_team, raise_op, undertrump, alpha, beta
                 if a0 >= bt0:
                     break
     return b0
+
+
+@kernel(inline="always")
+def _last_trick(hands, lead, strain, max_team):
+    """Points ``max_team`` wins in the last trick (one card in each hand: play is
+    forced), the last-trick 10 included."""
+    lc = lowest_card(hands[lead])
+    wcard = lc
+    wpos = 0
+    pts = CARD_POINTS[strain, lc] + LAST_TRICK_BONUS
+    for pos in range(1, 4):
+        cc = lowest_card(hands[(lead + pos) & 3])
+        pts += CARD_POINTS[strain, cc]
+        if beats(cc, wcard, lc >> 3, strain):
+            wcard = cc
+            wpos = pos
+    return pts if ((lead + wpos) & 1) == max_team else 0
+
+
+@kernel(inline="always")
+def _cheap_bounds(hands, lead, strain, max_team, rem):
+    """``(lo, hi)``: bounds, without search, on the points ``max_team`` wins from a
+    trick boundary on (``rem`` points still to come): the top trumps held by one team
+    (``_sure_trumps``, suit contracts) and the leader's quick points
+    (``_quick_points``)."""
+    lo = 0
+    hi = rem
+    if strain < STRAIN_NT:
+        st, spts = _sure_trumps(hands, strain)
+        if st == max_team:
+            lo += spts
+        else:
+            hi -= spts
+    qp = _quick_points(hands, lead, strain)
+    if (lead & 1) == max_team:
+        if qp > lo:
+            lo = qp
+    elif rem - qp < hi:
+        hi = rem - qp
+    return lo, hi

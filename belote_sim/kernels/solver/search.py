@@ -14,7 +14,7 @@ from belote_sim.kernels.bits import prefetch as _prefetch
 from belote_sim.kernels.core import advance_trick, beats, legal_mask, trick_state
 from belote_sim.kernels.dealing import shuffle_deal
 from belote_sim.kernels.rng import random_below, seed_state
-from belote_sim.kernels.solver.bounds import _quick_points, _sure_trumps, _two_tricks
+from belote_sim.kernels.solver.bounds import _cheap_bounds, _last_trick, _two_tricks
 from belote_sim.kernels.solver.moves import _order_moves, _reduce_dominated, _reduce_equivalent
 from belote_sim.kernels.solver.stack import (
     F_A,
@@ -48,8 +48,18 @@ from belote_sim.kernels.solver.stack import (
     MAX_PLY,
     NUM_FIELDS,
 )
-from belote_sim.kernels.solver.table import _meta, _tt_keys, _tt_slot
-from belote_sim.kernels.tables import CARD_POINTS, LAST_TRICK_BONUS, STRAIN_NT
+from belote_sim.kernels.solver.table import (
+    _meta,
+    _tt_card,
+    _tt_depth,
+    _tt_gen,
+    _tt_keys,
+    _tt_lower,
+    _tt_slot,
+    _tt_upper,
+    _tt_word,
+)
+from belote_sim.kernels.tables import CARD_POINTS, LAST_TRICK_BONUS
 
 
 @kernel
@@ -63,22 +73,26 @@ def _search(hands, leader, trick, n_trick, strain, max_team, raise_op, undertrum
     the remaining tricks -- trick in progress included -- won by ``max_team``,
     exact if inside ``(alpha0, beta0)``, else a bound on the failing side.
     ``best_card`` is the root's best card (-1 if the root was cut without search).
+
+    One loop over the stack ``ws``/``moves`` (fields in ``stack``), in four steps:
+
+    1. *enter* the node of frame ``sp``: decide it at once if it can be (window,
+       endgame, cheap bounds, table), else list its cards (``moves[sp]``);
+    2. or *take back* the card whose child just returned ``ret``: update the
+       node's best value and window (or re-search after a null-window test);
+    3. *play the next card*: push the child's frame and enter it;
+    4. with no card left or a cut: *leave* the node -- store it in the table,
+       return its value to the parent frame (or to the caller at the root).
     """
     tt_mask = tt.shape[0] - 1
     gen = ws[MAX_PLY, G_GEN] & 0x7
+    # --- the root frame -----------------------------------------------------------------
     led, wc, wp = trick_state(trick, n_trick, strain)
     tp = 0
     tm = 0
     for i in range(n_trick):
         tp += CARD_POINTS[strain, trick[i]]
         tm |= 1 << trick[i]
-    rem = tp + LAST_TRICK_BONUS
-    for s in range(4):
-        m = hands[s]
-        while m:
-            c = lowest_card(m)
-            m &= m - 1
-            rem += CARD_POINTS[strain, c]
     if n_trick == 0 and hands[0] | hands[1] | hands[2] | hands[3] == 0:
         return 0, -1
     sp = 0
@@ -90,14 +104,15 @@ def _search(hands, leader, trick, n_trick, strain, max_team, raise_op, undertrum
     ws[0, F_TP] = tp
     ws[0, F_TM] = tm
     ws[0, F_ACC] = 0
-    ws[0, F_REM] = rem
+    ws[0, F_REM] = remaining_points(hands, trick, n_trick, strain)
     ws[0, F_A] = alpha0
     ws[0, F_B] = beta0
     entering = True
     ret = 0
     while True:
         if entering:
-            ws[MAX_PLY, G_NODES] += 1  # node counter (diagnostics)
+            # --- 1. enter the node: decide it at once, or list its cards ------------------
+            ws[MAX_PLY, G_NODES] += 1
             n = ws[sp, F_N]
             lead = ws[sp, F_LEAD]
             seat = (lead + n) & 3
@@ -120,19 +135,7 @@ def _search(hands, leader, trick, n_trick, strain, max_team, raise_op, undertrum
                                             a - acc, b - acc)
                     cut = True
                 elif h & (h - 1) == 0:
-                    # Last trick: every hand holds one card, play is forced.
-                    c = h
-                    lc = lowest_card(c)
-                    wcard = lc
-                    wpos = 0
-                    pts = CARD_POINTS[strain, lc] + LAST_TRICK_BONUS
-                    for pos in range(1, 4):
-                        cc = lowest_card(hands[(lead + pos) & 3])
-                        pts += CARD_POINTS[strain, cc]
-                        if beats(cc, wcard, lc >> 3, strain):
-                            wcard = cc
-                            wpos = pos
-                    ret = acc + (pts if ((lead + wpos) & 1) == max_team else 0)
+                    ret = acc + _last_trick(hands, lead, strain, max_team)
                     cut = True
                 else:
                     # Cheap bounds, then the transposition table if they do not cut.  The
@@ -141,26 +144,15 @@ def _search(hands, leader, trick, n_trick, strain, max_team, raise_op, undertrum
                     meta = _meta(lead, strain, max_team, raise_op, undertrump)
                     slot = _tt_slot(k0, k1, meta, tt_mask)
                     _prefetch(tt, slot)
-                    lo = acc
-                    hi = acc + ws[sp, F_REM]
-                    if strain < STRAIN_NT:
-                        st, spts = _sure_trumps(hands, strain)
-                        if st == max_team:
-                            lo += spts
-                        else:
-                            hi -= spts
-                    qp = _quick_points(hands, lead, strain)
-                    if (lead & 1) == max_team:
-                        if acc + qp > lo:
-                            lo = acc + qp
-                    elif acc + ws[sp, F_REM] - qp < hi:
-                        hi = acc + ws[sp, F_REM] - qp
+                    lo, hi = _cheap_bounds(hands, lead, strain, max_team, ws[sp, F_REM])
+                    lo += acc
+                    hi += acc
                     if lo < b and hi > a and lo < hi:
                         ws[sp, F_SLOT] = slot
                         ws[sp, F_K0] = k0
                         ws[sp, F_K1] = k1
-                        # (the lookup of _tt_find written out: a call would take a
-                        # reference to the table, two atomic operations)
+                        # the table probe, written out (a call would take a reference to
+                        # the table: two atomic operations)
                         e = -1
                         if tt[slot, 0] == k0 and tt[slot, 1] == k1 and \
                                 (tt[slot, 2] & 0x3FF) == meta:
@@ -170,13 +162,11 @@ def _search(hands, leader, trick, n_trick, strain, max_team, raise_op, undertrum
                             e = slot + 1
                         if e >= 0:
                             d = tt[e, 2]
-                            tlo = ((d >> 16) & 0xFFFF) + acc
-                            thi = ((d >> 32) & 0xFFFF) + acc
-                            if tlo > lo:
-                                lo = tlo
-                            if thi < hi:
-                                hi = thi
-                            ttbest = ((d >> 48) & 0xFF) - 1
+                            if _tt_lower(d) + acc > lo:
+                                lo = _tt_lower(d) + acc
+                            if _tt_upper(d) + acc < hi:
+                                hi = _tt_upper(d) + acc
+                            ttbest = _tt_card(d)
                     if lo >= b:
                         ret = lo
                         cut = True
@@ -199,15 +189,15 @@ def _search(hands, leader, trick, n_trick, strain, max_team, raise_op, undertrum
                 sp -= 1
                 entering = False
                 continue
+            # The cards to search: legal, less equivalent and dominated ones, best first.
             legal = legal_mask(hands[seat], ws[sp, F_LED], n, ws[sp, F_WC], ws[sp, F_WP],
                                strain, raise_op, undertrump)
             others = ((hands[0] | hands[1] | hands[2] | hands[3]) & ~hands[seat]) | ws[sp, F_TM]
             cand = _reduce_equivalent(legal, others, strain)
             if cand & (cand - 1):
                 cand = _reduce_dominated(cand, others & ~ws[sp, F_TM], hands, seat, n,
-                                         ws[sp, F_LED],
-                                         ws[sp, F_WC], ws[sp, F_WP], strain, raise_op,
-                                         undertrump)
+                                         ws[sp, F_LED], ws[sp, F_WC], ws[sp, F_WP], strain,
+                                         raise_op, undertrump)
             ws[sp, F_LAZY] = 0
             if cand & (cand - 1) == 0:
                 moves[sp, 0] = lowest_card(cand)
@@ -218,10 +208,9 @@ def _search(hands, leader, trick, n_trick, strain, max_team, raise_op, undertrum
                 ws[sp, F_CNT] = 1
                 ws[sp, F_LAZY] = cand & ~(1 << ttbest)
             else:
+                killer = ws[MAX_PLY, G_KILLER + popcount(hands[seat])] - 1 if n == 0 else -1
                 ws[sp, F_CNT] = _order_moves(cand, hands, seat, n, ws[sp, F_LED], ws[sp, F_WC],
-                                             ws[sp, F_WP], ws[sp, F_TM], strain,
-                                             ws[MAX_PLY, G_KILLER + popcount(hands[seat])] - 1
-                                             if n == 0 else -1,
+                                             ws[sp, F_WP], ws[sp, F_TM], strain, killer,
                                              moves, sp, 0)
             ws[sp, F_I] = 0
             ws[sp, F_A0] = a
@@ -230,6 +219,7 @@ def _search(hands, leader, trick, n_trick, strain, max_team, raise_op, undertrum
             ws[sp, F_BC] = -1
             ws[sp, F_RS] = 0
         else:
+            # --- 2. take back the card whose child returned ret -------------------------
             n = ws[sp, F_N]
             seat = (ws[sp, F_LEAD] + n) & 3
             card = ws[sp, F_CARD]
@@ -250,8 +240,9 @@ def _search(hands, leader, trick, n_trick, strain, max_team, raise_op, undertrum
                     ws[sp, F_BC] = card
                     if ret < ws[sp, F_B]:
                         ws[sp, F_B] = ret
-        # Next move, or the frame is done.
+        # --- 3. play the next card: push the child's frame and enter it -----------------
         if ws[sp, F_LAZY] and ws[sp, F_I] == ws[sp, F_CNT] and ws[sp, F_A] < ws[sp, F_B]:
+            # the table's card did not cut: order the others now
             n = ws[sp, F_N]
             ws[sp, F_CNT] += _order_moves(ws[sp, F_LAZY], hands, (ws[sp, F_LEAD] + n) & 3, n,
                                           ws[sp, F_LED], ws[sp, F_WC], ws[sp, F_WP],
@@ -277,6 +268,8 @@ def _search(hands, leader, trick, n_trick, strain, max_team, raise_op, undertrum
                 if beats(card, wc, led, strain):
                     wc = card
                     wp = n
+            # the child's window: the node's, or a null window above the best so far
+            # (PVS: every card after the first, unless it is being re-searched)
             c1 = sp + 1
             ca = ws[sp, F_A]
             cb = ws[sp, F_B]
@@ -292,12 +285,13 @@ def _search(hands, leader, trick, n_trick, strain, max_team, raise_op, undertrum
             ws[c1, F_A] = ca
             ws[c1, F_B] = cb
             if n == 3:
+                # the card ends the trick: its winner banks it and leads the next one
                 winner = (lead + wp) & 3
                 if hands[winner] == 0:
                     tp += LAST_TRICK_BONUS
                 acc = ws[sp, F_ACC] + (tp if (winner & 1) == max_team else 0)
                 if hands[winner] == 0:
-                    ret = acc
+                    ret = acc  # that was the last trick: a leaf, back to step 2
                     ws[sp, F_NULL] = 0
                     entering = False
                     continue
@@ -323,6 +317,7 @@ def _search(hands, leader, trick, n_trick, strain, max_team, raise_op, undertrum
             sp = c1
             entering = True
             continue
+        # --- 4. leave the node: store it in the table, return its value -----------------
         best = ws[sp, F_BEST]
         if ws[sp, F_N] == 0 and ws[sp, F_A] >= ws[sp, F_B]:
             # killer lead: the card that cut, tried first at the next lead this deep
@@ -348,32 +343,30 @@ def _search(hands, leader, trick, n_trick, strain, max_team, raise_op, undertrum
             meta = _meta(ws[sp, F_LEAD], strain, max_team, raise_op, undertrump)
             depth = popcount(hands[ws[sp, F_LEAD]])
             bc = ws[sp, F_BC]
-            e = -1  # _tt_find, written out
+            e = -1  # the table probe, written out
             if tt[slot, 0] == k0 and tt[slot, 1] == k1 and (tt[slot, 2] & 0x3FF) == meta:
                 e = slot
             elif tt[slot + 1, 0] == k0 and tt[slot + 1, 1] == k1 and \
                     (tt[slot + 1, 2] & 0x3FF) == meta:
                 e = slot + 1
             if e >= 0:
+                # the same position from an earlier search: intersect the bounds
                 d = tt[e, 2]
-                olo = (d >> 16) & 0xFFFF
-                ohi = (d >> 32) & 0xFFFF
-                if olo > lo:
-                    lo = olo
-                if ohi < hi:
-                    hi = ohi
+                if _tt_lower(d) > lo:
+                    lo = _tt_lower(d)
+                if _tt_upper(d) < hi:
+                    hi = _tt_upper(d)
                 if best <= a:  # fail low: keep the previous best card
-                    bc = ((d >> 48) & 0xFF) - 1
+                    bc = _tt_card(d)
             else:
                 # depth-preferred first way, always-replace second way
                 e = slot
                 d0 = tt[slot, 2]
-                if ((d0 >> 56) & 0xF) > depth and ((d0 >> 60) & 0xF) == gen:
+                if _tt_depth(d0) > depth and _tt_gen(d0) == gen:
                     e = slot + 1
             tt[e, 0] = k0
             tt[e, 1] = k1
-            tt[e, 2] = meta | (lo << 16) | (hi << 32) | ((bc + 1) << 48) | (depth << 56) | \
-                (gen << 60)
+            tt[e, 2] = _tt_word(meta, lo, hi, bc, depth, gen)
         if sp == 0:
             return best, ws[0, F_BC]
         ret = best

@@ -82,10 +82,37 @@ def _tt_slot(k0, k1, meta, tt_mask):
 
 
 @kernel
-def _tt_find(tt, slot, k0, k1, meta):
-    """Entry index holding the position, or -1."""
-    if tt[slot, 0] == k0 and tt[slot, 1] == k1 and (tt[slot, 2] & 0x3FF) == meta:
-        return slot
-    if tt[slot + 1, 0] == k0 and tt[slot + 1, 1] == k1 and (tt[slot + 1, 2] & 0x3FF) == meta:
-        return slot + 1
-    return -1
+def _tt_word(meta, lo, hi, card, depth, gen):
+    """The data word of an entry: ``meta``, bounds ``lo <= value <= hi`` on the points
+    still to come, best ``card`` (-1: none), ``depth`` and generation ``gen``."""
+    return meta | (lo << 16) | (hi << 32) | ((card + 1) << 48) | (depth << 56) | (gen << 60)
+
+
+@kernel
+def _tt_lower(d):
+    """Lower bound on the points still to come, from a data word."""
+    return (d >> 16) & 0xFFFF
+
+
+@kernel
+def _tt_upper(d):
+    """Upper bound on the points still to come, from a data word."""
+    return (d >> 32) & 0xFFFF
+
+
+@kernel
+def _tt_card(d):
+    """Best card of a data word (-1: none)."""
+    return ((d >> 48) & 0xFF) - 1
+
+
+@kernel
+def _tt_depth(d):
+    """Depth of a data word (cards in the leader's hand)."""
+    return (d >> 56) & 0xF
+
+
+@kernel
+def _tt_gen(d):
+    """Generation of a data word."""
+    return (d >> 60) & 0xF
