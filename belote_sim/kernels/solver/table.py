@@ -13,8 +13,11 @@ buckets (entries ``slot`` and ``slot + 1``, ``slot`` even).  An entry:
   (``stack.G_GEN``).
 
 The key is the complete position, all checked, so there are no false hits.  The
-probe and the store are written out in ``search._search`` (a call that passes the
-table takes a reference to it: two atomic operations per probe).
+probe and the store are written out in ``search._search``: a call that passes the
+table takes a reference to it (two atomic operations per probe), and so does an
+``inline="always"`` helper (a ``_tt_find(tt, ...)`` inlined at both probes added 2
+``NRT_incref`` and 6 ``NRT_decref`` calls to ``_search``'s LLVM IR).  The helpers
+here take and return scalars only.
 """
 
 import numpy as np
