@@ -29,23 +29,46 @@ def test_jit_pattern_matches_every_spelling():
         assert not JIT_PATTERN.search(line), line
 
 
-def test_njit_only_in_kernels_package():
+def jit_offenders(package):
+    """Lines compiling with numba in ``package`` outside its ``kernels/`` tree."""
+    kernels = package / "kernels"
     offenders = []
-    for path in PACKAGE.rglob("*.py"):
-        if path.is_relative_to(KERNELS):
+    for path in package.rglob("*.py"):
+        if path.is_relative_to(kernels):
             continue
         for no, line in enumerate(path.read_text(encoding="utf-8").splitlines(), 1):
             if JIT_PATTERN.search(line):
-                offenders.append(f"{path.relative_to(PACKAGE)}:{no}: {line.strip()}")
-    assert not offenders
+                offenders.append(f"{path.relative_to(package)}:{no}: {line.strip()}")
+    return offenders
+
+
+def object_mode_offenders(kernels):
+    """Files of the ``kernels`` tree (subfolders included) using object mode."""
+    return [str(p.relative_to(kernels)) for p in kernels.rglob("*.py")
+            if OBJECT_MODE_PATTERN.search(p.read_text(encoding="utf-8"))]
+
+
+def test_boundary_checks_see_offenders(tmp_path):
+    """Both checks flag a planted offender, in a subfolder too, and spare the kernels."""
+    pkg = tmp_path / "belote_sim"
+    (pkg / "kernels" / "sub").mkdir(parents=True)
+    (pkg / "deal").mkdir()
+    (pkg / "kernels" / "sub" / "fast.py").write_text("@njit\ndef f():\n    pass\n")
+    (pkg / "kernels" / "top.py").write_text("@jit\ndef g():\n    pass\n")
+    assert jit_offenders(pkg) == [] and object_mode_offenders(pkg / "kernels") == []
+    (pkg / "deal" / "slow.py").write_text("import numba\n\n@jit\ndef h():\n    pass\n")
+    (pkg / "kernels" / "sub" / "obj.py").write_text("@kernel(forceobj=True)\ndef k():\n")
+    assert jit_offenders(pkg) == ["deal/slow.py:3: @jit"]
+    assert object_mode_offenders(pkg / "kernels") == ["sub/obj.py"]
+
+
+def test_njit_only_in_kernels_package():
+    assert not jit_offenders(PACKAGE)
 
 
 def test_no_object_mode_in_kernels():
-    paths = list(KERNELS.rglob("*.py"))
-    assert any(p.parent != KERNELS for p in paths)  # the subfolders are searched too
-    offenders = [str(p) for p in paths
-                 if OBJECT_MODE_PATTERN.search(p.read_text(encoding="utf-8"))]
-    assert not offenders
+    assert any(p.parent != KERNELS for p in KERNELS.rglob("*.py"))  # subfolders exist
+    assert not object_mode_offenders(KERNELS)
 
 
 def test_kernel_cache_locators_cover_the_whole_kernels_tree():
