@@ -1,8 +1,9 @@
 """Cheap bounds on a position's value, and the exact endgame of the last two tricks.
 
 ``_sure_trumps`` and ``_quick_points`` bound the points still to come at a trick
-boundary from the hands alone (no search); ``_two_tricks`` solves the last two tricks
-outright.  See the package docstring for how the search uses them.
+boundary from the hands alone (no search; ``_cheap_bounds`` combines them);
+``_two_tricks`` solves the last two tricks outright and ``_last_trick`` the forced last
+one.  See the package docstring for how the search uses them.
 """
 
 from belote_sim.kernels._jit import kernel
