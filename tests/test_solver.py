@@ -11,9 +11,12 @@ import numpy as np
 import pytest
 
 import reference as ref
+import solver_bruteforce as BF
 from belote_sim.deal import solver as BS
 from belote_sim.cards import format_card, format_cards, mask_of, parse_card, parse_hand
 from belote_sim.kernels import solver as K
+from belote_sim.kernels.solver import bounds as KB
+from belote_sim.kernels.solver import table as KT
 from belote_sim.kernels.core import trick_winner
 from belote_sim.kernels.tables import CARD_POINTS, DEAL_CARD_TOTAL, STRAIN_NAMES
 from belote_sim.deal.playout import random_record
@@ -94,7 +97,7 @@ def test_brute_force_agreement_10000_positions(preset):
     hands, leaders, tricks, n_tricks, strains = positions(seed, n, 20, 31, ro, ut)
     max_teams = (np.arange(n) % 2).astype(np.int64)
     brute = np.zeros(n, np.int64)
-    K.simple_batch(hands, leaders, tricks, n_tricks, strains, max_teams, ro, ut, 0, brute)
+    BF.simple_batch(hands, leaders, tricks, n_tricks, strains, max_teams, ro, ut, 0, brute)
     for bits in (16, 6):
         fast = np.zeros(n, np.int64)
         K.solve_batch(hands, leaders, tricks, n_tricks, strains, max_teams, ro, ut,
@@ -126,7 +129,7 @@ def test_mid_deal_positions_against_plain_alpha_beta(preset):
                                                           19, ro, ut)
     max_teams = (np.arange(n) % 2).astype(np.int64)
     slow = np.zeros(n, np.int64)
-    K.simple_batch(hands, leaders, tricks, n_tricks, strains, max_teams, ro, ut, 1, slow)
+    BF.simple_batch(hands, leaders, tricks, n_tricks, strains, max_teams, ro, ut, 1, slow)
     fast = np.zeros(n, np.int64)
     K.solve_batch(hands, leaders, tricks, n_tricks, strains, max_teams, ro, ut, K.new_tt(12),
                   0, fast)
@@ -136,7 +139,7 @@ def test_mid_deal_positions_against_plain_alpha_beta(preset):
 
 
 def py_sure_trumps(hands, strain):
-    """Rank-by-rank reference of ``K._sure_trumps``: the top trumps held by one team."""
+    """Rank-by-rank reference of ``KB._sure_trumps``: the top trumps held by one team."""
     order = (4, 2, 7, 3, 6, 5, 1, 0)  # J 9 A T K Q 8 7
     team, pts = -1, 0
     for r in order:
@@ -152,7 +155,7 @@ def py_sure_trumps(hands, strain):
 
 
 def py_quick_points(hands, leader, strain, with_entry=True):
-    """Rank-by-rank reference of ``K._quick_points``: the leader's cashable top cards,
+    """Rank-by-rank reference of ``KB._quick_points``: the leader's cashable top cards,
     then one low lead to a card of partner's above both opponents' cards."""
     lh = int(hands[leader])
     suit_contract = strain < 4
@@ -225,9 +228,9 @@ def test_cheap_bounds_match_rank_by_rank_reference():
         h = _at_trick_boundary(hands[i])
         st = int(strains[i])
         if st < 4:
-            assert tuple(K._sure_trumps(h, st)) == py_sure_trumps(h, st), (i, h, st)
+            assert tuple(KB._sure_trumps(h, st)) == py_sure_trumps(h, st), (i, h, st)
         for lead in range(4):
-            assert K._quick_points(h, lead, st) == py_quick_points(h, lead, st), (i, h, st, lead)
+            assert KB._quick_points(h, lead, st) == py_quick_points(h, lead, st), (i, h, st, lead)
 
 
 @pytest.mark.parametrize("preset", PRESETS)
@@ -245,15 +248,15 @@ def test_quick_points_never_exceed_the_exact_value(preset):
         h = _at_trick_boundary(hands[i])
         st = int(strains[i])
         for lead in range(4):
-            qp = int(K._quick_points(h, lead, st))
-            exact = int(K.simple_search(h.copy(), lead, no_trick, 0, st, lead & 1, ro, ut, 1))
+            qp = int(KB._quick_points(h, lead, st))
+            exact = int(BF.simple_search(h.copy(), lead, no_trick, 0, st, lead & 1, ro, ut, 1))
             assert qp <= exact, (i, [format_cards(int(x)) for x in h], st, lead, qp, exact)
             entries += qp > py_quick_points(h, lead, st, with_entry=False)
     assert entries > 100, entries
 
 
 def py_tt_keys(hands, strain):
-    """Reference of ``K._tt_keys``: the zero-point cards of each suit (7 8 9 plain,
+    """Reference of ``KT._tt_keys``: the zero-point cards of each suit (7 8 9 plain,
     7 8 trump) renumbered onto the lowest ranks, owners and order kept."""
     hands = [int(h) for h in hands]
     for suit in range(4):
@@ -277,7 +280,7 @@ def test_table_keys_pack_zero_point_cards():
     for i in range(hands.shape[0]):
         h = hands[i]
         for st in range(6):
-            got = tuple(int(x) for x in K._tt_keys(h[0], h[1], h[2], h[3], st))
+            got = tuple(int(x) for x in KT._tt_keys(h[0], h[1], h[2], h[3], st))
             assert got == py_tt_keys(h, st), (i, h, st)
 
 
@@ -293,7 +296,7 @@ def test_brute_force_kernel_matches_pure_python_reference(preset):
         h = [format_cards(int(x)) for x in hands[i]]
         t = [format_card(int(c)) for c in tricks[i, :n_tricks[i]]]
         want = python_minimax(h, int(leaders[i]), t, strain, i % 2, preset)
-        got = K.simple_search(hands[i].copy(), leaders[i], tricks[i], n_tricks[i], strains[i],
+        got = BF.simple_search(hands[i].copy(), leaders[i], tricks[i], n_tricks[i], strains[i],
                               i % 2, ro, ut, 0)
         assert got == want, (i, h, t, strain)
         assert BS.solve(h, strain, int(leaders[i]), i % 2, preset, t) == want
@@ -321,7 +324,7 @@ def test_full_deals_against_plain_alpha_beta(preset, hands, strain, leader):
     ro, ut = options(preset)
     masks = np.array([parse_hand(h) for h in hands], np.int64)
     code = STRAIN_NAMES.index(strain)
-    slow = K.simple_search(masks.copy(), leader, np.zeros(4, np.int64), 0, code, 0, ro, ut, 1)
+    slow = BF.simple_search(masks.copy(), leader, np.zeros(4, np.int64), 0, code, 0, ro, ut, 1)
     assert BS.solve(hands, strain, leader, 0, preset) == slow
     assert BS.solve(hands, strain, leader, 1, preset) == DEAL_CARD_TOTAL[code] - slow
 

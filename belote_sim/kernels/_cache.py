@@ -3,9 +3,10 @@
 numba's ``cache=True`` keys a compiled function on its *own* source file only, so a
 kernel that calls (and inlines) a kernel from another file keeps its old machine
 code after that other file is edited (numba issues around PRs #8396/#9563).  We
-register cache locators that add a hash of *every* source file of this package to
-the freshness stamp of our kernels: any edit anywhere in ``kernels/`` recompiles
-all of them.  Functions outside this package are left to numba's own locators.
+register cache locators that add a hash of *every* source file of this package --
+subpackages such as ``kernels/solver/`` included -- to the freshness stamp of our
+kernels: any edit anywhere under ``kernels/`` recompiles all of them.  Functions
+outside this package are left to numba's own locators.
 """
 
 import hashlib
@@ -17,20 +18,29 @@ from numba.core import caching
 KERNELS_DIR = Path(__file__).resolve().parent
 
 
-def _sources_hash() -> str:
+def sources_hash(root: Path = KERNELS_DIR) -> str:
+    """SHA-256 (hex) of every ``.py`` file under ``root``, subfolders included
+    (``__pycache__`` skipped): each file's path relative to ``root``, its size and its
+    bytes."""
+    root = Path(root)
     digest = hashlib.sha256()
-    for path in sorted(KERNELS_DIR.glob("*.py")):
-        digest.update(path.name.encode())
-        digest.update(path.read_bytes())
+    paths = [p for p in root.rglob("*.py") if "__pycache__" not in p.relative_to(root).parts]
+    for path in sorted(paths, key=lambda p: p.relative_to(root).as_posix()):
+        data = path.read_bytes()
+        digest.update(path.relative_to(root).as_posix().encode() + b"\0")
+        digest.update(len(data).to_bytes(8, "little"))
+        digest.update(data)
     return digest.hexdigest()
 
 
-SOURCES_HASH = _sources_hash()
+#: The stamp added to every kernel's cache entry (all sources of ``kernels/``).
+SOURCES_HASH = sources_hash()
 
 
 def _is_ours(py_file: str) -> bool:
+    """Whether ``py_file`` lies in ``kernels/`` or one of its subfolders."""
     try:
-        return Path(py_file).resolve().parent == KERNELS_DIR
+        return Path(py_file).resolve().is_relative_to(KERNELS_DIR)
     except OSError:  # pragma: no cover - odd file systems
         return False
 
