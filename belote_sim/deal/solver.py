@@ -28,8 +28,8 @@ hold one card fewer than the others.
 
 The search itself (alpha-beta with a transposition table, move ordering,
 equivalent-card reduction and cheap bounds) is described in
-``belote_sim.kernels.solver``.  A ``Solver`` keeps the transposition table (24 MB
-by default) between calls; the functions use one per thread.  Bad input raises
+``belote_sim.kernels.solver``.  A ``Solver`` keeps the transposition table (2**16
+entries, 1.5 MB, by default) between calls; the functions use one per thread.  Bad input raises
 ``ValueError`` naming the problem.
 """
 
