@@ -17,6 +17,7 @@ from belote_sim.kernels.tables import (
     COMPARE_BEST_RUN,
     KEY_CARRE_BIT,
     KEY_TRUMP_BIT,
+    NT_FOUR_ACES_POINTS,
     PLAIN_STRENGTH,
     RANK_A,
     R_CARD_IN_ONE_DECLARATION,
@@ -92,7 +93,8 @@ def hand_declarations(hand, strain, rules):
     if strain == STRAIN_NT:
         # Only four aces, with the nt_four_aces option, worth 200 (14.7).
         if rules[R_NT_FOUR_ACES] and (hand >> RANK_A) & 0x01010101 == 0x01010101:
-            return 1 << RANK_A, 0, 0, 200, 0, 200 * 256 + KEY_CARRE_BIT + 14
+            return (1 << RANK_A, 0, 0, NT_FOUR_ACES_POINTS, 0,
+                    NT_FOUR_ACES_POINTS * 256 + KEY_CARRE_BIT + PLAIN_STRENGTH[RANK_A] * 2)
         return 0, 0, 0, 0, 0, 0
     quads = hand & (hand >> 8) & (hand >> 16) & (hand >> 24) & CARRE_RANKS_MASK
     if quads == 0 or not rules[R_CARD_IN_ONE_DECLARATION]:

@@ -25,6 +25,7 @@ from belote_sim.kernels.tables import (
     R_VALAT_NT_DOUBLE,
     SCORING_FRENCH,
     STRAIN_NT,
+    SUIT_DEAL_CARD_TOTAL,
 )
 
 #: Valat bonus in MP (section 8.6) and the kirtik loss (14.10).
@@ -82,7 +83,7 @@ def score_deal(card0, card1, decl0, decl1, belote0, belote1, tricks0, tricks1,
     defender_team = 1 - taker_team
     if rules[R_SCORING] == SCORING_FRENCH:
         # A capot replaces the card total by the capot total (10, 14.15).
-        capot_total = DEAL_CARD_TOTAL[strain] + rules[R_CAPOT_POINTS] - 162
+        capot_total = DEAL_CARD_TOTAL[strain] + rules[R_CAPOT_POINTS] - SUIT_DEAL_CARD_TOTAL
         if valat == 0:
             card0 = capot_total
         elif valat == 1:
@@ -113,7 +114,7 @@ def score_deal(card0, card1, decl0, decl1, belote0, belote1, tricks0, tricks1,
             # the capot total when either team won every trick.
             card_total = DEAL_CARD_TOTAL[strain]
             if valat >= 0:
-                card_total += rules[R_CAPOT_POINTS] - 162
+                card_total += rules[R_CAPOT_POINTS] - SUIT_DEAL_CARD_TOTAL
             mp[defender_team] = factor * (card_total + decl0 + decl1 + belote[defender_team])
             mp[taker_team] = factor * belote[taker_team]
         else:

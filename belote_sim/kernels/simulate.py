@@ -27,8 +27,8 @@ from belote_sim.kernels.play import deal_declarations, play_deal, play_solo_deal
     score_played_deal, search_buffers, solo_declarations
 from belote_sim.kernels.rng import random_below, seed_state
 from belote_sim.kernels.scoring import game_step, score_players, solo_game_step
-from belote_sim.kernels.tables import OUTCOME_THROWN_IN, R_BIDDING, R_DEALING, \
-    R_PLAYERS, R_VARIANT, VARIANT_OPEN
+from belote_sim.kernels.tables import BIDDING_TWO_ROUND, DEALING_CUT, OUTCOME_HANGING, \
+    OUTCOME_THROWN_IN, R_BIDDING, R_DEALING, R_PLAYERS, R_VARIANT, VARIANT_OPEN
 
 (COL_DEALER, COL_HAND0, COL_HAND1, COL_HAND2, COL_HAND3, COL_BID0, COL_BID1, COL_BID2,
  COL_BID3, COL_STRAIN, COL_TAKER, COL_DOUBLING, COL_OUTCOME, COL_CARD0, COL_CARD1,
@@ -36,8 +36,6 @@ from belote_sim.kernels.tables import OUTCOME_THROWN_IN, R_BIDDING, R_DEALING, \
  COL_HELD0, COL_HELD1, COL_TRICKS0, COL_TRICKS1, COL_VALAT, COL_TURNED,
  COL_TRIES) = range(30)
 NUM_COLS = 30
-
-BIDDING_TWO_ROUND = 1
 
 # Columns of the games where every player is alone (2 and 3 players, open belot):
 # three slots per per-player quantity (unused ones stay 0); open belot's table as masks
@@ -208,7 +206,7 @@ def simulate_games(seeds, rules, bid_ids, bid_params, play_ids, play_params, ann
         dealer = random_below(state, 4)
         out[g, G_FIRST_DEALER] = dealer
         shuffle_deck(state, deck)
-        cut = rules[R_DEALING] == 1
+        cut = rules[R_DEALING] == DEALING_CUT
         winner = -1
         thrown = 0
         hanging = 0
@@ -231,7 +229,7 @@ def simulate_games(seeds, rules, bid_ids, bid_params, play_ids, play_params, ann
                     log[g, k, j] = row[j]
             outcome = row[COL_OUTCOME]
             thrown += outcome == OUTCOME_THROWN_IN
-            hanging += outcome == 2
+            hanging += outcome == OUTCOME_HANGING
             valats += row[COL_VALAT] >= 0
             winner = game_step(totals, outcome, row[COL_TAKER] & 1, row[COL_DOUBLING],
                                row[COL_VALAT], row[COL_MP0], row[COL_MP1], row[COL_HELD0],
@@ -391,7 +389,7 @@ def simulate_solo_games(seeds, rules, bid_ids, bid_params, play_ids, play_params
                     log[g, k, j] = row[j]
             outcome = row[S_OUTCOME]
             thrown += outcome == OUTCOME_THROWN_IN
-            hanging += outcome == 2
+            hanging += outcome == OUTCOME_HANGING
             valats += row[S_VALAT] >= 0
             winner = solo_game_step(totals, outcome, row[S_TAKER], row[S_VALAT],
                                     row[S_MP:S_MP + n_players], row[S_HELD:S_HELD + n_players],
