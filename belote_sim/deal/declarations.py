@@ -13,6 +13,7 @@ from typing import Any
 import numpy as np
 
 from belote_sim.cards import CardMask, format_cards, parse_card, parse_hand, parse_strain
+from belote_sim.kernels.declarations import DECL_CARRE_RANKS, DECL_RUN_CARDS
 from belote_sim.kernels.declarations import hand_declarations as _hand_declarations
 from belote_sim.kernels.declarations import hand_declarations_batch
 from belote_sim.kernels.tables import BELOTE_POINTS, CARRE_POINTS, NT_FOUR_ACES_POINTS, RANK_A, \
@@ -34,7 +35,8 @@ def hand_declarations(hand: str | CardMask, strain: str, rules: Rules | str = "c
     rules = Rules.from_spec(rules)
     code = parse_strain(strain)
     d = _hand_declarations(mask, code, rules.to_array())
-    entries = carre_entries(seat, int(d[0]), code) + run_entries(seat, int(d[1]))
+    entries = (carre_entries(seat, int(d[DECL_CARRE_RANKS]), code)
+               + run_entries(seat, int(d[DECL_RUN_CARDS])))
     entries = sort_entries(entries)
     if seat is None:
         for e in entries:

@@ -20,6 +20,8 @@ from belote_sim.kernels.tables import (
     NT_FOUR_ACES_POINTS,
     PLAIN_STRENGTH,
     RANK_A,
+    RANK_K,
+    RANK_Q,
     R_CARD_IN_ONE_DECLARATION,
     R_DECLARATIONS_COMPARE,
     R_DECLARATIONS_NEED_TRICK,
@@ -33,6 +35,11 @@ from belote_sim.kernels.tables import (
 
 #: Ranks that can form a scoring carré: 9 T J Q K A (bits 2..7).
 CARRE_RANKS_MASK = 0xFC
+
+#: Fields of the ``hand_declarations`` tuple (and columns of its (n, 6) arrays).
+(DECL_CARRE_RANKS, DECL_RUN_CARDS, DECL_RUN_POINTS, DECL_CARRE_POINTS, DECL_BEST_RUN_KEY,
+ DECL_BEST_KEY) = range(6)
+NUM_DECL_FIELDS = 6
 
 
 @kernel
@@ -125,7 +132,7 @@ def hand_declarations(hand, strain, rules):
 @kernel
 def belote_suits(hand, strain):
     """Byte of the suits in which ``hand`` holds a belote (K+Q of trump; every suit in AT)."""
-    kq = (hand >> 5) & (hand >> 6) & 0x01010101  # bit 8*s set if K and Q of suit s
+    kq = (hand >> RANK_Q) & (hand >> RANK_K) & 0x01010101  # bit 8*s: K and Q of suit s
     suits = 0
     for suit in range(4):
         if (kq >> (8 * suit)) & 1 and (strain == STRAIN_AT or strain == suit):
@@ -256,11 +263,12 @@ def announces_belote(card, led_suit, n_played, strain, rules_belote_on_discard):
 
 @kernel
 def hand_declarations_batch(hands, strains, rules):
-    """``hand_declarations`` over (n,) hands and strains -> (n, 6) int64 array."""
+    """``hand_declarations`` over (n,) hands and strains -> (n, 6) int64 array (columns
+    ``DECL_*``)."""
     n = hands.shape[0]
-    out = np.empty((n, 6), dtype=np.int64)
+    out = np.empty((n, NUM_DECL_FIELDS), dtype=np.int64)
     for i in range(n):
         d = hand_declarations(hands[i], strains[i], rules)
-        for k in range(6):
+        for k in range(NUM_DECL_FIELDS):
             out[i, k] = d[k]
     return out

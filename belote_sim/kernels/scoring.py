@@ -202,15 +202,16 @@ def score_players(card, decl, belote, tricks, n_players, strain, taker, doubling
     (-1 if none).
     """
     if n_players == 2:
-        r = score_deal(card[0], card[1], decl[0], decl[1], belote[0], belote[1], tricks[0],
-                       tricks[1], strain, taker, doubling, n_tricks, rules)
-        out_raw[0] = r[0]
-        out_raw[1] = r[1]
-        out_mp[0] = r[4]
-        out_mp[1] = r[5]
-        out_held[0] = r[6]
-        out_held[1] = r[7]
-        return r[2], r[3]
+        raw0, raw1, outcome, valat, mp0, mp1, held0, held1 = score_deal(
+            card[0], card[1], decl[0], decl[1], belote[0], belote[1], tricks[0], tricks[1],
+            strain, taker, doubling, n_tricks, rules)
+        out_raw[0] = raw0
+        out_raw[1] = raw1
+        out_mp[0] = mp0
+        out_mp[1] = mp1
+        out_held[0] = held0
+        out_held[1] = held1
+        return outcome, valat
     valat = -1
     for p in range(n_players):
         out_raw[p] = card[p] + decl[p] + belote[p]
