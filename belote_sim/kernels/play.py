@@ -13,8 +13,8 @@ function of its seed.
 import numpy as np
 
 from belote_sim.kernels._jit import kernel
-from belote_sim.kernels.core import DUTY_NONE, NO_PARTNER, add_to_trick, advance_trick, \
-    broken_duty, legal_mask, nth_card, popcount
+from belote_sim.kernels.core import DUTY_NONE, NO_PARTNER, add_to_trick, broken_duty, \
+    legal_mask, nth_card, popcount
 from belote_sim.kernels.declarations import (
     DECL_BEST_KEY,
     DECL_BEST_RUN_KEY,
@@ -26,7 +26,8 @@ from belote_sim.kernels.declarations import (
     hand_declarations,
     team_declarations,
 )
-from belote_sim.kernels.policies import POLICY_DD, POLICY_NONE, POLICY_RANDOM, choose_card
+from belote_sim.kernels.policies import PIMC_SAMPLES, POLICY_DD, POLICY_NONE, POLICY_RANDOM, \
+    choose_card
 from belote_sim.kernels.dealing import shuffle_deal
 from belote_sim.kernels.rng import next_random, random_below, seed_state
 from belote_sim.kernels.solver import MAX_PLY, NUM_FIELDS, dd_best_card, pimc_best_card
@@ -96,7 +97,7 @@ def search_card(policy, params, hands, dealt, belote, leader, n_in_trick, plays,
     announced_cards(dealt, hands, belote, first_leader, n_played, strain, rules, known)
     known[seat] = 0
     return pimc_best_card(hands[seat], known, plays, n_played, first_leader, strain,
-                          raise_op, undertrump, np.int64(params[0]), next_random(state),
+                          raise_op, undertrump, np.int64(params[PIMC_SAMPLES]), next_random(state),
                           search[0], search[1], search[2])
 
 
@@ -142,7 +143,6 @@ def play_deal(hands, leader, strain, taker, rules, announce_mask, plays, n_given
         win_card = -1
         win_pos = -1
         trick_pts = 0
-        winner = leader
         for pos in range(4):
             seat = (leader + pos) & 3
             hand = left[seat]
@@ -183,8 +183,9 @@ def play_deal(hands, leader, strain, taker, rules, announce_mask, plays, n_given
             out_plays[n_played] = card
             n_played += 1
             trick_pts += CARD_POINTS[strain, card]
-            _, led_suit, win_card, win_pos, winner = advance_trick(
-                card, pos, led_suit, win_card, win_pos, leader, strain)
+            led_suit, win_card, win_pos = add_to_trick(card, pos, led_suit, win_card, win_pos,
+                                                       strain)
+        winner = (leader + win_pos) & 3
         out_winners[trick] = winner
         team = winner & 1
         tricks[team] += 1

@@ -15,6 +15,7 @@ import numpy as np
 
 # --- sizes -------------------------------------------------------------------
 NUM_SUITS = 4
+NUM_STRAINS = 6
 NUM_RANKS = 8
 NUM_CARDS = 32
 NUM_SEATS = 4
