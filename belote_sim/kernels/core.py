@@ -108,7 +108,7 @@ def broken_duty(hand, card, led_suit, n_played, win_card, win_pos, strain,
     return DUTY_TRUMP
 
 
-@kernel
+@kernel(inline="always")
 def add_to_trick(card, pos, led_suit, win_card, win_pos, strain):
     """``(led_suit, win_card, win_pos)`` after ``card`` is played at position ``pos``
     (0 = the lead) of a trick: the one home of the trick-winner update."""
