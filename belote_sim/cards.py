@@ -35,7 +35,8 @@ SUIT_SYMBOLS = {"♣": "C", "♦": "D", "♥": "H", "♠": "S"}
 __all__ = [
     "Card", "CardMask", "Seat", "ALL_CARDS_MASK", "parse_card", "format_card",
     "parse_cards", "parse_hand", "parse_hands", "format_cards", "iter_cards",
-    "mask_of", "cards_of", "popcount", "parse_strain", "format_strain",
+    "mask_of", "cards_of", "popcount", "parse_strain", "format_strain", "STRAIN_NAMES",
+    "RANK_CHARS", "SUIT_CHARS",
 ]
 
 

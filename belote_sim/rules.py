@@ -17,13 +17,17 @@ import numpy as np
 from belote_sim.kernels import tables as T
 
 PRESETS = ("common", "bulgarian", "french")
-_CHOICES = {
-    "declarations_compare": ("best_run", "best_declaration"),
-    "scoring": ("mp", "french"),
-    "dealing": ("shuffle", "cut"),
-    "bidding": ("auction", "two_round", "take_or_pass"),
-    "variant": ("standard", "open"),
+#: Choice options: each value's name and its code in the rules array.
+_CODES: dict[str, dict[str, int]] = {
+    "declarations_compare": {"best_run": T.COMPARE_BEST_RUN,
+                             "best_declaration": T.COMPARE_BEST_DECLARATION},
+    "scoring": {"mp": T.SCORING_MP, "french": T.SCORING_FRENCH},
+    "dealing": {"shuffle": T.DEALING_SHUFFLE, "cut": T.DEALING_CUT},
+    "bidding": {"auction": T.BIDDING_AUCTION, "two_round": T.BIDDING_TWO_ROUND,
+                "take_or_pass": T.BIDDING_TAKE_OR_PASS},
+    "variant": {"standard": T.VARIANT_STANDARD, "open": T.VARIANT_OPEN},
 }
+_CHOICES = {name: tuple(codes) for name, codes in _CODES.items()}
 
 
 @dataclass(frozen=True)
@@ -160,9 +164,9 @@ class Rules:
                     raise ValueError(f"option {opt} cannot be used with french scoring")
         if self.french_allow_nt_at and self.bidding != "two_round":
             raise ValueError("option french_allow_nt_at needs the french two-round bidding")
-        if self.capot_points < 162:
-            raise ValueError(f"capot_points={self.capot_points} is below the 162 card points "
-                             "of a deal")
+        if self.capot_points < T.SUIT_DEAL_CARD_TOTAL:
+            raise ValueError(f"capot_points={self.capot_points} is below the "
+                             f"{T.SUIT_DEAL_CARD_TOTAL} card points of a deal")
         if self.game_target <= 0:
             raise ValueError(f"game_target must be positive, got {self.game_target}")
         if self.bidding == "two_round" and (self.third_double or self.at_double_ends_auction
@@ -177,11 +181,11 @@ class Rules:
         arr[T.R_CARD_IN_ONE_DECLARATION] = self.card_in_one_declaration
         arr[T.R_BELOTE_ON_DISCARD] = self.belote_on_discard
         arr[T.R_NT_FOUR_ACES] = self.nt_four_aces
-        arr[T.R_DECLARATIONS_COMPARE] = _CHOICES["declarations_compare"].index(
-            self.declarations_compare)
+        arr[T.R_DECLARATIONS_COMPARE] = _CODES["declarations_compare"][
+            self.declarations_compare]
         arr[T.R_DECLARATIONS_NEED_TRICK] = self.declarations_need_trick
         arr[T.R_NT_DOUBLE_RAW] = self.nt_double_raw
-        arr[T.R_SCORING] = _CHOICES["scoring"].index(self.scoring)
+        arr[T.R_SCORING] = _CODES["scoring"][self.scoring]
         arr[T.R_VALAT_NT_DOUBLE] = self.valat_nt_double
         arr[T.R_CAPOT_POINTS] = self.capot_points
         arr[T.R_KIRTIK] = self.kirtik
@@ -189,13 +193,13 @@ class Rules:
         arr[T.R_THIRD_DOUBLE] = self.third_double
         arr[T.R_AT_DOUBLE_ENDS_AUCTION] = self.at_double_ends_auction
         arr[T.R_DEALER_MUST_TAKE] = self.dealer_must_take
-        arr[T.R_DEALING] = _CHOICES["dealing"].index(self.dealing)
+        arr[T.R_DEALING] = _CODES["dealing"][self.dealing]
         arr[T.R_REVOKE_PENALTY] = self.revoke_penalty
         arr[T.R_GAME_TARGET] = self.game_target
         arr[T.R_PLAYERS] = self.players
-        arr[T.R_BIDDING] = _CHOICES["bidding"].index(self.bidding)
+        arr[T.R_BIDDING] = _CODES["bidding"][self.bidding]
         arr[T.R_DOUBLING] = self.doubling
-        arr[T.R_VARIANT] = _CHOICES["variant"].index(self.variant)
+        arr[T.R_VARIANT] = _CODES["variant"][self.variant]
         arr.setflags(write=False)
         return arr
 

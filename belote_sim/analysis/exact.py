@@ -34,7 +34,9 @@ from functools import lru_cache
 from math import comb
 from numbers import Integral
 
-RANKS = "789TJQKA"
+from belote_sim.kernels.tables import RANK_CHARS
+
+RANKS = RANK_CHARS
 CARRE_RANKS = "9TJQKA"
 HAND_EVENTS = ("run3", "run4", "run5") + tuple(f"carre_{r}" for r in CARRE_RANKS) + (
     "carre_any", "kq_suit")

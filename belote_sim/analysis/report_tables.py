@@ -24,15 +24,17 @@ import pandas as pd
 
 from belote_sim.analysis.exact import (CARRE_RANKS, RANKS, closed_form,
                                        conditional_probabilities, team_probabilities)
+from belote_sim.cards import STRAIN_NAMES
+from belote_sim.kernels.tables import OUTCOME_NAMES, PLAIN_POINTS, POPCOUNT_BYTE, RANK_9, RANK_A, \
+    RANK_J, RANK_T, STRAIN_NT
 
 Z95 = 1.959963984540054
-STRAINS = ["C", "D", "H", "S", "NT", "AT"]
-OUTCOMES = ["made", "inside", "hanging", "thrown_in"]
+STRAINS = list(STRAIN_NAMES)
+OUTCOMES = list(OUTCOME_NAMES)
 
 _LONGEST_RUN = np.array([max((len(s) for s in bin(b)[2:].split("0")), default=0)
                          for b in range(256)], dtype=np.int8)
-_POPCOUNT = np.array([bin(b).count("1") for b in range(256)], dtype=np.int8)
-_PLAIN_POINTS = np.array([0, 0, 0, 10, 2, 3, 4, 11])
+_POPCOUNT = POPCOUNT_BYTE.astype(np.int8)  # int8 columns
 
 
 # --- statistics ---------------------------------------------------------------------
@@ -166,22 +168,23 @@ def taker_features(df: pd.DataFrame) -> pd.DataFrame:
     strain = played["strain"].cat.codes.to_numpy()
     b = suit_bytes(hand)
     pb = suit_bytes(partner)
-    is_suit = strain < 4
-    trump = np.where(is_suit, b[rows, np.minimum(strain, 3)], 0)
-    ptrump = np.where(is_suit, pb[rows, np.minimum(strain, 3)], 0)
+    is_suit = strain < STRAIN_NT
+    suit = np.minimum(strain, STRAIN_NT - 1)
+    trump = np.where(is_suit, b[rows, suit], 0)
+    ptrump = np.where(is_suit, pb[rows, suit], 0)
     out = pd.DataFrame(index=played.index)
     out["strain"] = played["strain"]
-    out["trump_j"] = (trump >> 4) & 1 == 1
-    out["trump_9"] = (trump >> 2) & 1 == 1
-    out["trump_a"] = (trump >> 7) & 1 == 1
+    out["trump_j"] = (trump >> RANK_J) & 1 == 1
+    out["trump_9"] = (trump >> RANK_9) & 1 == 1
+    out["trump_a"] = (trump >> RANK_A) & 1 == 1
     out["n_trumps"] = _POPCOUNT[trump]
     out["partner_trumps"] = _POPCOUNT[ptrump]
-    out["n_aces"] = ((b >> 7) & 1).sum(axis=1)
-    out["n_tens"] = ((b >> 3) & 1).sum(axis=1)
-    out["n_jacks"] = ((b >> 4) & 1).sum(axis=1)
+    out["n_aces"] = ((b >> RANK_A) & 1).sum(axis=1)
+    out["n_tens"] = ((b >> RANK_T) & 1).sum(axis=1)
+    out["n_jacks"] = ((b >> RANK_J) & 1).sum(axis=1)
     strength = np.zeros(len(b), dtype=np.int64)
     for rank in range(8):
-        strength += ((b >> rank) & 1).sum(axis=1) * _PLAIN_POINTS[rank]
+        strength += ((b >> rank) & 1).sum(axis=1) * PLAIN_POINTS[rank]
     out["strength"] = strength
     out["taker_position"] = (taker - played["dealer"].to_numpy(np.int64) - 1) % players
     return out

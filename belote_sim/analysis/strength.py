@@ -19,12 +19,20 @@ from typing import Any
 import numpy as np
 import pandas as pd
 
-from belote_sim.cards import parse_cards
+from belote_sim.cards import STRAIN_NAMES, parse_cards
 from belote_sim.analysis.report_tables import Z95, suit_bytes, wilson_interval
+from belote_sim.kernels.tables import (
+    POPCOUNT_BYTE,
+    RANK_9,
+    RANK_A,
+    RANK_J,
+    RANK_K,
+    RANK_Q,
+    RANK_T,
+    STRAIN_NT,
+)
 from belote_sim.rules import Rules
 from belote_sim.simulation.runner import simulate
-
-STRAIN_NAMES = ["C", "D", "H", "S", "NT", "AT"]
 
 
 def hand_strength(hand: str, seat: int = 0, dealer: int = 3, deals: int = 20_000,
@@ -94,23 +102,25 @@ def bid_features(df: pd.DataFrame) -> pd.DataFrame:
     hand = bids[rows, taker]
     strain = played["strain"].cat.codes.to_numpy()
     b = suit_bytes(hand)
-    trump = np.where(strain < 4, b[rows, np.minimum(strain, 3)], 0)
+    trump = np.where(strain < STRAIN_NT, b[rows, np.minimum(strain, STRAIN_NT - 1)], 0)
     out = pd.DataFrame(index=played.index)
-    for name, rank in (("j", 4), ("9", 2), ("a", 7), ("t", 3), ("k", 6), ("q", 5)):
+    for name, rank in (("j", RANK_J), ("9", RANK_9), ("a", RANK_A), ("t", RANK_T),
+                       ("k", RANK_K), ("q", RANK_Q)):
         out[f"trump_{name}"] = ((trump >> rank) & 1).astype(float)
-    out["n_trumps"] = [bin(int(t)).count("1") for t in trump]
-    aces = ((b >> 7) & 1).sum(axis=1)
-    tens = ((b >> 3) & 1).sum(axis=1)
+    out["n_trumps"] = POPCOUNT_BYTE[trump]
+    aces = ((b >> RANK_A) & 1).sum(axis=1)
+    tens = ((b >> RANK_T) & 1).sum(axis=1)
     out["side_aces"] = aces - out["trump_a"]
     out["side_tens"] = tens - out["trump_t"]
-    out["jacks"] = ((b >> 4) & 1).sum(axis=1)
-    out["nines"] = ((b >> 2) & 1).sum(axis=1)
+    out["jacks"] = ((b >> RANK_J) & 1).sum(axis=1)
+    out["nines"] = ((b >> RANK_9) & 1).sum(axis=1)
     score = np.zeros(len(hand))
     for card in range(32):
         has = (hand >> card) & 1
         score += has * SCORE[strain, card]
     out["score"] = score / 10.0
-    out["family"] = np.where(strain < 4, "suit", np.where(strain == 4, "NT", "AT"))
+    out["family"] = np.where(strain < STRAIN_NT, "suit",
+                             np.where(strain == STRAIN_NT, "NT", "AT"))
     out["made"] = (played["outcome"] == "made").to_numpy().astype(float)
     return out
 

@@ -13,9 +13,11 @@ from typing import Any
 import numpy as np
 
 from belote_sim.cards import CardMask, format_cards, parse_card, parse_hand, parse_strain
+from belote_sim.kernels.declarations import DECL_CARRE_RANKS, DECL_RUN_CARDS
 from belote_sim.kernels.declarations import hand_declarations as _hand_declarations
 from belote_sim.kernels.declarations import hand_declarations_batch
-from belote_sim.kernels.tables import CARRE_POINTS, RANK_A, RUN_LENGTH_POINTS, STRAIN_NT
+from belote_sim.kernels.tables import BELOTE_POINTS, CARRE_POINTS, NT_FOUR_ACES_POINTS, RANK_A, \
+    RANK_K, RANK_Q, RUN_LENGTH_POINTS, STRAIN_NT
 from belote_sim.rules import Rules
 
 RUN_NAMES = {3: "tierce", 4: "quarte", 5: "quinte"}
@@ -33,7 +35,8 @@ def hand_declarations(hand: str | CardMask, strain: str, rules: Rules | str = "c
     rules = Rules.from_spec(rules)
     code = parse_strain(strain)
     d = _hand_declarations(mask, code, rules.to_array())
-    entries = carre_entries(seat, int(d[0]), code) + run_entries(seat, int(d[1]))
+    entries = (carre_entries(seat, int(d[DECL_CARRE_RANKS]), code)
+               + run_entries(seat, int(d[DECL_RUN_CARDS])))
     entries = sort_entries(entries)
     if seat is None:
         for e in entries:
@@ -77,7 +80,8 @@ def carre_entries(seat: int | None, carre_ranks: int, strain: int) -> list[dict[
     out = []
     for rank in range(8):
         if (carre_ranks >> rank) & 1:
-            points = 200 if (strain == STRAIN_NT and rank == RANK_A) else int(CARRE_POINTS[rank])
+            points = (NT_FOUR_ACES_POINTS if (strain == STRAIN_NT and rank == RANK_A)
+                      else int(CARRE_POINTS[rank]))
             out.append(dict(seat=seat, kind="carre",
                             cards=format_cards([8 * s + rank for s in range(4)]), points=points))
     return out
@@ -85,8 +89,8 @@ def carre_entries(seat: int | None, carre_ranks: int, strain: int) -> list[dict[
 
 def belote_entries(seat: int, suits: int) -> list[dict[str, Any]]:
     """Belote entries (K and Q, 20 points) for the suits whose bits are set in ``suits``."""
-    return [dict(seat=seat, kind="belote", cards=format_cards([8 * s + 5, 8 * s + 6]), points=20)
-            for s in range(4) if (suits >> s) & 1]
+    return [dict(seat=seat, kind="belote", cards=format_cards([8 * s + RANK_Q, 8 * s + RANK_K]),
+                 points=BELOTE_POINTS) for s in range(4) if (suits >> s) & 1]
 
 
 def sort_entries(items: list[dict[str, Any]]) -> list[dict[str, Any]]:

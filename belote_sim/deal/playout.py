@@ -11,7 +11,7 @@ from belote_sim.kernels.dealing import shuffle_deal
 from belote_sim.kernels.play import play_deal, search_buffers
 from belote_sim.kernels.rng import random_below, seed_state
 from belote_sim.policies import PLAY_POLICIES, per_seat, search_bits, to_arrays
-from belote_sim.kernels.tables import STRAIN_NAMES
+from belote_sim.kernels.tables import ALL_SEATS_MASK, STRAIN_NAMES
 from belote_sim.rules import Rules
 
 
@@ -38,8 +38,8 @@ def random_record(seed: int, rules: Rules | str = "common", n_plays: int = 32,
     winners = np.zeros(8, dtype=np.int64)
     belote = np.zeros(4, dtype=np.int64)
     ids, params = to_arrays(per_seat(play, PLAY_POLICIES, "play"), PLAY_POLICIES)
-    play_deal(hands, (dealer + 1) % 4, code, taker, rules.to_array(), 15, plays, 0, ids,
-              params, state, plays, winners, belote, search_buffers(
+    play_deal(hands, (dealer + 1) % 4, code, taker, rules.to_array(), ALL_SEATS_MASK, plays, 0,
+              ids, params, state, plays, winners, belote, search_buffers(
               search_bits(per_seat(play, PLAY_POLICIES, "play"))))
     return {
         "ruleset": rules.name,

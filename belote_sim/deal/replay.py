@@ -41,13 +41,16 @@ import numpy as np
 from belote_sim.cards import format_card, format_cards, parse_card, parse_hands, parse_strain
 from belote_sim.deal.declarations import belote_entries, carre_entries, run_entries, sort_entries
 from belote_sim.kernels.core import DUTY_NAMES
-from belote_sim.kernels.declarations import player_declarations
-from belote_sim.kernels.play import deal_declarations, play_deal, play_solo_deal, \
+from belote_sim.kernels.declarations import DECL_CARRE_RANKS, DECL_RUN_CARDS, NUM_DECL_FIELDS, \
+    player_declarations
+from belote_sim.kernels.play import NUM_PLAYER_FIELDS, PLAYER_BELOTE, PLAYER_BELOTE_SUITS, \
+    PLAYER_CARD, PLAYER_TRICKS, deal_declarations, play_deal, play_solo_deal, \
     score_played_deal, search_buffers, solo_declarations
 from belote_sim.kernels.policies import POLICY_NONE
 from belote_sim.kernels.rng import seed_state
 from belote_sim.kernels.scoring import score_deal, score_players
-from belote_sim.kernels.tables import DEAL_CARD_TOTAL, DECK24_MASK, OUTCOME_NAMES
+from belote_sim.kernels.tables import ALL_SEATS_MASK, BELOTE_POINTS, DEAL_CARD_TOTAL, \
+    DECK24_MASK, NUM_TRICKS, OUTCOME_NAMES
 from belote_sim.rules import Rules
 
 RECORD_FIELDS = ("ruleset", "options", "dealer", "hands", "contract", "plays",
@@ -233,19 +236,20 @@ def replay(record: dict[str, Any]) -> dict[str, Any]:
     result = _play_fields(record, rec, out_plays, out_winners, n_played, duty, next_legal,
                           leader, 4, 32)
     over = result["to_play"] is None
-    decl = np.zeros((4, 6), dtype=np.int64)
-    deal_declarations(hands, strain, 15, rules_arr, decl)
+    decl = np.zeros((4, NUM_DECL_FIELDS), dtype=np.int64)
+    deal_declarations(hands, strain, ALL_SEATS_MASK, rules_arr, decl)
     if over:
         (scored, _d0, _d1, raw0, raw1, outcome, valat, mp0, mp1, held0,
          held1) = score_played_deal(decl, tricks0, tricks1, card0, card1, belote0, belote1,
-                                    strain, taker % 2, doubling, leader, 8, rules_arr)
+                                    strain, taker % 2, doubling, leader, NUM_TRICKS,
+                                    rules_arr)
         team_decl: list[list[dict[str, Any]]] = [[], []]
         for seat in range(4):
             team = seat % 2
             if (scored >> team) & 1:
-                team_decl[team] += run_entries(seat, int(decl[seat, 1]))
+                team_decl[team] += run_entries(seat, int(decl[seat, DECL_RUN_CARDS]))
             if (scored >> (2 + team)) & 1:
-                team_decl[team] += carre_entries(seat, int(decl[seat, 0]), strain)
+                team_decl[team] += carre_entries(seat, int(decl[seat, DECL_CARRE_RANKS]), strain)
             team_decl[team] += belote_entries(seat, int(out_belote[seat]))
         result.update(card_points=[int(card0), int(card1)],
                       declarations=[sort_entries(t) for t in team_decl],
@@ -304,19 +308,22 @@ def _replay_solo(record: dict[str, Any], rec: dict[str, Any]) -> dict[str, Any]:
     leader = (dealer + 1) % n
     out_plays = np.zeros(n_cards, dtype=np.int64)
     winners = np.zeros(rules.n_tricks, dtype=np.int64)
-    belote_suits = np.zeros(n, dtype=np.int64)
-    card, tricks, belote = (np.zeros(n, dtype=np.int64) for _ in range(3))
+    per_player = np.zeros((NUM_PLAYER_FIELDS, n), dtype=np.int64)
     n_played, duty, next_legal = play_solo_deal(
         hands, table, n, leader, strain, taker, rules_arr, announce_mask, plays,
         len(rec["plays"]), np.full(n, POLICY_NONE, dtype=np.int64), np.zeros((n, 1)),
-        seed_state(0), out_plays, winners, belote_suits, card, tricks, belote)
+        seed_state(0), out_plays, winners, per_player)
+    belote_suits = per_player[PLAYER_BELOTE_SUITS]
+    card = per_player[PLAYER_CARD]
+    tricks = per_player[PLAYER_TRICKS]
+    belote = per_player[PLAYER_BELOTE]
 
     result = _play_fields(record, rec, out_plays, winners, n_played, duty, next_legal, leader,
                           n, n_cards)
     over = result["to_play"] is None
     if not over:
         return result
-    decl = np.zeros((n, 6), dtype=np.int64)
+    decl = np.zeros((n, NUM_DECL_FIELDS), dtype=np.int64)
     solo_declarations(hands, table, n, strain, rules_arr, decl)
     decl_points = np.zeros(n, dtype=np.int64)
     scored = player_declarations(decl, tricks, n, leader, rules_arr, decl_points)
@@ -327,9 +334,9 @@ def _replay_solo(record: dict[str, Any], rec: dict[str, Any]) -> dict[str, Any]:
     for p in range(n):
         mine: list[dict[str, Any]] = []
         if (scored >> p) & 1:
-            mine += run_entries(p, int(decl[p, 1]))
+            mine += run_entries(p, int(decl[p, DECL_RUN_CARDS]))
         if (scored >> (8 + p)) & 1:
-            mine += carre_entries(p, int(decl[p, 0]), strain)
+            mine += carre_entries(p, int(decl[p, DECL_CARRE_RANKS]), strain)
         mine += belote_entries(p, int(belote_suits[p]))
         entries.append(sort_entries(mine))
     result.update(card_points=card.tolist(), declarations=entries, raw=raw.tolist(),
@@ -346,14 +353,14 @@ def _revoke_scores(rules: Rules, strain: int, taker: int, doubling: int, leader:
     announced: list[dict[str, Any]] = []
     for seat in range(4):
         if (seat - leader) % 4 < n_played:  # this seat's first card was legally played
-            announced += run_entries(seat, int(decl[seat, 1]))
-            announced += carre_entries(seat, int(decl[seat, 0]), strain)
+            announced += run_entries(seat, int(decl[seat, DECL_RUN_CARDS]))
+            announced += carre_entries(seat, int(decl[seat, DECL_CARRE_RANKS]), strain)
     decl_points = sum(d["points"] for d in announced)
     belote_points = 0
     for seat in range(4):
         belotes = belote_entries(seat, int(belote_suits[seat]))
         announced += belotes
-        belote_points += 20 * len(belotes)
+        belote_points += BELOTE_POINTS * len(belotes)
     card = [0, 0]
     card[other] = int(DEAL_CARD_TOTAL[strain])
     d = [0, 0]
@@ -361,8 +368,8 @@ def _revoke_scores(rules: Rules, strain: int, taker: int, doubling: int, leader:
     b = [0, 0]
     b[other] = belote_points
     raw0, raw1, outcome, valat, mp0, mp1, held0, held1 = score_deal(
-        card[0], card[1], d[0], d[1], b[0], b[1], 0, 0, strain, taker % 2, doubling, 8,
-        rules.to_array())
+        card[0], card[1], d[0], d[1], b[0], b[1], 0, 0, strain, taker % 2, doubling,
+        NUM_TRICKS, rules.to_array())
     team_decl: list[list[dict[str, Any]]] = [[], []]
     team_decl[other] = sort_entries(announced)
     return dict(card_points=[int(card0), int(card1)], declarations=team_decl,

@@ -51,6 +51,8 @@ import numpy as np
 from belote_sim.kernels._jit import kernel
 from belote_sim.kernels.core import lowest_card
 from belote_sim.kernels.tables import (
+    NUM_CARDS,
+    NUM_STRAINS,
     PLAIN_POINTS,
     RANK_A,
     RANK_J,
@@ -69,6 +71,12 @@ BID_TAKE = 2
 BID_ATLAS = 3
 THRESHOLD_DEFAULTS = (50.0, 52.0, 75.0, 60.0, 60.0)
 TAKE_DEFAULTS = (50.0, 55.0, 60.0, 80.0)
+#: Parameter indices of each bidding policy (``belote_sim.policies.BID_POLICIES`` names).
+THRESHOLD_SUIT, THRESHOLD_NT, THRESHOLD_AT, THRESHOLD_DOUBLE, THRESHOLD_REDOUBLE = range(5)
+TAKE_ROUND1, TAKE_ROUND2, TAKE_NT, TAKE_AT = range(4)
+FIXED_SEAT, FIXED_STRAIN, FIXED_DOUBLING = range(3)
+#: A third double needs this many score points above the redouble threshold.
+THIRD_DOUBLE_MARGIN = 20
 
 MAX_CALLS = 40
 CALL_PASS = ord("p")
@@ -81,8 +89,8 @@ STRAIN_CALLS = np.array([ord(c) for c in "CDHSNA"], dtype=np.uint8)
 
 def _score_table():
     """SCORE[strain, card]: what a card adds to a strain's bidding score."""
-    table = np.zeros((6, 32), dtype=np.int64)
-    for strain in range(6):
+    table = np.zeros((NUM_STRAINS, NUM_CARDS), dtype=np.int64)
+    for strain in range(NUM_STRAINS):
         for card in range(32):
             suit, rank = card >> 3, card & 7
             if strain == STRAIN_NT:
@@ -219,10 +227,10 @@ def strain_score(cards, strain):
 @kernel
 def _threshold(params, strain):
     if strain == STRAIN_NT:
-        return params[1]
+        return params[THRESHOLD_NT]
     if strain == STRAIN_AT:
-        return params[2]
-    return params[0]
+        return params[THRESHOLD_AT]
+    return params[THRESHOLD_SUIT]
 
 
 @kernel
@@ -234,13 +242,13 @@ def run_auction(bid_cards, dealer, rules, bid_ids, bid_params, out_calls, atlas)
     ``out_calls`` (uint8, MAX_CALLS) and returns ``(strain, taker, doubling, n_calls)``
     with strain -1 when the deal is thrown in.
     """
-    scores = np.zeros((4, 6), dtype=np.int64)
+    scores = np.zeros((4, NUM_STRAINS), dtype=np.int64)
     for seat in range(4):
         mask = bid_cards[seat]
         while mask:
             card = lowest_card(mask)
             mask &= mask - 1
-            for strain in range(6):
+            for strain in range(NUM_STRAINS):
                 scores[seat, strain] += SCORE[strain, card]
     max_level = 3 if rules[R_THIRD_DOUBLE] else 2
     current = -1
@@ -258,18 +266,18 @@ def run_auction(bid_cards, dealer, rules, bid_ids, bid_params, out_calls, atlas)
             forced = rules[R_DEALER_MUST_TAKE] and current < 0 and n_calls == 3
             call, bid = atlas_call(bid_cards[seat], seat, dealer, current, bidder, level,
                                    forced, atlas)
-        elif opponents_hold and level == 0 and scores[seat, current] >= params[3]:
+        elif opponents_hold and level == 0 and scores[seat, current] >= params[THRESHOLD_DOUBLE]:
             call = CALL_DOUBLE
         elif current >= 0 and not opponents_hold and level == 1 \
-                and scores[seat, current] >= params[4]:
+                and scores[seat, current] >= params[THRESHOLD_REDOUBLE]:
             call = CALL_REDOUBLE
         elif opponents_hold and level == 2 and max_level == 3 \
-                and scores[seat, current] >= params[4] + 20:
+                and scores[seat, current] >= params[THRESHOLD_REDOUBLE] + THIRD_DOUBLE_MARGIN:
             call = CALL_THIRD
         elif current < 0 or opponents_hold:
             best_margin = 0.0
             forced = rules[R_DEALER_MUST_TAKE] and current < 0 and n_calls == 3
-            for strain in range(current + 1, 6):
+            for strain in range(current + 1, NUM_STRAINS):
                 margin = scores[seat, strain] - _threshold(params, strain)
                 if (margin >= 0 or forced) and (bid < 0 or margin > best_margin):
                     bid = strain
@@ -313,13 +321,13 @@ def french_take(bid_cards, turned, dealer, rules, bid_ids, bid_params, out_calls
         if bid_ids[seat] == BID_ATLAS:
             take = atlas_value(atlas, bid_cards[seat], turned_suit, seat, dealer, A_NET1) > 0
         else:
-            take = strain_score(cards, turned_suit) >= bid_params[seat, 0]
+            take = strain_score(cards, turned_suit) >= bid_params[seat, TAKE_ROUND1]
         if take:
             out_calls[n_calls] = STRAIN_CALLS[turned_suit]
             return turned_suit, seat, n_calls + 1
         out_calls[n_calls] = CALL_PASS
         n_calls += 1
-    last = 6 if rules[R_FRENCH_ALLOW_NT_AT] else 4
+    last = NUM_STRAINS if rules[R_FRENCH_ALLOW_NT_AT] else STRAIN_NT
     for i in range(4):
         seat = (dealer + 1 + i) & 3
         cards = bid_cards[seat] | (1 << turned)
@@ -334,11 +342,11 @@ def french_take(bid_cards, turned, dealer, rules, bid_ids, bid_params, out_calls
                     best = strain
                     best_margin = margin
                 continue
-            threshold = bid_params[seat, 1]
+            threshold = bid_params[seat, TAKE_ROUND2]
             if strain == STRAIN_NT:
-                threshold = bid_params[seat, 2]
+                threshold = bid_params[seat, TAKE_NT]
             elif strain == STRAIN_AT:
-                threshold = bid_params[seat, 3]
+                threshold = bid_params[seat, TAKE_AT]
             margin = strain_score(cards, strain) - threshold
             if margin >= 0 and (best < 0 or margin > best_margin):
                 best = strain
@@ -371,7 +379,7 @@ def take_or_pass(bid_cards, dealer, n_players, bid_params, out_calls):
         bid = -1
         if seat != bidder:
             best_margin = 0.0
-            for strain in range(current + 1, 6):
+            for strain in range(current + 1, NUM_STRAINS):
                 margin = strain_score(bid_cards[seat], strain) - _threshold(params, strain)
                 if margin >= 0 and (bid < 0 or margin > best_margin):
                     bid = strain

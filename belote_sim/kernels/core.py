@@ -108,32 +108,36 @@ def broken_duty(hand, card, led_suit, n_played, win_card, win_pos, strain,
     return DUTY_TRUMP
 
 
+@kernel(inline="always")
+def add_to_trick(card, pos, led_suit, win_card, win_pos, strain):
+    """``(led_suit, win_card, win_pos)`` after ``card`` is played at position ``pos``
+    (0 = the lead) of a trick: the one home of the trick-winner update."""
+    if pos == 0:
+        return card >> 3, card, 0
+    if beats(card, win_card, led_suit, strain):
+        return led_suit, card, pos
+    return led_suit, win_card, win_pos
+
+
 @kernel
 def trick_state(trick, n_played, strain):
     """(led_suit, win_card, win_pos) of the first ``n_played`` cards of ``trick``."""
-    if n_played == 0:
-        return -1, -1, -1
-    led_suit = trick[0] >> 3
-    win_card = trick[0]
-    win_pos = 0
-    for pos in range(1, n_played):
-        if beats(trick[pos], win_card, led_suit, strain):
-            win_card = trick[pos]
-            win_pos = pos
+    led_suit, win_card, win_pos = -1, -1, -1
+    for pos in range(n_played):
+        led_suit, win_card, win_pos = add_to_trick(trick[pos], pos, led_suit, win_card,
+                                                   win_pos, strain)
     return led_suit, win_card, win_pos
 
 
 @kernel
 def advance_trick(card, n_played, led_suit, win_card, win_pos, leader, strain):
-    """Trick state after ``card`` is played at position ``n_played``.
+    """Trick state after ``card`` is played at position ``n_played`` (4 players).
 
     Returns ``(n_played, led_suit, win_card, win_pos, leader)`` for the next card: after
     the fourth card the trick is over, the winner leads and the state is reset.
     """
-    if n_played == 0:
-        led_suit, win_card, win_pos = card >> 3, card, 0
-    elif beats(card, win_card, led_suit, strain):
-        win_card, win_pos = card, n_played
+    led_suit, win_card, win_pos = add_to_trick(card, n_played, led_suit, win_card, win_pos,
+                                               strain)
     n_played += 1
     if n_played == 4:
         return 0, -1, -1, -1, (leader + win_pos) & 3

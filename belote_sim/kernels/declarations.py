@@ -17,8 +17,11 @@ from belote_sim.kernels.tables import (
     COMPARE_BEST_RUN,
     KEY_CARRE_BIT,
     KEY_TRUMP_BIT,
+    NT_FOUR_ACES_POINTS,
     PLAIN_STRENGTH,
     RANK_A,
+    RANK_K,
+    RANK_Q,
     R_CARD_IN_ONE_DECLARATION,
     R_DECLARATIONS_COMPARE,
     R_DECLARATIONS_NEED_TRICK,
@@ -32,6 +35,11 @@ from belote_sim.kernels.tables import (
 
 #: Ranks that can form a scoring carré: 9 T J Q K A (bits 2..7).
 CARRE_RANKS_MASK = 0xFC
+
+#: Fields of the ``hand_declarations`` tuple (and columns of its (n, 6) arrays).
+(DECL_CARRE_RANKS, DECL_RUN_CARDS, DECL_RUN_POINTS, DECL_CARRE_POINTS, DECL_BEST_RUN_KEY,
+ DECL_BEST_KEY) = range(6)
+NUM_DECL_FIELDS = 6
 
 
 @kernel
@@ -92,7 +100,8 @@ def hand_declarations(hand, strain, rules):
     if strain == STRAIN_NT:
         # Only four aces, with the nt_four_aces option, worth 200 (14.7).
         if rules[R_NT_FOUR_ACES] and (hand >> RANK_A) & 0x01010101 == 0x01010101:
-            return 1 << RANK_A, 0, 0, 200, 0, 200 * 256 + KEY_CARRE_BIT + 14
+            return (1 << RANK_A, 0, 0, NT_FOUR_ACES_POINTS, 0,
+                    NT_FOUR_ACES_POINTS * 256 + KEY_CARRE_BIT + PLAIN_STRENGTH[RANK_A] * 2)
         return 0, 0, 0, 0, 0, 0
     quads = hand & (hand >> 8) & (hand >> 16) & (hand >> 24) & CARRE_RANKS_MASK
     if quads == 0 or not rules[R_CARD_IN_ONE_DECLARATION]:
@@ -123,7 +132,7 @@ def hand_declarations(hand, strain, rules):
 @kernel
 def belote_suits(hand, strain):
     """Byte of the suits in which ``hand`` holds a belote (K+Q of trump; every suit in AT)."""
-    kq = (hand >> 5) & (hand >> 6) & 0x01010101  # bit 8*s set if K and Q of suit s
+    kq = (hand >> RANK_Q) & (hand >> RANK_K) & 0x01010101  # bit 8*s: K and Q of suit s
     suits = 0
     for suit in range(4):
         if (kq >> (8 * suit)) & 1 and (strain == STRAIN_AT or strain == suit):
@@ -254,11 +263,12 @@ def announces_belote(card, led_suit, n_played, strain, rules_belote_on_discard):
 
 @kernel
 def hand_declarations_batch(hands, strains, rules):
-    """``hand_declarations`` over (n,) hands and strains -> (n, 6) int64 array."""
+    """``hand_declarations`` over (n,) hands and strains -> (n, 6) int64 array (columns
+    ``DECL_*``)."""
     n = hands.shape[0]
-    out = np.empty((n, 6), dtype=np.int64)
+    out = np.empty((n, NUM_DECL_FIELDS), dtype=np.int64)
     for i in range(n):
         d = hand_declarations(hands[i], strains[i], rules)
-        for k in range(6):
+        for k in range(NUM_DECL_FIELDS):
             out[i, k] = d[k]
     return out

@@ -9,7 +9,7 @@ numba's on-disk cache does not reload recursive functions safely.
 import numpy as np
 
 from belote_sim.kernels._jit import kernel
-from belote_sim.kernels.core import beats, legal_mask, lowest_card, popcount
+from belote_sim.kernels.core import advance_trick, legal_mask, lowest_card, popcount
 
 
 @kernel
@@ -49,22 +49,12 @@ def perft_count(hands, leader, strain, raise_op, undertrump, depth):
         seat = seat_at[ply]
         hands[seat] &= ~(1 << card)
         played[ply] = card
-        n = n_at[ply]
-        if n == 0:
-            led, win_card, win_pos = card >> 3, card, 0
-        elif beats(card, win_card_at[ply], led_at[ply], strain):
-            led, win_card, win_pos = led_at[ply], card, n
-        else:
-            led, win_card, win_pos = led_at[ply], win_card_at[ply], win_pos_at[ply]
-        lead = lead_at[ply]
-        if n == 3:
-            lead = (lead + win_pos) & 3
-            n, led, win_card, win_pos = 0, -1, -1, -1
-            if hands[lead] == 0:  # deal over before ``depth`` cards
-                hands[seat] |= 1 << card
-                continue
-        else:
-            n += 1
+        n, led, win_card, win_pos, lead = advance_trick(
+            card, n_at[ply], led_at[ply], win_card_at[ply], win_pos_at[ply], lead_at[ply],
+            strain)
+        if n == 0 and hands[lead] == 0:  # deal over before ``depth`` cards
+            hands[seat] |= 1 << card
+            continue
         next_seat = (lead + n) & 3
         legal = legal_mask(hands[next_seat], led, n, win_card, win_pos, strain, raise_op,
                            undertrump)

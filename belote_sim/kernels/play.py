@@ -13,22 +13,30 @@ function of its seed.
 import numpy as np
 
 from belote_sim.kernels._jit import kernel
-from belote_sim.kernels.core import DUTY_NONE, NO_PARTNER, beats, broken_duty, legal_mask, \
-    nth_card, popcount
+from belote_sim.kernels.core import DUTY_NONE, NO_PARTNER, add_to_trick, broken_duty, \
+    legal_mask, nth_card, popcount
 from belote_sim.kernels.declarations import (
+    DECL_BEST_KEY,
+    DECL_BEST_RUN_KEY,
+    DECL_CARRE_POINTS,
+    DECL_RUN_POINTS,
+    NUM_DECL_FIELDS,
     announces_belote,
     belote_suits,
     hand_declarations,
     team_declarations,
 )
-from belote_sim.kernels.policies import POLICY_DD, POLICY_NONE, POLICY_RANDOM, choose_card
+from belote_sim.kernels.policies import PIMC_SAMPLES, POLICY_DD, POLICY_NONE, POLICY_RANDOM, \
+    choose_card
 from belote_sim.kernels.dealing import shuffle_deal
 from belote_sim.kernels.rng import next_random, random_below, seed_state
 from belote_sim.kernels.solver import MAX_PLY, NUM_FIELDS, dd_best_card, pimc_best_card
 from belote_sim.kernels.scoring import score_deal
 from belote_sim.kernels.tables import (
+    ALL_SEATS_MASK,
     CARD_POINTS,
     DECK24_MASK,
+    NUM_TRICKS,
     STRAIN_AT,
     STRAIN_NT,
     R_BELOTE_ON_DISCARD,
@@ -38,6 +46,10 @@ from belote_sim.kernels.tables import (
     R_UNDERTRUMP,
 )
 from belote_sim.kernels.tables import BELOTE_POINTS, LAST_TRICK_BONUS  # noqa: F401 (re-exported)
+
+#: Rows of ``play_solo_deal``'s per-player output array (NUM_PLAYER_FIELDS, P).
+PLAYER_BELOTE_SUITS, PLAYER_CARD, PLAYER_TRICKS, PLAYER_BELOTE = range(4)
+NUM_PLAYER_FIELDS = 4
 
 
 
@@ -55,9 +67,7 @@ def announced_cards(dealt, left, belote, first_leader, n_played, strain, rules, 
     for seat in range(4):
         known = 0
         if n_played > ((seat - first_leader) & 3):
-            d = hand_declarations(dealt[seat], strain, rules)
-            known = d[1]
-            ranks = d[0]
+            ranks, known, _, _, _, _ = hand_declarations(dealt[seat], strain, rules)
             for rank in range(8):
                 if (ranks >> rank) & 1:
                     known |= 0x01010101 << rank
@@ -87,7 +97,7 @@ def search_card(policy, params, hands, dealt, belote, leader, n_in_trick, plays,
     announced_cards(dealt, hands, belote, first_leader, n_played, strain, rules, known)
     known[seat] = 0
     return pimc_best_card(hands[seat], known, plays, n_played, first_leader, strain,
-                          raise_op, undertrump, np.int64(params[0]), next_random(state),
+                          raise_op, undertrump, np.int64(params[PIMC_SAMPLES]), next_random(state),
                           search[0], search[1], search[2])
 
 
@@ -173,13 +183,8 @@ def play_deal(hands, leader, strain, taker, rules, announce_mask, plays, n_given
             out_plays[n_played] = card
             n_played += 1
             trick_pts += CARD_POINTS[strain, card]
-            if pos == 0:
-                led_suit = suit
-                win_card = card
-                win_pos = 0
-            elif beats(card, win_card, led_suit, strain):
-                win_card = card
-                win_pos = pos
+            led_suit, win_card, win_pos = add_to_trick(card, pos, led_suit, win_card, win_pos,
+                                                       strain)
         winner = (leader + win_pos) & 3
         out_winners[trick] = winner
         team = winner & 1
@@ -193,8 +198,7 @@ def play_deal(hands, leader, strain, taker, rules, announce_mask, plays, n_given
 
 @kernel
 def play_solo_deal(hands, table, n_players, leader, strain, taker, rules, announce_mask, plays,
-                   n_given, policies, params, state, out_plays, out_winners, out_belote,
-                   out_card, out_tricks, out_belote_pts):
+                   n_given, policies, params, state, out_plays, out_winners, out_player):
     """Play a deal of a game where every player is alone (RULES.md section 11).
 
     ``hands`` (P,) masks; ``table`` (P, 4, 2): open belot's piles ``[face-down,
@@ -206,12 +210,17 @@ def play_solo_deal(hands, table, n_players, leader, strain, taker, rules, announ
     player announces belotes (``announce_mask``) and ``belote_on_discard`` allows
     it.  ``plays``/``n_given``, ``policies``/``params`` (``random``, ``greedy``,
     ``POLICY_NONE``) and ``state`` as ``play_deal``.  Fills ``out_plays`` (cards in
-    order), ``out_winners`` (winner of each completed trick), ``out_belote`` (suits of
-    the announced belotes) and, per player, ``out_card`` (card points of completed
-    tricks, last-trick 10 included), ``out_tricks`` and ``out_belote_pts``.
+    order), ``out_winners`` (winner of each completed trick) and ``out_player``
+    (NUM_PLAYER_FIELDS, P), per player: row ``PLAYER_BELOTE_SUITS`` the suits of the
+    announced belotes, ``PLAYER_CARD`` card points of completed tricks (last-trick 10
+    included), ``PLAYER_TRICKS`` tricks won, ``PLAYER_BELOTE`` belote points.
 
     Returns ``(n_played, duty, next_legal)`` as ``play_deal``.
     """
+    out_belote = out_player[PLAYER_BELOTE_SUITS]
+    out_card = out_player[PLAYER_CARD]
+    out_tricks = out_player[PLAYER_TRICKS]
+    out_belote_pts = out_player[PLAYER_BELOTE]
     left = np.empty(n_players, dtype=np.int64)
     up = np.zeros(n_players, dtype=np.int64)
     beneath = np.full(32, -1, dtype=np.int64)
@@ -285,13 +294,8 @@ def play_solo_deal(hands, table, n_players, leader, strain, taker, rules, announ
             out_plays[n_played] = card
             n_played += 1
             trick_pts += CARD_POINTS[strain, card]
-            if pos == 0:
-                led_suit = suit
-                win_card = card
-                win_pos = 0
-            elif beats(card, win_card, led_suit, strain):
-                win_card = card
-                win_pos = pos
+            led_suit, win_card, win_pos = add_to_trick(card, pos, led_suit, win_card, win_pos,
+                                                       strain)
         winner = (leader + win_pos) % n_players
         out_winners[trick] = winner
         out_tricks[winner] += 1
@@ -314,7 +318,7 @@ def solo_declarations(hands, table, n_players, strain, rules, out_decl):
             if table[p, pile, 1] >= 0:
                 cards |= 1 << table[p, pile, 1]
         d = hand_declarations(cards, strain, rules)
-        for k in range(6):
+        for k in range(NUM_DECL_FIELDS):
             out_decl[p, k] = d[k]
 
 
@@ -336,10 +340,10 @@ def deal_declarations(hands, strain, announce_mask, rules, out_decl):
     for seat in range(4):
         if (announce_mask >> seat) & 1:
             d = hand_declarations(hands[seat], strain, rules)
-            for k in range(6):
+            for k in range(NUM_DECL_FIELDS):
                 out_decl[seat, k] = d[k]
         else:
-            for k in range(6):
+            for k in range(NUM_DECL_FIELDS):
                 out_decl[seat, k] = 0
 
 
@@ -348,17 +352,20 @@ def score_played_deal(decl, tricks0, tricks1, card0, card1, belote0, belote1, st
                       taker_team, doubling, first_seat, n_tricks, rules):
     """Team declarations then ``score_deal`` for a fully played deal.
 
-    ``decl``: (4, 6) from ``deal_declarations``.  Returns ``(scored, decl0, decl1)``
-    followed by the 8 values of ``score_deal``.
+    ``decl``: (4, 6) from ``deal_declarations``.  Returns ``(scored, decl0, decl1, raw0,
+    raw1, outcome, valat, mp0, mp1, held0, held1)``: the team whose declarations score
+    and the scored declaration points per team, then the 8 values of ``score_deal``.
     """
     tricks = np.empty(2, dtype=np.int64)
     tricks[0] = tricks0
     tricks[1] = tricks1
-    d0, d1, scored = team_declarations(decl[:, 2], decl[:, 3], decl[:, 4], decl[:, 5],
+    d0, d1, scored = team_declarations(decl[:, DECL_RUN_POINTS], decl[:, DECL_CARRE_POINTS],
+                                       decl[:, DECL_BEST_RUN_KEY], decl[:, DECL_BEST_KEY],
                                        tricks, first_seat, rules)
-    r = score_deal(card0, card1, d0, d1, belote0, belote1, tricks0, tricks1, strain,
-                   taker_team, doubling, n_tricks, rules)
-    return scored, d0, d1, r[0], r[1], r[2], r[3], r[4], r[5], r[6], r[7]
+    raw0, raw1, outcome, valat, mp0, mp1, held0, held1 = score_deal(
+        card0, card1, d0, d1, belote0, belote1, tricks0, tricks1, strain, taker_team,
+        doubling, n_tricks, rules)
+    return scored, d0, d1, raw0, raw1, outcome, valat, mp0, mp1, held0, held1
 
 
 @kernel
@@ -385,19 +392,21 @@ def random_playouts(n_deals, seed, rules, out):
         taker = random_below(state, 4)
         dealer = random_below(state, 4)
         leader = (dealer + 1) & 3
-        res = play_deal(hands, leader, strain, taker, rules, 15, plays, 0, policies, params,
-                        state, plays, winners, belote, search)
-        deal_declarations(hands, strain, 15, rules, decl)
-        s = score_played_deal(decl, res[5], res[6], res[3], res[4], res[7], res[8], strain,
-                              taker & 1, 0, leader, 8, rules)
+        _, _, _, card0, card1, tricks0, tricks1, belote0, belote1 = play_deal(
+            hands, leader, strain, taker, rules, ALL_SEATS_MASK, plays, 0, policies, params,
+            state, plays, winners, belote, search)
+        deal_declarations(hands, strain, ALL_SEATS_MASK, rules, decl)
+        _, _, _, raw0, raw1, _, _, mp0, mp1, _, _ = score_played_deal(
+            decl, tricks0, tricks1, card0, card1, belote0, belote1, strain, taker & 1, 0,
+            leader, NUM_TRICKS, rules)
         checksum = 0
         for k in range(32):
             checksum = checksum * 31 + plays[k] & 0xFFFFFFFF
         out[i, 0] = strain
-        out[i, 1] = res[3]
-        out[i, 2] = res[4]
-        out[i, 3] = s[3]
-        out[i, 4] = s[4]
-        out[i, 5] = s[7]
-        out[i, 6] = s[8]
+        out[i, 1] = card0
+        out[i, 2] = card1
+        out[i, 3] = raw0
+        out[i, 4] = raw1
+        out[i, 5] = mp0
+        out[i, 6] = mp1
         out[i, 7] = checksum

@@ -33,6 +33,9 @@ POLICY_GREEDY = 1
 POLICY_DD = 2  # double-dummy (all hands visible); played in kernels.play with the solver
 POLICY_PIMC = 3  # perfect-information Monte Carlo; params [samples]
 NUM_PLAY_POLICIES = 4
+#: Parameter indices: greedy ``[draw_trumps, give_points]``, pimc ``[samples]``.
+GREEDY_DRAW_TRUMPS, GREEDY_GIVE_POINTS = 0, 1
+PIMC_SAMPLES = 0
 
 
 @kernel
@@ -102,7 +105,8 @@ def greedy_card(params, hand, legal, n_played, led_suit, win_card, win_pos, play
     trumps = _trump_mask(strain)
     if n_played == 0:
         my_trumps = legal & trumps
-        if params[0] >= 0.5 and (seat & 1) == (taker & 1) and my_trumps and out_mask & trumps:
+        if params[GREEDY_DRAW_TRUMPS] >= 0.5 and (seat & 1) == (taker & 1) and my_trumps \
+                and out_mask & trumps:
             best = -1
             while my_trumps:
                 card = lowest_card(my_trumps)
@@ -143,7 +147,7 @@ def greedy_card(params, hand, legal, n_played, led_suit, win_card, win_pos, play
             safe = _is_master(win_card, out_mask, strain)
             if safe and (win_card >> 3) != strain and out_mask & trumps:
                 safe = False
-        if safe and params[1] >= 0.5:
+        if safe and params[GREEDY_GIVE_POINTS] >= 0.5:
             return _richest(legal, strain, trumps)
         return _cheapest(legal, strain, trumps)
     winners = 0

@@ -25,6 +25,7 @@ from belote_sim.kernels.tables import (
     R_VALAT_NT_DOUBLE,
     SCORING_FRENCH,
     STRAIN_NT,
+    SUIT_DEAL_CARD_TOTAL,
 )
 
 #: Valat bonus in MP (section 8.6) and the kirtik loss (14.10).
@@ -82,7 +83,7 @@ def score_deal(card0, card1, decl0, decl1, belote0, belote1, tricks0, tricks1,
     defender_team = 1 - taker_team
     if rules[R_SCORING] == SCORING_FRENCH:
         # A capot replaces the card total by the capot total (10, 14.15).
-        capot_total = DEAL_CARD_TOTAL[strain] + rules[R_CAPOT_POINTS] - 162
+        capot_total = DEAL_CARD_TOTAL[strain] + rules[R_CAPOT_POINTS] - SUIT_DEAL_CARD_TOTAL
         if valat == 0:
             card0 = capot_total
         elif valat == 1:
@@ -113,7 +114,7 @@ def score_deal(card0, card1, decl0, decl1, belote0, belote1, tricks0, tricks1,
             # the capot total when either team won every trick.
             card_total = DEAL_CARD_TOTAL[strain]
             if valat >= 0:
-                card_total += rules[R_CAPOT_POINTS] - 162
+                card_total += rules[R_CAPOT_POINTS] - SUIT_DEAL_CARD_TOTAL
             mp[defender_team] = factor * (card_total + decl0 + decl1 + belote[defender_team])
             mp[taker_team] = factor * belote[taker_team]
         else:
@@ -201,15 +202,16 @@ def score_players(card, decl, belote, tricks, n_players, strain, taker, doubling
     (-1 if none).
     """
     if n_players == 2:
-        r = score_deal(card[0], card[1], decl[0], decl[1], belote[0], belote[1], tricks[0],
-                       tricks[1], strain, taker, doubling, n_tricks, rules)
-        out_raw[0] = r[0]
-        out_raw[1] = r[1]
-        out_mp[0] = r[4]
-        out_mp[1] = r[5]
-        out_held[0] = r[6]
-        out_held[1] = r[7]
-        return r[2], r[3]
+        raw0, raw1, outcome, valat, mp0, mp1, held0, held1 = score_deal(
+            card[0], card[1], decl[0], decl[1], belote[0], belote[1], tricks[0], tricks[1],
+            strain, taker, doubling, n_tricks, rules)
+        out_raw[0] = raw0
+        out_raw[1] = raw1
+        out_mp[0] = mp0
+        out_mp[1] = mp1
+        out_held[0] = held0
+        out_held[1] = held1
+        return outcome, valat
     valat = -1
     for p in range(n_players):
         out_raw[p] = card[p] + decl[p] + belote[p]

@@ -4,14 +4,24 @@ Deal ``i`` is a pure function of ``seeds[i]`` (its RNG is seeded from it), so th
 output does not depend on how ``prange`` splits the work between threads.  Each
 deal writes one row of ``out`` (columns ``COL_*``), its calls to ``calls[i]`` and,
 when a trick log is kept, its 32 cards in playing order to ``plays[i]``.
+
+Arguments that travel together are passed as tuples:
+
+- ``policies = (bid_ids, bid_params, play_ids, play_params, announce_mask)``: each
+  seat's bidding and play policy ids (P,) and parameters (P, k), and the mask of the
+  seats that announce their belote (bit s set: seat s announces);
+- ``conditions = (predeal, cons, check_cons, max_tries)``: the conditions of the deal
+  (see ``dealing.deal_conditioned``);
+- ``work = (hands, bid, winners, belote, decl)``: the work buffers of one thread
+  (``deal_buffers``), allocated once per block of deals.
 """
 
 import numpy as np
 from numba import prange
 
 from belote_sim.kernels._jit import kernel
-from belote_sim.kernels.bidding import BID_FIXED, CALL_FIXED, MAX_CALLS, \
-    french_take, run_auction, take_or_pass
+from belote_sim.kernels.bidding import BID_FIXED, CALL_FIXED, FIXED_DOUBLING, FIXED_SEAT, \
+    FIXED_STRAIN, MAX_CALLS, french_take, run_auction, take_or_pass
 from belote_sim.kernels.dealing import (
     cut_deck,
     deal_conditioned,
@@ -22,13 +32,15 @@ from belote_sim.kernels.dealing import (
     solo_hands_from_deck,
     TURNED_POSITION,
 )
-from belote_sim.kernels.declarations import player_declarations
-from belote_sim.kernels.play import deal_declarations, play_deal, play_solo_deal, \
-    score_played_deal, search_buffers, solo_declarations
+from belote_sim.kernels.declarations import NUM_DECL_FIELDS, player_declarations
+from belote_sim.kernels.play import NUM_PLAYER_FIELDS, PLAYER_BELOTE, PLAYER_CARD, \
+    PLAYER_TRICKS, deal_declarations, play_deal, play_solo_deal, score_played_deal, \
+    search_buffers, solo_declarations
 from belote_sim.kernels.rng import random_below, seed_state
 from belote_sim.kernels.scoring import game_step, score_players, solo_game_step
-from belote_sim.kernels.tables import OUTCOME_THROWN_IN, R_BIDDING, R_DEALING, \
-    R_PLAYERS, R_VARIANT, VARIANT_OPEN
+from belote_sim.kernels.tables import ALL_SEATS_MASK, BIDDING_TWO_ROUND, DEALING_CUT, \
+    NUM_TRICKS, OUTCOME_HANGING, OUTCOME_THROWN_IN, R_BIDDING, R_DEALING, R_PLAYERS, \
+    R_VARIANT, VARIANT_OPEN
 
 (COL_DEALER, COL_HAND0, COL_HAND1, COL_HAND2, COL_HAND3, COL_BID0, COL_BID1, COL_BID2,
  COL_BID3, COL_STRAIN, COL_TAKER, COL_DOUBLING, COL_OUTCOME, COL_CARD0, COL_CARD1,
@@ -36,8 +48,6 @@ from belote_sim.kernels.tables import OUTCOME_THROWN_IN, R_BIDDING, R_DEALING, \
  COL_HELD0, COL_HELD1, COL_TRICKS0, COL_TRICKS1, COL_VALAT, COL_TURNED,
  COL_TRIES) = range(30)
 NUM_COLS = 30
-
-BIDDING_TWO_ROUND = 1
 
 # Columns of the games where every player is alone (2 and 3 players, open belot):
 # three slots per per-player quantity (unused ones stay 0); open belot's table as masks
@@ -57,27 +67,36 @@ NUM_SOLO_GAME_COLS = 10
 
 
 @kernel
-def play_one_deal(deck, dealer, rules, bid_ids, bid_params, play_ids, play_params,
-                  announce_mask, state, row, calls, plays, hands, bid, winners, belote, decl,
-                  search, atlas):
+def deal_buffers():
+    """The ``work`` tuple ``(hands, bid, winners, belote, decl)`` of ``play_one_deal``."""
+    return (np.empty(4, dtype=np.int64), np.empty(4, dtype=np.int64),
+            np.empty(8, dtype=np.int64), np.empty(4, dtype=np.int64),
+            np.empty((4, NUM_DECL_FIELDS), dtype=np.int64))
+
+
+@kernel
+def play_one_deal(deck, dealer, rules, policies, state, row, calls, plays, work, search,
+                  atlas):
     """Bid, deal the rest, play and score one deal from a dealt ``deck``.
 
-    ``announce_mask``: bit s set if seat s announces its belote (runs and carrés are
-    always announced).
-    ``row`` (NUM_COLS,) receives the results; ``calls`` the auction characters;
-    ``plays`` (32,) the cards in playing order.  ``hands``, ``bid``, ``winners``,
-    ``belote`` and ``decl`` are work buffers; ``atlas``: the ``atlas`` bidding policy's
-    tables (``bidding.atlas_value``).  Returns whether a contract was played.
+    ``policies`` and ``work``: see the module docstring (runs and carrés are always
+    announced; ``announce_mask`` is about belotes).  ``row`` (NUM_COLS,) receives the
+    results; ``calls`` the auction characters; ``plays`` (32,) the cards in playing
+    order.  ``atlas``: the ``atlas`` bidding policy's tables
+    (``bidding.atlas_value``; tiny arrays when no seat uses it).  Returns whether a
+    contract was played.
     """
+    bid_ids, bid_params, play_ids, play_params, announce_mask = policies
+    hands, bid, winners, belote, decl = work
     two_round = rules[R_BIDDING] == BIDDING_TWO_ROUND
     hands_from_deck(deck, dealer, hands, bid)
     turned = -1
     for k in range(MAX_CALLS):
         calls[k] = 0
     if bid_ids[0] == BID_FIXED:
-        taker = np.int64(bid_params[0, 0])
-        strain = np.int64(bid_params[0, 1])
-        doubling = np.int64(bid_params[0, 2])
+        taker = np.int64(bid_params[0, FIXED_SEAT])
+        strain = np.int64(bid_params[0, FIXED_STRAIN])
+        doubling = np.int64(bid_params[0, FIXED_DOUBLING])
         calls[0] = CALL_FIXED
         if two_round:
             turned = deck[TURNED_POSITION]
@@ -107,44 +126,49 @@ def play_one_deal(deck, dealer, rules, bid_ids, bid_params, play_ids, play_param
         row[COL_VALAT] = -1
         return False
     leader = (dealer + 1) & 3
-    res = play_deal(hands, leader, strain, taker, rules, announce_mask, plays, 0, play_ids,
-                    play_params, state, plays, winners, belote, search)
-    deal_declarations(hands, strain, 15, rules, decl)
-    s = score_played_deal(decl, res[5], res[6], res[3], res[4], res[7], res[8], strain,
-                          taker & 1, doubling, leader, 8, rules)
+    _, _, _, card0, card1, tricks0, tricks1, belote0, belote1 = play_deal(
+        hands, leader, strain, taker, rules, announce_mask, plays, 0, play_ids, play_params,
+        state, plays, winners, belote, search)
+    # Runs and carrés are always announced; announce_mask is about belotes only.
+    deal_declarations(hands, strain, ALL_SEATS_MASK, rules, decl)
+    _, decl0, decl1, raw0, raw1, outcome, valat, mp0, mp1, held0, held1 = score_played_deal(
+        decl, tricks0, tricks1, card0, card1, belote0, belote1, strain, taker & 1, doubling,
+        leader, NUM_TRICKS, rules)
     row[COL_STRAIN] = strain
     row[COL_TAKER] = taker
     row[COL_DOUBLING] = doubling
-    row[COL_CARD0] = res[3]
-    row[COL_CARD1] = res[4]
-    row[COL_TRICKS0] = res[5]
-    row[COL_TRICKS1] = res[6]
-    row[COL_BELOTE0] = res[7]
-    row[COL_BELOTE1] = res[8]
-    row[COL_DECL0] = s[1]
-    row[COL_DECL1] = s[2]
-    row[COL_RAW0] = s[3]
-    row[COL_RAW1] = s[4]
-    row[COL_OUTCOME] = s[5]
-    row[COL_VALAT] = s[6]
-    row[COL_MP0] = s[7]
-    row[COL_MP1] = s[8]
-    row[COL_HELD0] = s[9]
-    row[COL_HELD1] = s[10]
+    row[COL_CARD0] = card0
+    row[COL_CARD1] = card1
+    row[COL_TRICKS0] = tricks0
+    row[COL_TRICKS1] = tricks1
+    row[COL_BELOTE0] = belote0
+    row[COL_BELOTE1] = belote1
+    row[COL_DECL0] = decl0
+    row[COL_DECL1] = decl1
+    row[COL_RAW0] = raw0
+    row[COL_RAW1] = raw1
+    row[COL_OUTCOME] = outcome
+    row[COL_VALAT] = valat
+    row[COL_MP0] = mp0
+    row[COL_MP1] = mp1
+    row[COL_HELD0] = held0
+    row[COL_HELD1] = held1
     return True
 
 
 @kernel(parallel=True)
-def simulate_deals(seeds, dealers, rules, bid_ids, bid_params, play_ids, play_params,
-                   announce_mask, predeal, cons, check_cons, max_tries, out, calls, plays,
-                   keep_plays, search_bits, atlas):
+def simulate_deals(seeds, dealers, rules, policies, conditions, out, calls, plays, keep_plays,
+                   search_bits, atlas):
     """Simulate ``len(seeds)`` independent deals in parallel.
 
-    ``dealers`` (n,): each deal's dealer; ``predeal`` (4, 8) and ``cons`` (4, k): see
-    ``deal_conditioned``.  Fills ``out`` (n, NUM_COLS), ``calls`` (n, MAX_CALLS) and,
+    ``dealers`` (n,): each deal's dealer; ``policies`` and ``conditions``: see the
+    module docstring.  Fills ``out`` (n, NUM_COLS), ``calls`` (n, MAX_CALLS) and,
     when ``keep_plays``, ``plays`` (n, 32).  A deal whose constraints could not be met
-    in ``max_tries`` gets ``COL_TRIES = -1``.  ``atlas``: see ``play_one_deal``.
+    in ``max_tries`` gets ``COL_TRIES = -1``.  ``search_bits``: log2 of the solver's
+    table size (1 without a search policy); ``atlas``: see ``play_one_deal``.
     """
+    predeal, cons, check_cons, max_tries = conditions
+    bid_ids, bid_params, play_ids, play_params, announce_mask = policies
     n = seeds.shape[0]
     # Work buffers are allocated once per block, not per deal; blocks are a fixed
     # split of the deals, so the output does not depend on the thread count.
@@ -153,12 +177,14 @@ def simulate_deals(seeds, dealers, rules, bid_ids, bid_params, play_ids, play_pa
         deck = np.empty(32, dtype=np.int64)
         free_pos = np.empty(8, dtype=np.int64)
         free_cards = np.empty(32, dtype=np.int64)
+        deal_plays = np.zeros(32, dtype=np.int64)
         hands = np.empty(4, dtype=np.int64)
         bid = np.empty(4, dtype=np.int64)
-        deal_plays = np.zeros(32, dtype=np.int64)
-        winners = np.empty(8, dtype=np.int64)
-        belote = np.empty(4, dtype=np.int64)
-        decl = np.empty((4, 6), dtype=np.int64)
+        work = (hands, bid, np.empty(8, dtype=np.int64), np.empty(4, dtype=np.int64),
+                np.empty((4, NUM_DECL_FIELDS), dtype=np.int64))
+        # Rebuilt per block from its arrays: measured faster than handing the tuple
+        # captured by the parallel loop to every deal.
+        block_policies = (bid_ids, bid_params, play_ids, play_params, announce_mask)
         search = search_buffers(search_bits)
         for i in range(b * n // n_blocks, (b + 1) * n // n_blocks):
             state = seed_state(seeds[i])
@@ -170,17 +196,15 @@ def simulate_deals(seeds, dealers, rules, bid_ids, bid_params, play_ids, play_pa
                 out[i, COL_STRAIN] = -1
                 out[i, COL_OUTCOME] = OUTCOME_THROWN_IN
                 continue
-            play_one_deal(deck, dealer, rules, bid_ids, bid_params, play_ids, play_params,
-                          announce_mask, state, out[i], calls[i], deal_plays, hands, bid,
-                          winners, belote, decl, search, atlas)
+            play_one_deal(deck, dealer, rules, block_policies, state, out[i], calls[i],
+                          deal_plays, work, search, atlas)
             if keep_plays:
                 for k in range(32):
                     plays[i, k] = deal_plays[k]
 
 
 @kernel(parallel=True)
-def simulate_games(seeds, rules, bid_ids, bid_params, play_ids, play_params, announce_mask,
-                   max_deals, out, log, search_bits, atlas):
+def simulate_games(seeds, rules, policies, max_deals, out, log, search_bits, atlas):
     """Play ``len(seeds)`` whole games (section 9) in parallel, one row of ``out`` each.
 
     The first dealer is drawn from the game's seed and the deal passes to the right
@@ -190,19 +214,15 @@ def simulate_games(seeds, rules, bid_ids, bid_params, play_ids, play_params, ann
     ``G_*``: deals played, final scores, points still held, winner (-1 if the game
     did not end within ``max_deals``), thrown-in, hanging and valat deals, first dealer.
     ``log`` (n, L, NUM_COLS) receives the rows of the first L deals of each game (L may
-    be 0).  ``atlas``: see ``play_one_deal``.
+    be 0).  ``policies``: see the module docstring; ``atlas``: see ``play_one_deal``.
     """
     n = seeds.shape[0]
     for g in prange(n):
         state = seed_state(seeds[g])
         deck = np.arange(32)
-        work = np.empty(32, dtype=np.int64)
-        hands = np.empty(4, dtype=np.int64)
-        bid = np.empty(4, dtype=np.int64)
+        cut_work = np.empty(32, dtype=np.int64)
         plays = np.zeros(32, dtype=np.int64)
-        winners = np.empty(8, dtype=np.int64)
-        belote = np.empty(4, dtype=np.int64)
-        decl = np.empty((4, 6), dtype=np.int64)
+        work = deal_buffers()
         row = np.zeros(NUM_COLS, dtype=np.int64)
         calls = np.zeros(MAX_CALLS, dtype=np.uint8)
         totals = np.zeros(3, dtype=np.int64)
@@ -210,7 +230,7 @@ def simulate_games(seeds, rules, bid_ids, bid_params, play_ids, play_params, ann
         dealer = random_below(state, 4)
         out[g, G_FIRST_DEALER] = dealer
         shuffle_deck(state, deck)
-        cut = rules[R_DEALING] == 1
+        cut = rules[R_DEALING] == DEALING_CUT
         winner = -1
         thrown = 0
         hanging = 0
@@ -219,12 +239,11 @@ def simulate_games(seeds, rules, bid_ids, bid_params, play_ids, play_params, ann
         while k < max_deals and winner < 0:
             if k > 0:
                 if cut:
-                    cut_deck(state, deck, work)
+                    cut_deck(state, deck, cut_work)
                 else:
                     shuffle_deck(state, deck)
-            played = play_one_deal(deck, dealer, rules, bid_ids, bid_params, play_ids,
-                                   play_params, announce_mask, state, row, calls, plays, hands,
-                                   bid, winners, belote, decl, search, atlas)
+            played = play_one_deal(deck, dealer, rules, policies, state, row, calls, plays, work,
+                                   search, atlas)
             if played and cut:
                 for j in range(32):
                     deck[j] = plays[j]
@@ -233,7 +252,7 @@ def simulate_games(seeds, rules, bid_ids, bid_params, play_ids, play_params, ann
                     log[g, k, j] = row[j]
             outcome = row[COL_OUTCOME]
             thrown += outcome == OUTCOME_THROWN_IN
-            hanging += outcome == 2
+            hanging += outcome == OUTCOME_HANGING
             valats += row[COL_VALAT] >= 0
             winner = game_step(totals, outcome, row[COL_TAKER] & 1, row[COL_DOUBLING],
                                row[COL_VALAT], row[COL_MP0], row[COL_MP1], row[COL_HELD0],
@@ -251,14 +270,16 @@ def simulate_games(seeds, rules, bid_ids, bid_params, play_ids, play_params, ann
 
 
 @kernel
-def play_one_solo_deal(deck, dealer, n_players, open_table, rules, bid_ids, bid_params,
-                       play_ids, play_params, announce_mask, state, row, calls, plays):
+def play_one_solo_deal(deck, dealer, n_players, open_table, rules, policies, state, row, calls,
+                       plays):
     """Deal, bid (take-or-pass), play and score one deal where every player is alone.
 
-    ``deck``: the dealt deck (24 cards, or 32 for open belot); ``row`` (NUM_SOLO_COLS,)
-    receives the results (``S_*`` columns), ``calls`` the bidding, ``plays`` the cards
-    in playing order.  Returns whether a contract was played.
+    ``deck``: the dealt deck (24 cards, or 32 for open belot); ``policies``: see the
+    module docstring; ``row`` (NUM_SOLO_COLS,) receives the results (``S_*`` columns),
+    ``calls`` the bidding, ``plays`` the cards in playing order.  Returns whether a
+    contract was played.
     """
+    bid_ids, bid_params, play_ids, play_params, announce_mask = policies
     hands = np.zeros(n_players, dtype=np.int64)
     bid = np.zeros(n_players, dtype=np.int64)
     table = np.full((n_players, 4, 2), -1, dtype=np.int64)
@@ -268,9 +289,9 @@ def play_one_solo_deal(deck, dealer, n_players, open_table, rules, bid_ids, bid_
     for k in range(NUM_SOLO_COLS):
         row[k] = 0
     if bid_ids[0] == BID_FIXED:
-        taker = np.int64(bid_params[0, 0])
-        strain = np.int64(bid_params[0, 1])
-        doubling = np.int64(bid_params[0, 2])
+        taker = np.int64(bid_params[0, FIXED_SEAT])
+        strain = np.int64(bid_params[0, FIXED_STRAIN])
+        doubling = np.int64(bid_params[0, FIXED_DOUBLING])
         calls[0] = CALL_FIXED
     else:
         strain, taker, _ = take_or_pass(bid, dealer, n_players, bid_params, calls)
@@ -293,14 +314,13 @@ def play_one_solo_deal(deck, dealer, n_players, open_table, rules, bid_ids, bid_
         return False
     leader = (dealer + 1) % n_players
     winners = np.zeros(16, dtype=np.int64)
-    belote = np.zeros(n_players, dtype=np.int64)
-    card = np.zeros(n_players, dtype=np.int64)
-    tricks = np.zeros(n_players, dtype=np.int64)
-    belote_pts = np.zeros(n_players, dtype=np.int64)
+    per_player = np.zeros((NUM_PLAYER_FIELDS, n_players), dtype=np.int64)
     play_solo_deal(hands, table, n_players, leader, strain, taker, rules, announce_mask,
-                   plays, 0, play_ids, play_params, state, plays, winners, belote, card,
-                   tricks, belote_pts)
-    decl = np.zeros((n_players, 6), dtype=np.int64)
+                   plays, 0, play_ids, play_params, state, plays, winners, per_player)
+    card = per_player[PLAYER_CARD]
+    tricks = per_player[PLAYER_TRICKS]
+    belote_pts = per_player[PLAYER_BELOTE]
+    decl = np.zeros((n_players, NUM_DECL_FIELDS), dtype=np.int64)
     solo_declarations(hands, table, n_players, strain, rules, decl)
     decl_pts = np.zeros(n_players, dtype=np.int64)
     player_declarations(decl, tricks, n_players, leader, rules, decl_pts)
@@ -327,8 +347,7 @@ def play_one_solo_deal(deck, dealer, n_players, open_table, rules, bid_ids, bid_
 
 
 @kernel(parallel=True)
-def simulate_solo_deals(seeds, dealers, rules, bid_ids, bid_params, play_ids, play_params,
-                        announce_mask, out, calls, plays, keep_plays):
+def simulate_solo_deals(seeds, dealers, rules, policies, out, calls, plays, keep_plays):
     """Simulate ``len(seeds)`` independent deals of a game where every player is alone.
 
     The number of players and the variant come from the rules (``players``,
@@ -348,17 +367,15 @@ def simulate_solo_deals(seeds, dealers, rules, bid_ids, bid_params, play_ids, pl
             state = seed_state(seeds[i])
             deck[:] = base
             shuffle_deck(state, deck)
-            play_one_solo_deal(deck, dealers[i], n_players, open_table, rules, bid_ids,
-                               bid_params, play_ids, play_params, announce_mask, state, out[i],
-                               calls[i], deal_plays)
+            play_one_solo_deal(deck, dealers[i], n_players, open_table, rules, policies, state,
+                               out[i], calls[i], deal_plays)
             if keep_plays:
                 for k in range(32):
                     plays[i, k] = deal_plays[k]
 
 
 @kernel(parallel=True)
-def simulate_solo_games(seeds, rules, bid_ids, bid_params, play_ids, play_params,
-                        announce_mask, max_deals, out, log):
+def simulate_solo_games(seeds, rules, policies, max_deals, out, log):
     """Play ``len(seeds)`` whole games where every player is alone, one row of ``out``
     (n, NUM_SOLO_GAME_COLS) each: the ``G_*`` columns, the third player's score in
     ``G_SCORE2``.  Every deal is a fresh shuffle; the first dealer is drawn from the
@@ -386,14 +403,14 @@ def simulate_solo_games(seeds, rules, bid_ids, bid_params, play_ids, play_params
         while k < max_deals and winner < 0:
             deck[:] = base
             shuffle_deck(state, deck)
-            play_one_solo_deal(deck, dealer, n_players, open_table, rules, bid_ids, bid_params,
-                               play_ids, play_params, announce_mask, state, row, calls, plays)
+            play_one_solo_deal(deck, dealer, n_players, open_table, rules, policies, state, row,
+                               calls, plays)
             if k < log.shape[1]:
                 for j in range(NUM_SOLO_COLS):
                     log[g, k, j] = row[j]
             outcome = row[S_OUTCOME]
             thrown += outcome == OUTCOME_THROWN_IN
-            hanging += outcome == 2
+            hanging += outcome == OUTCOME_HANGING
             valats += row[S_VALAT] >= 0
             winner = solo_game_step(totals, outcome, row[S_TAKER], row[S_VALAT],
                                     row[S_MP:S_MP + n_players], row[S_HELD:S_HELD + n_players],

@@ -15,6 +15,7 @@ import numpy as np
 
 # --- sizes -------------------------------------------------------------------
 NUM_SUITS = 4
+NUM_STRAINS = 6
 NUM_RANKS = 8
 NUM_CARDS = 32
 NUM_SEATS = 4
@@ -60,11 +61,17 @@ R_DOUBLING = 21
 R_VARIANT = 22  # 0 standard, 1 open (open belot)
 NUM_RULE_FIELDS = 23
 
+# Codes of the choice options in the rules array (``rules.py`` maps the names to them).
 COMPARE_BEST_RUN, COMPARE_BEST_DECLARATION = 0, 1
+SCORING_MP, SCORING_FRENCH = 0, 1
+DEALING_SHUFFLE, DEALING_CUT = 0, 1
+BIDDING_AUCTION, BIDDING_TWO_ROUND, BIDDING_TAKE_OR_PASS = 0, 1, 2
 VARIANT_STANDARD, VARIANT_OPEN = 0, 1
+
 #: The 24-card deck of the 2- and 3-player games: ranks 9 T J Q K A of every suit.
 DECK24_MASK = 0xFCFCFCFC
-SCORING_MP, SCORING_FRENCH = 0, 1
+#: ``announce_mask`` with every seat's bit set: all four seats announce.
+ALL_SEATS_MASK = 0b1111
 
 # --- per-rank tables (index = rank 0..7 = 7 8 9 T J Q K A) ---------------------
 #: Trump order strength, higher wins: J 9 A T K Q 8 7.
@@ -74,13 +81,14 @@ PLAIN_STRENGTH = np.array([0, 1, 2, 6, 3, 4, 5, 7], dtype=np.int64)
 #: Card points (RULES.md section 2).
 TRUMP_POINTS = np.array([0, 0, 14, 10, 20, 3, 4, 11], dtype=np.int64)
 PLAIN_POINTS = np.array([0, 0, 0, 10, 2, 3, 4, 11], dtype=np.int64)
-#: Carré points by rank; four 7s or 8s count nothing (section 6.1).
 #: Bonus to the team that takes the last trick (raw points, RULES section 7).
 LAST_TRICK_BONUS = 10
 #: King and queen of trumps announced together (raw points, RULES section 6.1).
 BELOTE_POINTS = 20
-
+#: Carré points by rank; four 7s or 8s count nothing (section 6.1).
 CARRE_POINTS = np.array([0, 0, 150, 100, 200, 100, 100, 100], dtype=np.int64)
+#: Four aces in NT with the ``nt_four_aces`` option (raw points, 14.7).
+NT_FOUR_ACES_POINTS = 200
 
 
 def _higher_bytes(strength):
@@ -125,7 +133,9 @@ def _card_tables():
 CARD_POINTS, WIN_KEY = _card_tables()
 
 #: Card total of a deal per strain, last-trick 10 included (162 / 130 NT / 258 AT).
-DEAL_CARD_TOTAL = np.array([162, 162, 162, 162, 130, 258], dtype=np.int64)
+DEAL_CARD_TOTAL = CARD_POINTS.sum(axis=1) + LAST_TRICK_BONUS
+#: Card total of a suit contract (162): the total that ``capot_points`` replaces (10).
+SUIT_DEAL_CARD_TOTAL = int(DEAL_CARD_TOTAL[STRAIN_C])
 #: Match-point rounding limit per strain (section 8.2): 6 suit, 5 NT, 4 AT.
 ROUNDING_LIMIT = np.array([6, 6, 6, 6, 5, 4], dtype=np.int64)
 

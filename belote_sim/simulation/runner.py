@@ -26,8 +26,8 @@ from belote_sim._version import __version__
 from belote_sim.cards import parse_cards, parse_hand, format_cards
 from belote_sim.kernels import dealing as D
 from belote_sim.kernels.bidding import MAX_CALLS
-from belote_sim.kernels.simulate import G_DEALS, NUM_COLS, NUM_SOLO_COLS, \
-    NUM_SOLO_GAME_COLS, simulate_deals, simulate_solo_deals, simulate_solo_games
+from belote_sim.kernels.simulate import COL_TRIES, G_DEALS, NUM_COLS, NUM_GAME_COLS, \
+    NUM_SOLO_COLS, NUM_SOLO_GAME_COLS, simulate_deals, simulate_solo_deals, simulate_solo_games
 from belote_sim.kernels.simulate import simulate_games as _games_kernel
 from belote_sim.kernels.tables import SUIT_CHARS
 from belote_sim.policies import BID_POLICIES, PLAY_POLICIES, PolicySpec, per_seat, search_bits, \
@@ -122,6 +122,18 @@ class Study:
             return empty_kernel_arrays()
         return self._atlas
 
+    @property
+    def policies(self) -> tuple[np.ndarray, np.ndarray, np.ndarray, np.ndarray, int]:
+        """The kernels' ``policies`` tuple: ``(bid_ids, bid_params, play_ids,
+        play_params, announce_mask)`` (``belote_sim.kernels.simulate``)."""
+        return (*self.bid_arrays, *self.play_arrays, self.announce_mask)
+
+    def conditions(self, max_tries: int = MAX_TRIES,
+                   check: bool | None = None) -> tuple[np.ndarray, np.ndarray, bool, int]:
+        """The kernels' ``conditions`` tuple ``(predeal, cons, check_cons, max_tries)``."""
+        check = self.check_constraints if check is None else check
+        return (self.predeal_array, self.constraint_array, bool(check), int(max_tries))
+
     def provenance(self, n_deals: int, mode: str = "deals") -> dict[str, Any]:
         """JSON-ready description of the study (kept with the table)."""
         return {
@@ -157,22 +169,17 @@ class Study:
         n = len(seeds)
         calls = np.zeros((n, MAX_CALLS), dtype=np.uint8)
         plays = np.zeros((n if keep_plays else 1, 32), dtype=np.int64)
-        bid_ids, bid_params = self.bid_arrays
-        play_ids, play_params = self.play_arrays
         if self.rules.solo:
             out = np.zeros((n, NUM_SOLO_COLS), dtype=np.int64)
-            simulate_solo_deals(seeds.view(np.int64), dealers, self.rules.to_array(), bid_ids,
-                                bid_params, play_ids, play_params, self.announce_mask, out,
-                                calls, plays, keep_plays)
+            simulate_solo_deals(seeds.view(np.int64), dealers, self.rules.to_array(),
+                                self.policies, out, calls, plays, keep_plays)
             return {"deal_id": ids, "seed": seeds, "out": out, "calls": calls,
                     "plays": plays if keep_plays else None, "rules": self.rules}
         out = np.zeros((n, NUM_COLS), dtype=np.int64)
-        simulate_deals(seeds.view(np.int64), dealers, self.rules.to_array(), bid_ids, bid_params,
-                       play_ids, play_params, self.announce_mask, self.predeal_array,
-                       self.constraint_array,
-                       self.check_constraints, MAX_TRIES, out, calls, plays, keep_plays,
-                       search_bits(self.play), self.atlas_arrays)
-        if (out[:, -1] < 0).any():
+        simulate_deals(seeds.view(np.int64), dealers, self.rules.to_array(), self.policies,
+                       self.conditions(), out, calls, plays, keep_plays, search_bits(self.play),
+                       self.atlas_arrays)
+        if (out[:, COL_TRIES] < 0).any():
             raise ValueError(f"constraints could not be met in {MAX_TRIES} tries for a deal: "
                              "they are too rare to sample")
         return {"deal_id": ids, "seed": seeds, "out": out, "calls": calls,
@@ -186,17 +193,15 @@ class Study:
         seeds = ss.generate_state(PILOT_DEALS, dtype=np.uint64).view(np.int64)
         out = np.zeros((PILOT_DEALS, NUM_COLS), dtype=np.int64)
         calls = np.zeros((PILOT_DEALS, MAX_CALLS), dtype=np.uint8)
-        bid_ids, bid_params = self.bid_arrays
-        play_ids, play_params = self.play_arrays
-        simulate_deals(seeds, self.dealers(0, PILOT_DEALS), self.rules.to_array(), bid_ids,
-                       bid_params, play_ids, play_params, self.announce_mask, self.predeal_array,
-                       self.constraint_array, True, 50, out, calls,
+        simulate_deals(seeds, self.dealers(0, PILOT_DEALS), self.rules.to_array(),
+                       self.policies, self.conditions(max_tries=50, check=True), out, calls,
                        np.zeros((1, 32), dtype=np.int64), False, 1, self.atlas_arrays)
-        accepted = (out[:, -1] > 0).sum()
+        tries = out[:, COL_TRIES]
+        accepted = (tries > 0).sum()
         if accepted == 0:
             raise ValueError(f"constraints are impossible or too rare: none of {PILOT_DEALS} "
                              "pilot deals met them within 50 tries each")
-        return float(1.0 / np.mean(out[out[:, -1] > 0, -1]))
+        return float(1.0 / np.mean(tries[tries > 0]))
 
 
 def make_study(rules: Rules | str = "common", bidding: Any = None, play: Any = "greedy",
@@ -666,20 +671,16 @@ def simulate_games(n_games: int, rules: Rules | str = "common", bidding: Any = N
     seeds = np.random.SeedSequence(int(seed), spawn_key=(0,)).generate_state(
         n_games, dtype=np.uint64)
     solo = study.rules.solo
-    out = np.zeros((n_games, NUM_SOLO_GAME_COLS if solo else 9), dtype=np.int64)
+    out = np.zeros((n_games, NUM_SOLO_GAME_COLS if solo else NUM_GAME_COLS), dtype=np.int64)
     log = np.zeros((n_games, max_deals if deal_log else 0,
                     NUM_SOLO_COLS if solo else NUM_COLS), dtype=np.int64)
-    bid_ids, bid_params = study.bid_arrays
-    play_ids, play_params = study.play_arrays
     with _threads(threads):
         if solo:
-            simulate_solo_games(seeds.view(np.int64), study.rules.to_array(), bid_ids,
-                                bid_params, play_ids, play_params, study.announce_mask,
+            simulate_solo_games(seeds.view(np.int64), study.rules.to_array(), study.policies,
                                 max_deals, out, log)
         else:
-            _games_kernel(seeds.view(np.int64), study.rules.to_array(), bid_ids, bid_params,
-                          play_ids, play_params, study.announce_mask, max_deals, out, log,
-                          search_bits(study.play), study.atlas_arrays)
+            _games_kernel(seeds.view(np.int64), study.rules.to_array(), study.policies,
+                          max_deals, out, log, search_bits(study.play), study.atlas_arrays)
     df = games_frame(seeds, out, 3 if study.rules.players == 3 else 2)
     df.attrs["belote_sim"] = study.provenance(n_games, mode="games")
     if not deal_log:
