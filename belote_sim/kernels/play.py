@@ -13,8 +13,16 @@ function of its seed.
 import numpy as np
 
 from belote_sim.kernels._jit import kernel
-from belote_sim.kernels.core import DUTY_NONE, NO_PARTNER, add_to_trick, broken_duty, \
-    legal_mask, nth_card, popcount
+from belote_sim.kernels.core import (
+    DUTY_NONE,
+    NO_PARTNER,
+    add_to_trick,
+    broken_duty,
+    legal_mask,
+    nth_card,
+    popcount,
+)
+from belote_sim.kernels.dealing import shuffle_deal_into
 from belote_sim.kernels.declarations import (
     DECL_BEST_KEY,
     DECL_BEST_RUN_KEY,
@@ -26,32 +34,35 @@ from belote_sim.kernels.declarations import (
     hand_declarations,
     team_declarations,
 )
-from belote_sim.kernels.policies import PIMC_SAMPLES, POLICY_DD, POLICY_NONE, POLICY_RANDOM, \
-    choose_card
-from belote_sim.kernels.dealing import shuffle_deal
-from belote_sim.kernels.rng import next_random, random_below, seed_state
-from belote_sim.kernels.solver import MAX_PLY, NUM_FIELDS, dd_best_card, pimc_best_card
+from belote_sim.kernels.policies import (
+    PIMC_SAMPLES,
+    POLICY_DD,
+    POLICY_NONE,
+    POLICY_RANDOM,
+    choose_card,
+)
+from belote_sim.kernels.rng import next_random, random_below, reseed
 from belote_sim.kernels.scoring import score_deal
+from belote_sim.kernels.solver import MAX_PLY, NUM_FIELDS, dd_best_card, pimc_best_card
 from belote_sim.kernels.tables import (
     ALL_SEATS_MASK,
+    BELOTE_POINTS,
     CARD_POINTS,
     DECK24_MASK,
+    LAST_TRICK_BONUS,
     NUM_TRICKS,
-    STRAIN_AT,
-    STRAIN_NT,
     R_BELOTE_ON_DISCARD,
-    RANK_K,
-    RANK_Q,
     R_RAISE_OVER_PARTNER,
     R_UNDERTRUMP,
+    RANK_K,
+    RANK_Q,
+    STRAIN_AT,
+    STRAIN_NT,
 )
-from belote_sim.kernels.tables import BELOTE_POINTS, LAST_TRICK_BONUS  # noqa: F401 (re-exported)
 
 #: Rows of ``play_solo_deal``'s per-player output array (NUM_PLAYER_FIELDS, P).
 PLAYER_BELOTE_SUITS, PLAYER_CARD, PLAYER_TRICKS, PLAYER_BELOTE = range(4)
 NUM_PLAYER_FIELDS = 4
-
-
 
 
 @kernel
@@ -78,8 +89,22 @@ def announced_cards(dealt, left, belote, first_leader, n_played, strain, rules, 
 
 
 @kernel(inline="never")
-def search_card(policy, params, hands, dealt, belote, leader, n_in_trick, plays, n_played,
-                first_leader, strain, rules, state, search):
+def search_card(
+    policy,
+    params,
+    hands,
+    dealt,
+    belote,
+    leader,
+    n_in_trick,
+    plays,
+    n_played,
+    first_leader,
+    strain,
+    rules,
+    state,
+    search,
+):
     """The card of a search policy (``dd`` with every hand visible, ``pimc`` sampling the
     unseen cards consistent with what the player has seen: the cards played, the voids
     shown and the announced declarations); kept out of line so the plain policies'
@@ -91,19 +116,56 @@ def search_card(policy, params, hands, dealt, belote, leader, n_in_trick, plays,
         trick = np.zeros(4, dtype=np.int64)
         for k in range(n_in_trick):
             trick[k] = plays[n_played - n_in_trick + k]
-        return dd_best_card(hands, leader, trick, n_in_trick, strain, raise_op, undertrump,
-                            search[0], search[1], search[2])[0]
+        return dd_best_card(
+            hands,
+            leader,
+            trick,
+            n_in_trick,
+            strain,
+            raise_op,
+            undertrump,
+            search[0],
+            search[1],
+            search[2],
+        )[0]
     known = np.zeros(4, dtype=np.int64)
     announced_cards(dealt, hands, belote, first_leader, n_played, strain, rules, known)
     known[seat] = 0
-    return pimc_best_card(hands[seat], known, plays, n_played, first_leader, strain,
-                          raise_op, undertrump, np.int64(params[PIMC_SAMPLES]), next_random(state),
-                          search[0], search[1], search[2])
+    return pimc_best_card(
+        hands[seat],
+        known,
+        plays,
+        n_played,
+        first_leader,
+        strain,
+        raise_op,
+        undertrump,
+        np.int64(params[PIMC_SAMPLES]),
+        next_random(state),
+        search[0],
+        search[1],
+        search[2],
+    )
 
 
 @kernel
-def play_deal(hands, leader, strain, taker, rules, announce_mask, plays, n_given, policies,
-              params, state, out_plays, out_winners, out_belote, search):
+def play_deal(
+    hands,
+    leader,
+    strain,
+    taker,
+    rules,
+    announce_mask,
+    plays,
+    n_given,
+    policies,
+    params,
+    state,
+    out_plays,
+    out_winners,
+    out_belote,
+    search,
+):
     """Play a deal from its start.
 
     ``hands``: (4,) masks (not modified); ``leader``: seat that leads trick 0;
@@ -122,18 +184,19 @@ def play_deal(hands, leader, strain, taker, rules, announce_mask, plays, n_given
     points per team (last trick included, complete tricks only), tricks won per
     team and belote points per team.
     """
+    # Per-deal state in scalars (no allocation but ``left``): ``pending`` holds each
+    # seat's unannounced belote suits in bits 4*seat..4*seat+3.
     left = np.empty(4, dtype=np.int64)
-    pending = np.empty(4, dtype=np.int64)
+    pending = 0
     for seat in range(4):
         left[seat] = hands[seat]
-        pending[seat] = belote_suits(hands[seat], strain) if (announce_mask >> seat) & 1 else 0
+        if (announce_mask >> seat) & 1:
+            pending |= belote_suits(hands[seat], strain) << (4 * seat)
         out_belote[seat] = 0
     raise_op = rules[R_RAISE_OVER_PARTNER]
     undertrump = rules[R_UNDERTRUMP]
     on_discard = rules[R_BELOTE_ON_DISCARD]
-    card_pts = np.zeros(2, dtype=np.int64)
-    tricks = np.zeros(2, dtype=np.int64)
-    belote = np.zeros(2, dtype=np.int64)
+    card0 = card1 = tricks0 = tricks1 = belote0 = belote1 = 0
     n_cards = popcount(hands[0]) * 4
     n_played = 0
     played = 0
@@ -146,59 +209,131 @@ def play_deal(hands, leader, strain, taker, rules, announce_mask, plays, n_given
         for pos in range(4):
             seat = (leader + pos) & 3
             hand = left[seat]
-            legal = legal_mask(hand, led_suit, pos, win_card, win_pos, strain,
-                               raise_op, undertrump)
+            legal = legal_mask(hand, led_suit, pos, win_card, win_pos, strain, raise_op, undertrump)
             if n_played < n_given:
                 card = plays[n_played]
-                duty = broken_duty(hand, card, led_suit, pos, win_card, win_pos, strain,
-                                   raise_op, undertrump)
+                duty = broken_duty(
+                    hand, card, led_suit, pos, win_card, win_pos, strain, raise_op, undertrump
+                )
                 if duty != DUTY_NONE:
-                    return (n_played, duty, legal, card_pts[0], card_pts[1], tricks[0],
-                            tricks[1], belote[0], belote[1])
+                    return (n_played, duty, legal, card0, card1, tricks0, tricks1, belote0, belote1)
             elif policies[seat] == POLICY_RANDOM:  # the common case, kept inline
                 card = nth_card(legal, random_below(state, popcount(legal)))
             elif policies[seat] == POLICY_NONE:
-                return (n_played, DUTY_NONE, legal, card_pts[0], card_pts[1], tricks[0],
-                        tricks[1], belote[0], belote[1])
+                return (
+                    n_played,
+                    DUTY_NONE,
+                    legal,
+                    card0,
+                    card1,
+                    tricks0,
+                    tricks1,
+                    belote0,
+                    belote1,
+                )
             elif policies[seat] >= POLICY_DD:
-                card = search_card(policies[seat], params[seat], left, hands, out_belote,
-                                   leader, pos, out_plays, n_played, first_leader, strain,
-                                   rules, state, search)
+                card = search_card(
+                    policies[seat],
+                    params[seat],
+                    left,
+                    hands,
+                    out_belote,
+                    leader,
+                    pos,
+                    out_plays,
+                    n_played,
+                    first_leader,
+                    strain,
+                    rules,
+                    state,
+                    search,
+                )
                 if card < 0:  # no consistent deal (cannot happen in a legal deal)
-                    card = choose_card(POLICY_RANDOM, params[seat], hand, legal, pos, led_suit,
-                                       win_card, win_pos, played, strain, seat, taker, state)
+                    card = choose_card(
+                        POLICY_RANDOM,
+                        params[seat],
+                        hand,
+                        legal,
+                        pos,
+                        led_suit,
+                        win_card,
+                        win_pos,
+                        played,
+                        strain,
+                        seat,
+                        taker,
+                        state,
+                    )
             else:
-                card = choose_card(policies[seat], params[seat], hand, legal, pos, led_suit,
-                                   win_card, win_pos, played, strain, seat, taker, state)
+                card = choose_card(
+                    policies[seat],
+                    params[seat],
+                    hand,
+                    legal,
+                    pos,
+                    led_suit,
+                    win_card,
+                    win_pos,
+                    played,
+                    strain,
+                    seat,
+                    taker,
+                    state,
+                )
             suit = card >> 3
             rank = card & 7
-            if (rank == RANK_Q or rank == RANK_K) and (pending[seat] >> suit) & 1:
+            if (rank == RANK_Q or rank == RANK_K) and (pending >> (4 * seat + suit)) & 1:
                 # First card of a belote pair: announce it or forfeit it (6.2).
-                pending[seat] &= ~(1 << suit)
+                pending &= ~(1 << (4 * seat + suit))
                 if announces_belote(card, led_suit, pos, strain, on_discard):
                     out_belote[seat] |= 1 << suit
-                    belote[seat & 1] += BELOTE_POINTS
+                    if seat & 1:
+                        belote1 += BELOTE_POINTS
+                    else:
+                        belote0 += BELOTE_POINTS
             left[seat] = hand & ~(1 << card)
             played |= 1 << card
             out_plays[n_played] = card
             n_played += 1
             trick_pts += CARD_POINTS[strain, card]
-            led_suit, win_card, win_pos = add_to_trick(card, pos, led_suit, win_card, win_pos,
-                                                       strain)
+            led_suit, win_card, win_pos = add_to_trick(
+                card, pos, led_suit, win_card, win_pos, strain
+            )
         winner = (leader + win_pos) & 3
         out_winners[trick] = winner
-        team = winner & 1
-        tricks[team] += 1
-        card_pts[team] += trick_pts
+        if winner & 1:
+            tricks1 += 1
+            card1 += trick_pts
+        else:
+            tricks0 += 1
+            card0 += trick_pts
         leader = winner
-    card_pts[leader & 1] += LAST_TRICK_BONUS
-    return (n_played, DUTY_NONE, 0, card_pts[0], card_pts[1], tricks[0], tricks[1],
-            belote[0], belote[1])
+    if leader & 1:
+        card1 += LAST_TRICK_BONUS
+    else:
+        card0 += LAST_TRICK_BONUS
+    return (n_played, DUTY_NONE, 0, card0, card1, tricks0, tricks1, belote0, belote1)
 
 
 @kernel
-def play_solo_deal(hands, table, n_players, leader, strain, taker, rules, announce_mask, plays,
-                   n_given, policies, params, state, out_plays, out_winners, out_player):
+def play_solo_deal(
+    hands,
+    table,
+    n_players,
+    leader,
+    strain,
+    taker,
+    rules,
+    announce_mask,
+    plays,
+    n_given,
+    policies,
+    params,
+    state,
+    out_plays,
+    out_winners,
+    out_player,
+):
     """Play a deal of a game where every player is alone (RULES.md section 11).
 
     ``hands`` (P,) masks; ``table`` (P, 4, 2): open belot's piles ``[face-down,
@@ -256,12 +391,14 @@ def play_solo_deal(hands, table, n_players, leader, strain, taker, rules, announ
         for pos in range(n_players):
             seat = (leader + pos) % n_players
             avail = left[seat] | up[seat]
-            legal = legal_mask(avail, led_suit, pos, win_card, NO_PARTNER, strain, raise_op,
-                               undertrump)
+            legal = legal_mask(
+                avail, led_suit, pos, win_card, NO_PARTNER, strain, raise_op, undertrump
+            )
             if n_played < n_given:
                 card = plays[n_played]
-                duty = broken_duty(avail, card, led_suit, pos, win_card, NO_PARTNER, strain,
-                                   raise_op, undertrump)
+                duty = broken_duty(
+                    avail, card, led_suit, pos, win_card, NO_PARTNER, strain, raise_op, undertrump
+                )
                 if duty != DUTY_NONE:
                     return n_played, duty, legal
             elif policies[seat] == POLICY_NONE:
@@ -270,17 +407,37 @@ def play_solo_deal(hands, table, n_players, leader, strain, taker, rules, announ
                 # greedy draws trumps "on the taker's side": pass a seat of the same
                 # parity only for the taker himself.
                 side = seat if seat == taker else seat + 1
-                card = choose_card(policies[seat], params[seat], avail, legal, pos, led_suit,
-                                   win_card, NO_PARTNER, played, strain, seat, side, state)
+                card = choose_card(
+                    policies[seat],
+                    params[seat],
+                    avail,
+                    legal,
+                    pos,
+                    led_suit,
+                    win_card,
+                    NO_PARTNER,
+                    played,
+                    strain,
+                    seat,
+                    side,
+                    state,
+                )
             suit = card >> 3
             rank = card & 7
-            if (rank == RANK_Q or rank == RANK_K) and strain != STRAIN_NT \
-                    and (strain == STRAIN_AT or suit == strain) and not (done[seat] >> suit) & 1:
+            if (
+                (rank == RANK_Q or rank == RANK_K)
+                and strain != STRAIN_NT
+                and (strain == STRAIN_AT or suit == strain)
+                and not (done[seat] >> suit) & 1
+            ):
                 # First card of a K/Q pair of trump this player plays (6.2).
                 done[seat] |= 1 << suit
                 other = 8 * suit + RANK_K + RANK_Q - rank
-                if (avail >> other) & 1 and (announce_mask >> seat) & 1 \
-                        and announces_belote(card, led_suit, pos, strain, on_discard):
+                if (
+                    (avail >> other) & 1
+                    and (announce_mask >> seat) & 1
+                    and announces_belote(card, led_suit, pos, strain, on_discard)
+                ):
                     out_belote[seat] |= 1 << suit
                     out_belote_pts[seat] += BELOTE_POINTS
             bit = 1 << card
@@ -294,8 +451,9 @@ def play_solo_deal(hands, table, n_players, leader, strain, taker, rules, announ
             out_plays[n_played] = card
             n_played += 1
             trick_pts += CARD_POINTS[strain, card]
-            led_suit, win_card, win_pos = add_to_trick(card, pos, led_suit, win_card, win_pos,
-                                                       strain)
+            led_suit, win_card, win_pos = add_to_trick(
+                card, pos, led_suit, win_card, win_pos, strain
+            )
         winner = (leader + win_pos) % n_players
         out_winners[trick] = winner
         out_tricks[winner] += 1
@@ -326,9 +484,11 @@ def solo_declarations(hands, table, n_players, strain, rules, out_decl):
 def search_buffers(bits):
     """Solver buffers ``(tt, ws, moves)`` with a ``2**bits``-entry transposition table
     (bits = 1 for deals without a search policy)."""
-    return (np.zeros((1 << bits, 3), dtype=np.int64),
-            np.zeros((MAX_PLY + 1, NUM_FIELDS), dtype=np.int64),
-            np.zeros((MAX_PLY, 16), dtype=np.int64))
+    return (
+        np.zeros((1 << bits, 3), dtype=np.int64),
+        np.zeros((MAX_PLY + 1, NUM_FIELDS), dtype=np.int64),
+        np.zeros((MAX_PLY, 16), dtype=np.int64),
+    )
 
 
 @kernel
@@ -348,23 +508,51 @@ def deal_declarations(hands, strain, announce_mask, rules, out_decl):
 
 
 @kernel
-def score_played_deal(decl, tricks0, tricks1, card0, card1, belote0, belote1, strain,
-                      taker_team, doubling, first_seat, n_tricks, rules):
+def score_played_deal(
+    decl,
+    tricks0,
+    tricks1,
+    card0,
+    card1,
+    belote0,
+    belote1,
+    strain,
+    taker_team,
+    doubling,
+    first_seat,
+    n_tricks,
+    rules,
+):
     """Team declarations then ``score_deal`` for a fully played deal.
 
     ``decl``: (4, 6) from ``deal_declarations``.  Returns ``(scored, decl0, decl1, raw0,
     raw1, outcome, valat, mp0, mp1, held0, held1)``: the team whose declarations score
     and the scored declaration points per team, then the 8 values of ``score_deal``.
     """
-    tricks = np.empty(2, dtype=np.int64)
-    tricks[0] = tricks0
-    tricks[1] = tricks1
-    d0, d1, scored = team_declarations(decl[:, DECL_RUN_POINTS], decl[:, DECL_CARRE_POINTS],
-                                       decl[:, DECL_BEST_RUN_KEY], decl[:, DECL_BEST_KEY],
-                                       tricks, first_seat, rules)
+    d0, d1, scored = team_declarations(
+        decl[:, DECL_RUN_POINTS],
+        decl[:, DECL_CARRE_POINTS],
+        decl[:, DECL_BEST_RUN_KEY],
+        decl[:, DECL_BEST_KEY],
+        (tricks0, tricks1),
+        first_seat,
+        rules,
+    )
     raw0, raw1, outcome, valat, mp0, mp1, held0, held1 = score_deal(
-        card0, card1, d0, d1, belote0, belote1, tricks0, tricks1, strain, taker_team,
-        doubling, n_tricks, rules)
+        card0,
+        card1,
+        d0,
+        d1,
+        belote0,
+        belote1,
+        tricks0,
+        tricks1,
+        strain,
+        taker_team,
+        doubling,
+        n_tricks,
+        rules,
+    )
     return scored, d0, d1, raw0, raw1, outcome, valat, mp0, mp1, held0, held1
 
 
@@ -378,6 +566,8 @@ def random_playouts(n_deals, seed, rules, out):
     with strain, card0, card1, raw0, raw1, mp0, mp1, a checksum of the cards played.
     """
     hands = np.empty(4, dtype=np.int64)
+    cards = np.empty(32, dtype=np.int64)
+    state = np.empty(1, dtype=np.uint64)
     plays = np.empty(32, dtype=np.int64)
     winners = np.empty(8, dtype=np.int64)
     belote = np.empty(4, dtype=np.int64)
@@ -386,19 +576,45 @@ def random_playouts(n_deals, seed, rules, out):
     params = np.zeros((4, 1), dtype=np.float64)
     search = search_buffers(1)
     for i in range(n_deals):
-        state = seed_state(seed * 0x100000001 + i)
-        shuffle_deal(state, hands)
+        reseed(state, seed * 0x100000001 + i)
+        shuffle_deal_into(state, hands, cards)
         strain = random_below(state, 6)
         taker = random_below(state, 4)
         dealer = random_below(state, 4)
         leader = (dealer + 1) & 3
         _, _, _, card0, card1, tricks0, tricks1, belote0, belote1 = play_deal(
-            hands, leader, strain, taker, rules, ALL_SEATS_MASK, plays, 0, policies, params,
-            state, plays, winners, belote, search)
+            hands,
+            leader,
+            strain,
+            taker,
+            rules,
+            ALL_SEATS_MASK,
+            plays,
+            0,
+            policies,
+            params,
+            state,
+            plays,
+            winners,
+            belote,
+            search,
+        )
         deal_declarations(hands, strain, ALL_SEATS_MASK, rules, decl)
         _, _, _, raw0, raw1, _, _, mp0, mp1, _, _ = score_played_deal(
-            decl, tricks0, tricks1, card0, card1, belote0, belote1, strain, taker & 1, 0,
-            leader, NUM_TRICKS, rules)
+            decl,
+            tricks0,
+            tricks1,
+            card0,
+            card1,
+            belote0,
+            belote1,
+            strain,
+            taker & 1,
+            0,
+            leader,
+            NUM_TRICKS,
+            rules,
+        )
         checksum = 0
         for k in range(32):
             checksum = checksum * 31 + plays[k] & 0xFFFFFFFF

@@ -13,14 +13,21 @@ U64_MULT = np.uint64(0x2545F4914F6CDD1D)
 
 
 @kernel
-def seed_state(seed):
-    """A xorshift64* state (uint64[1]) from an integer seed (splitmix64 mixing)."""
+def reseed(state, seed):
+    """Set an existing xorshift64* state (uint64[1]) from an integer seed (splitmix64
+    mixing): ``seed_state`` without the allocation, for loops over many deals."""
     z = np.uint64(seed) + np.uint64(0x9E3779B97F4A7C15)
     z = (z ^ (z >> np.uint64(30))) * np.uint64(0xBF58476D1CE4E5B9)
     z = (z ^ (z >> np.uint64(27))) * np.uint64(0x94D049BB133111EB)
     z = z ^ (z >> np.uint64(31))
-    state = np.empty(1, dtype=np.uint64)
     state[0] = z if z != np.uint64(0) else np.uint64(1)
+
+
+@kernel
+def seed_state(seed):
+    """A xorshift64* state (uint64[1]) from an integer seed (splitmix64 mixing)."""
+    state = np.empty(1, dtype=np.uint64)
+    reseed(state, seed)
     return state
 
 

@@ -14,8 +14,6 @@ from belote_sim.kernels.tables import (
     OUTCOME_HANGING,
     OUTCOME_INSIDE,
     OUTCOME_MADE,
-    OUTCOME_THROWN_IN,
-    ROUNDING_LIMIT,
     R_CAPOT_POINTS,
     R_GAME_TARGET,
     R_KIRTIK,
@@ -23,6 +21,7 @@ from belote_sim.kernels.tables import (
     R_SCORING,
     R_THIRD_DOUBLE,
     R_VALAT_NT_DOUBLE,
+    ROUNDING_LIMIT,
     SCORING_FRENCH,
     STRAIN_NT,
     SUIT_DEAL_CARD_TOTAL,
@@ -61,8 +60,21 @@ def valat_bonus(strain, rules):
 
 
 @kernel
-def score_deal(card0, card1, decl0, decl1, belote0, belote1, tricks0, tricks1,
-               strain, taker_team, doubling, n_tricks, rules):
+def score_deal(
+    card0,
+    card1,
+    decl0,
+    decl1,
+    belote0,
+    belote1,
+    tricks0,
+    tricks1,
+    strain,
+    taker_team,
+    doubling,
+    n_tricks,
+    rules,
+):
     """Score one played deal.
 
     Parameters: card points per team (last trick included), scored declaration
@@ -101,56 +113,72 @@ def score_deal(card0, card1, decl0, decl1, belote0, belote1, tricks0, tricks1,
         outcome = OUTCOME_INSIDE
     else:
         outcome = OUTCOME_HANGING
-    mp = np.zeros(2, dtype=np.int64)
-    held = np.zeros(2, dtype=np.int64)
-    belote = (belote0, belote1)
+    # Scalars, not (2,) arrays: no allocation per deal.  ``t`` is the taker's
+    # team; a value "for team x" is selected with x == 0.
+    mp0 = mp1 = held0 = held1 = 0
     if rules[R_SCORING] == SCORING_FRENCH:
         factor = 2 if strain == STRAIN_NT and rules[R_NT_DOUBLE_RAW] else 1
+        belote_taker = belote0 if taker_team == 0 else belote1
+        belote_def = belote1 if taker_team == 0 else belote0
         if outcome == OUTCOME_MADE:
-            mp[0] = raw0
-            mp[1] = raw1
-        elif outcome == OUTCOME_INSIDE:
-            # "162, or 250 for a capot" (14.14): the card total of the deal, which is
-            # the capot total when either team won every trick.
-            card_total = DEAL_CARD_TOTAL[strain]
-            if valat >= 0:
-                card_total += rules[R_CAPOT_POINTS] - SUIT_DEAL_CARD_TOTAL
-            mp[defender_team] = factor * (card_total + decl0 + decl1 + belote[defender_team])
-            mp[taker_team] = factor * belote[taker_team]
+            mp0 = raw0
+            mp1 = raw1
         else:
-            mp[defender_team] = raw_def
-            mp[taker_team] = factor * belote[taker_team]
-            held[taker_team] = raw_taker - factor * belote[taker_team]
-        return raw0, raw1, outcome, valat, mp[0], mp[1], held[0], held[1]
+            if outcome == OUTCOME_INSIDE:
+                # "162, or 250 for a capot" (14.14): the card total of the deal, which
+                # is the capot total when either team won every trick.
+                card_total = DEAL_CARD_TOTAL[strain]
+                if valat >= 0:
+                    card_total += rules[R_CAPOT_POINTS] - SUIT_DEAL_CARD_TOTAL
+                mp_def = factor * (card_total + decl0 + decl1 + belote_def)
+                held_taker = 0
+            else:
+                mp_def = raw_def
+                held_taker = raw_taker - factor * belote_taker
+            mp_taker = factor * belote_taker
+            if taker_team == 0:
+                mp0, mp1, held0 = mp_taker, mp_def, held_taker
+            else:
+                mp1, mp0, held1 = mp_taker, mp_def, held_taker
+        return raw0, raw1, outcome, valat, mp0, mp1, held0, held1
 
     m0, m1 = round_mp(raw0, raw1, strain)
     multiplier = 1 << doubling
     if outcome == OUTCOME_HANGING:
         if doubling > 0:
-            held[0] = m0 * multiplier
-            held[1] = m1 * multiplier
+            held0 = m0 * multiplier
+            held1 = m1 * multiplier
         elif taker_team == 0:
-            held[0] = m0
-            mp[1] = m1
+            held0 = m0
+            mp1 = m1
         else:
-            held[1] = m1
-            mp[0] = m0
+            held1 = m1
+            mp0 = m0
     elif doubling > 0 or outcome == OUTCOME_INSIDE:
         # The team with fewer raw points is inside: the other takes both teams' MP.
         winner = taker_team if outcome == OUTCOME_MADE else defender_team
-        mp[winner] = (m0 + m1) * multiplier
+        if winner == 0:
+            mp0 = (m0 + m1) * multiplier
+        else:
+            mp1 = (m0 + m1) * multiplier
     else:
-        mp[0] = m0
-        mp[1] = m1
-    if valat >= 0:
-        mp[valat] += valat_bonus(strain, rules)
+        mp0 = m0
+        mp1 = m1
+    if valat == 0:
+        mp0 += valat_bonus(strain, rules)
+    elif valat == 1:
+        mp1 += valat_bonus(strain, rules)
     if rules[R_KIRTIK]:
         for team in range(2):
             inside = (outcome == OUTCOME_INSIDE and team == taker_team) or (
-                outcome == OUTCOME_MADE and doubling > 0 and team == defender_team)
+                outcome == OUTCOME_MADE and doubling > 0 and team == defender_team
+            )
             if inside or valat == 1 - team:
-                mp[team] -= KIRTIK_MP
-    return raw0, raw1, outcome, valat, mp[0], mp[1], held[0], held[1]
+                if team == 0:
+                    mp0 -= KIRTIK_MP
+                else:
+                    mp1 -= KIRTIK_MP
+    return raw0, raw1, outcome, valat, mp0, mp1, held0, held1
 
 
 @kernel
@@ -182,8 +210,22 @@ def round_mp_players(raw, n_players, strain, out_mp):
 
 
 @kernel
-def score_players(card, decl, belote, tricks, n_players, strain, taker, doubling, n_tricks,
-                  first_seat, rules, out_raw, out_mp, out_held):
+def score_players(
+    card,
+    decl,
+    belote,
+    tricks,
+    n_players,
+    strain,
+    taker,
+    doubling,
+    n_tricks,
+    first_seat,
+    rules,
+    out_raw,
+    out_mp,
+    out_held,
+):
     """Score a deal of a game where every player is alone (RULES.md section 11).
 
     Inputs per player (P,): card points (last trick included), scored declaration
@@ -203,8 +245,20 @@ def score_players(card, decl, belote, tricks, n_players, strain, taker, doubling
     """
     if n_players == 2:
         raw0, raw1, outcome, valat, mp0, mp1, held0, held1 = score_deal(
-            card[0], card[1], decl[0], decl[1], belote[0], belote[1], tricks[0], tricks[1],
-            strain, taker, doubling, n_tricks, rules)
+            card[0],
+            card[1],
+            decl[0],
+            decl[1],
+            belote[0],
+            belote[1],
+            tricks[0],
+            tricks[1],
+            strain,
+            taker,
+            doubling,
+            n_tricks,
+            rules,
+        )
         out_raw[0] = raw0
         out_raw[1] = raw1
         out_mp[0] = mp0
@@ -281,8 +335,12 @@ def game_step(totals, outcome, taker_team, doubling, valat, mp0, mp1, held0, hel
     # A thrown-in deal is a deal too (rules section 9): after a valat that passed the
     # target, an all-pass deal with nothing held ends the game.
     target = rules[R_GAME_TARGET]
-    if (totals[0] >= target or totals[1] >= target) and totals[2] == 0 and valat < 0 \
-            and totals[0] != totals[1]:
+    if (
+        (totals[0] >= target or totals[1] >= target)
+        and totals[2] == 0
+        and valat < 0
+        and totals[0] != totals[1]
+    ):
         return 0 if totals[0] > totals[1] else 1
     return -1
 
@@ -297,8 +355,7 @@ def solo_game_step(totals, outcome, taker, valat, mp, held, n_players, rules):
     strictly the most points (equal leaders play on).  Returns the winner or -1.
     """
     if n_players == 2:
-        return game_step(totals, outcome, taker, 0, valat, mp[0], mp[1], held[0], held[1],
-                         rules)
+        return game_step(totals, outcome, taker, 0, valat, mp[0], mp[1], held[0], held[1], rules)
     for p in range(n_players):
         totals[p] += mp[p]
     if valat >= 0:
@@ -326,8 +383,18 @@ def play_game(outcomes, taker_teams, doublings, valats, mp, held, rules):
     """
     totals = np.zeros(3, dtype=np.int64)
     for i in range(outcomes.shape[0]):
-        winner = game_step(totals, outcomes[i], taker_teams[i], doublings[i], valats[i],
-                           mp[i, 0], mp[i, 1], held[i, 0], held[i, 1], rules)
+        winner = game_step(
+            totals,
+            outcomes[i],
+            taker_teams[i],
+            doublings[i],
+            valats[i],
+            mp[i, 0],
+            mp[i, 1],
+            held[i, 0],
+            held[i, 1],
+            rules,
+        )
         if winner >= 0:
             return totals[0], totals[1], totals[2], i, winner
     return totals[0], totals[1], totals[2], -1, -1
