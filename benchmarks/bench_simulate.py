@@ -5,7 +5,9 @@ A full deal is: uniform deal, threshold auction, declarations of all four hands,
 ``random_1thread``, ``random_2threads``, ``greedy_1thread``, ``greedy_2threads`` are
 deals per second of the compiled simulation (kernel output arrays, chunks of 65,536
 deals); ``greedy_2threads_dataframe`` is the end-to-end ``simulate()`` rate including
-the pandas table.  ``three_players_greedy_1thread``, ``two_players_greedy_1thread``
+the pandas table.  ``cli_deals_per_s`` is ``belote-sim simulate --deals N --threads 2
+-o FILE`` (greedy, run in-process, Parquet on disk, crash-safe writing included) and
+``bytes_per_deal`` that file's size per deal.  ``three_players_greedy_1thread``, ``two_players_greedy_1thread``
 and ``open_belot_greedy_1thread`` are the same kernel rate for the games where every
 player is alone (``bulgarian`` rules, take-or-pass bidding).  ``--stream N`` also
 streams N deals to Parquet and reports the peak resident memory
@@ -15,6 +17,8 @@ streams N deals to Parquet and reports the peak resident memory
 """
 
 import argparse
+import contextlib
+import io
 import json
 import os
 import resource
@@ -24,10 +28,11 @@ import time
 
 sys.path.insert(0, os.path.join(os.path.dirname(os.path.abspath(__file__)), ".."))
 
-import numba  # noqa: E402
+import numba
 
-from belote_sim import __version__  # noqa: E402
-from belote_sim.simulation.runner import make_study, simulate, simulate_to_parquet  # noqa: E402
+from belote_sim import __version__
+from belote_sim.cli import main as cli_main
+from belote_sim.simulation.runner import make_study, simulate, simulate_to_parquet
 
 
 def kernel_rate(play, threads, n_deals, rules="common", options=None):
@@ -54,25 +59,57 @@ def main():
         for threads, key in ((1, "1thread"), (2, "2threads")):
             if threads <= numba.config.NUMBA_NUM_THREADS:
                 result[f"{play}_{key}"] = round(kernel_rate(play, threads, args.deals))
-    for key, options in (("three_players", {"players": 3}), ("two_players", {"players": 2}),
-                         ("open_belot", {"variant": "open"})):
-        result[f"{key}_greedy_1thread"] = round(kernel_rate("greedy", 1, args.deals // 2,
-                                                            "bulgarian", options))
+    for key, options in (
+        ("three_players", {"players": 3}),
+        ("two_players", {"players": 2}),
+        ("open_belot", {"variant": "open"}),
+    ):
+        result[f"{key}_greedy_1thread"] = round(
+            kernel_rate("greedy", 1, args.deals // 2, "bulgarian", options)
+        )
     numba.set_num_threads(min(2, numba.config.NUMBA_NUM_THREADS))
     start = time.perf_counter()
     simulate(args.deals, play="greedy", seed=2)
     result["greedy_2threads_dataframe"] = round(args.deals / (time.perf_counter() - start))
+    with tempfile.TemporaryDirectory() as tmp:
+        path = os.path.join(tmp, "deals.parquet")
+        argv = [
+            "simulate",
+            "--deals",
+            str(args.deals),
+            "--play",
+            "greedy",
+            "--seed",
+            "5",
+            "--threads",
+            str(min(2, numba.config.NUMBA_NUM_THREADS)),
+            "-o",
+            path,
+        ]
+        start = time.perf_counter()
+        with contextlib.redirect_stdout(io.StringIO()):
+            status = cli_main(argv)
+        seconds = time.perf_counter() - start
+        if status != 0:
+            raise SystemExit(f"belote-sim {' '.join(argv)} failed ({status})")
+        result["cli_deals_per_s"] = round(args.deals / seconds)
+        result["bytes_per_deal"] = round(os.path.getsize(path) / args.deals, 1)
     if args.stream:
         with tempfile.TemporaryDirectory() as tmp:
-            summary = simulate_to_parquet(os.path.join(tmp, "d.parquet"), args.stream,
-                                          make_study(seed=3))
+            summary = simulate_to_parquet(
+                os.path.join(tmp, "d.parquet"), args.stream, make_study(seed=3)
+            )
             result["stream_deals"] = args.stream
             result["stream_deals_per_s"] = round(summary["deals_per_s"])
-            result["stream_file_mb"] = round(os.path.getsize(os.path.join(tmp, "d.parquet")) / 2**20)
+            result["stream_file_mb"] = round(
+                os.path.getsize(os.path.join(tmp, "d.parquet")) / 2**20
+            )
         result["stream_peak_rss_mb"] = round(
-            resource.getrusage(resource.RUSAGE_SELF).ru_maxrss / 1024)
-    result.update(numba=numba.__version__, belote_sim=__version__,
-                  max_threads=numba.config.NUMBA_NUM_THREADS)
+            resource.getrusage(resource.RUSAGE_SELF).ru_maxrss / 1024
+        )
+    result.update(
+        numba=numba.__version__, belote_sim=__version__, max_threads=numba.config.NUMBA_NUM_THREADS
+    )
     print(json.dumps(result))
 
 
