@@ -28,6 +28,7 @@ from belote_sim._version import __version__
 from belote_sim.cards import format_cards, parse_cards, parse_hand
 from belote_sim.kernels import dealing as D
 from belote_sim.kernels.bidding import MAX_CALLS
+from belote_sim.kernels.rng import seed_sequence_words
 from belote_sim.kernels.simulate import (
     COL_TRIES,
     G_DEALS,
@@ -185,7 +186,9 @@ class Study:
     def chunk_seeds(self, chunk: int, length: int) -> np.ndarray:
         """The per-deal seeds of chunk ``chunk`` (``length`` deals)."""
         ss = np.random.SeedSequence(int(self.seed), spawn_key=(chunk,))
-        return ss.generate_state(length, dtype=np.uint64)
+        seeds = np.empty(length, dtype=np.uint64)
+        seed_sequence_words(ss.pool, seeds)  # = ss.generate_state(length, np.uint64)
+        return seeds
 
     def dealers(self, first_deal: int, length: int) -> np.ndarray:
         if self.dealer is not None:
