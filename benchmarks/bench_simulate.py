@@ -9,8 +9,8 @@ the pandas table.  ``cli_deals_per_s`` is ``belote-sim simulate --deals N --thre
 -o FILE`` (greedy, run in-process, Parquet on disk, crash-safe writing included) and
 ``bytes_per_deal`` that file's size per deal.  ``three_players_greedy_1thread``,
 ``two_players_greedy_1thread`` and ``open_belot_greedy_1thread`` are the same kernel
-rate for the games where every player is alone (``bulgarian`` rules, take-or-pass bidding).  ``--stream N`` also
-streams N deals to Parquet and reports the peak resident memory
+rate for the games where every player is alone (``bulgarian`` rules, take-or-pass
+bidding).  ``--stream N`` also streams N deals to Parquet and reports the peak resident memory
 (``stream_peak_rss_mb``).
 
     python benchmarks/bench_simulate.py [--deals N] [--stream N]
