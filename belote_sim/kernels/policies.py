@@ -23,9 +23,9 @@ cheapest card (fewest points, then lowest rank), keeping trumps when it can.
 """
 
 from belote_sim.kernels._jit import kernel
-from belote_sim.kernels.core import beats, lowest_card, nth_card, popcount
+from belote_sim.kernels.core import lowest_card, nth_card, popcount
 from belote_sim.kernels.rng import random_below
-from belote_sim.kernels.tables import CARD_POINTS, STRAIN_NT, WIN_KEY
+from belote_sim.kernels.tables import BEATERS, CARD_POINTS, HIGHER_IN_SUIT, STRAIN_NT, WIN_KEY
 
 POLICY_NONE = -1  # replay only: stop when the recorded cards run out
 POLICY_RANDOM = 0
@@ -78,16 +78,7 @@ def _richest(cards, strain, avoid_mask):
 @kernel
 def _is_master(card, out_mask, strain):
     """Whether no card still out (``out_mask``) of the same suit ranks above ``card``."""
-    suit = card >> 3
-    higher = 0
-    others = (out_mask >> (8 * suit)) & 0xFF
-    key = WIN_KEY[strain, card]
-    while others:
-        rank = lowest_card(others)
-        others &= others - 1
-        if WIN_KEY[strain, 8 * suit + rank] > key:
-            higher += 1
-    return higher == 0
+    return out_mask & HIGHER_IN_SUIT[strain, card] == 0
 
 
 @kernel
@@ -98,15 +89,20 @@ def _trump_mask(strain):
 
 
 @kernel
-def greedy_card(params, hand, legal, n_played, led_suit, win_card, win_pos, played,
-                strain, seat, taker):
+def greedy_card(
+    params, hand, legal, n_played, led_suit, win_card, win_pos, played, strain, seat, taker
+):
     """The ``greedy`` policy (see the module docstring)."""
     out_mask = 0xFFFFFFFF & ~played & ~hand  # cards other players may still hold
     trumps = _trump_mask(strain)
     if n_played == 0:
         my_trumps = legal & trumps
-        if params[GREEDY_DRAW_TRUMPS] >= 0.5 and (seat & 1) == (taker & 1) and my_trumps \
-                and out_mask & trumps:
+        if (
+            params[GREEDY_DRAW_TRUMPS] >= 0.5
+            and (seat & 1) == (taker & 1)
+            and my_trumps
+            and out_mask & trumps
+        ):
             best = -1
             while my_trumps:
                 card = lowest_card(my_trumps)
@@ -150,13 +146,7 @@ def greedy_card(params, hand, legal, n_played, led_suit, win_card, win_pos, play
         if safe and params[GREEDY_GIVE_POINTS] >= 0.5:
             return _richest(legal, strain, trumps)
         return _cheapest(legal, strain, trumps)
-    winners = 0
-    cards = legal
-    while cards:
-        card = lowest_card(cards)
-        cards &= cards - 1
-        if beats(card, win_card, led_suit, strain):
-            winners |= 1 << card
+    winners = legal & BEATERS[strain, led_suit, win_card]  # the cards that ``beats``
     if winners:
         sure = 0
         if n_played < 3:
@@ -165,7 +155,8 @@ def greedy_card(params, hand, legal, n_played, led_suit, win_card, win_pos, play
                 card = lowest_card(cards)
                 cards &= cards - 1
                 if _is_master(card, out_mask, strain) and (
-                        (card >> 3) == strain or out_mask & trumps == 0):
+                    (card >> 3) == strain or out_mask & trumps == 0
+                ):
                     sure |= 1 << card
         if sure:
             return _cheapest(sure, strain, 0)
@@ -174,10 +165,24 @@ def greedy_card(params, hand, legal, n_played, led_suit, win_card, win_pos, play
 
 
 @kernel
-def choose_card(policy, params, hand, legal, n_played, led_suit, win_card, win_pos, played,
-                strain, seat, taker, state):
+def choose_card(
+    policy,
+    params,
+    hand,
+    legal,
+    n_played,
+    led_suit,
+    win_card,
+    win_pos,
+    played,
+    strain,
+    seat,
+    taker,
+    state,
+):
     """The card a play policy picks from the ``legal`` mask (dispatch on ``policy``)."""
     if policy == POLICY_GREEDY:
-        return greedy_card(params, hand, legal, n_played, led_suit, win_card, win_pos,
-                           played, strain, seat, taker)
+        return greedy_card(
+            params, hand, legal, n_played, led_suit, win_card, win_pos, played, strain, seat, taker
+        )
     return nth_card(legal, random_below(state, popcount(legal)))

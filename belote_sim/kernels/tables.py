@@ -132,6 +132,29 @@ def _card_tables():
 
 CARD_POINTS, WIN_KEY = _card_tables()
 
+
+def _beater_tables():
+    """Masks derived from ``WIN_KEY``: ``HIGHER_IN_SUIT[strain, card]``, the cards of
+    ``card``'s suit that rank above it; ``BEATERS[strain, led_suit, win_card]``, the
+    cards that beat ``win_card`` in a trick led in ``led_suit`` (``core.beats`` as a
+    mask: led suit or trump, and a higher key)."""
+    cards = np.arange(32)
+    suit = cards >> 3
+    higher = np.zeros((6, 32), dtype=np.int64)
+    beaters = np.zeros((6, 4, 32), dtype=np.int64)
+    for strain in range(6):
+        key = WIN_KEY[strain]
+        for card in range(32):
+            above = key > key[card]
+            higher[strain, card] = np.sum(np.int64(1) << cards[above & (suit == suit[card])])
+            for led in range(4):
+                can_win = (suit == led) | (key >= 16)
+                beaters[strain, led, card] = np.sum(np.int64(1) << cards[above & can_win])
+    return higher, beaters
+
+
+HIGHER_IN_SUIT, BEATERS = _beater_tables()
+
 #: Card total of a deal per strain, last-trick 10 included (162 / 130 NT / 258 AT).
 DEAL_CARD_TOTAL = CARD_POINTS.sum(axis=1) + LAST_TRICK_BONUS
 #: Card total of a suit contract (162): the total that ``capot_points`` replaces (10).
