@@ -319,14 +319,23 @@ def _cmd_solve(args: argparse.Namespace) -> int:
 
 
 def _cmd_duel(args: argparse.Namespace) -> int:
-    from belote_sim.analysis.comparisons import duel
+    from belote_sim.analysis.comparisons import DUEL_KEYS, duel
 
+    options = dict(_parse_option(o) for o in args.option or [])
     start = time.perf_counter()
-    r = duel(args.a, args.b, deals=args.deals, rules=args.ruleset, bidding=args.bid,
-             seed=args.seed, threads=args.threads)
-    print(f"duel {r['a']} vs {r['b']}: {r['deals']:,} mirrored deals ({args.ruleset}, seed "
+    progress = _Progress(args.deals, "deal", sys.stderr.isatty())
+    try:
+        r = duel(args.a, args.b, deals=args.deals, rules=args.ruleset, bidding=args.bid,
+                 seed=args.seed, threads=args.threads, options=options or None,
+                 progress=progress)
+    finally:
+        progress.close()
+    if args.json:
+        print(json.dumps({k: r[k] for k in DUEL_KEYS}))
+        return 0
+    print(f"duel {r['a']} vs {r['b']}: {r['played']:,} mirrored deals ({r['ruleset']}, seed "
           f"{args.seed}) in {time.perf_counter() - start:.1f} s")
-    print(f"{r['a']} gains {r['mean_mp_diff']:+.3f} MP per deal over {r['b']} "
+    print(f"{r['a']} gains {r['mean']:+.3f} MP per deal over {r['b']} "
           f"(paired s.e. {r['se']:.3f}; 95% interval {r['low']:+.3f} .. {r['high']:+.3f})")
     return 0
 
@@ -435,10 +444,16 @@ def build_parser() -> argparse.ArgumentParser:
     p.add_argument("--a", required=True, help="play policy of the first side")
     p.add_argument("--b", required=True, help="play policy of the second side")
     p.add_argument("--deals", type=int, default=10_000)
-    p.add_argument("--ruleset", default="common")
+    p.add_argument("--ruleset", default="common", help="common, bulgarian or french")
+    p.add_argument("--option", "--options", action="append", dest="option",
+                   metavar="NAME=VALUE", help="rule option override (repeatable)")
     p.add_argument("--bid", default=None, help="bidding policy for everyone")
     p.add_argument("--seed", type=int, default=0)
-    p.add_argument("--threads", type=int, default=None)
+    p.add_argument("--threads", type=int, default=None,
+                   help="threads for every policy (default: all); same result for any number")
+    p.add_argument("--json", action="store_true",
+                   help="print one JSON object: a, b, ruleset, deals, played, thrown_in, "
+                        "mean, se, by_strain")
     p.set_defaults(func=_cmd_duel)
 
     p = sub.add_parser("main", help="run the default study")

@@ -12,6 +12,7 @@ returns the card it plays.  The observation is a dict::
 
 Seats follow from the plays: seat ``dealer + 1`` leads the first trick, each trick's
 winner the next.  Policies: ``random``, ``greedy`` (see ``belote_sim.kernels.policies``),
+``expert`` (``belote_sim.kernels.expert``; the announced declarations are not yet used),
 ``dd`` (double-dummy best card; needs ``hands``) and ``pimc`` (samples the unseen
 cards consistent with what the player saw; ``samples`` deals).
 """
@@ -103,6 +104,21 @@ def choose_card(observation: dict[str, Any], policy: str = "greedy", seed: int =
                                 samples=samples, seed=seed)
     parsed = parse_policy(policy, PLAY_POLICIES, "play")
     rules = obs["rules"]
+    if parsed.name == "expert":
+        from belote_sim.kernels.expert import expert_card
+        from belote_sim.kernels.play import search_buffers
+        from belote_sim.policies import EXPERT_SEARCH_BITS
+
+        params = np.zeros(8)
+        params[:len(parsed.params)] = parsed.params
+        plays = np.zeros(32, dtype=np.int64)
+        plays[:len(obs["plays"])] = obs["plays"]
+        tt, ws, moves = search_buffers(EXPERT_SEARCH_BITS)
+        card = expert_card(params, obs["hand"], plays, len(obs["plays"]),
+                           (obs["dealer"] + 1) % 4, obs["strain"], obs["taker"],
+                           int(rules.raise_over_partner), int(rules.undertrump), tt, ws, moves,
+                           np.zeros((4, 4), dtype=np.int64))
+        return format_card(int(card))
     trick = np.zeros(4, dtype=np.int64)
     trick[:len(obs["trick"])] = obs["trick"]
     n = len(obs["trick"])
