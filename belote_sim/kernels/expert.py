@@ -39,7 +39,7 @@ inferences and announcements, are drawn uniformly and solved double-dummy
 (``pimc_best_card`` of the solver); the card with the most card points in total is
 played.
 
-Parameters ``[endgame_tricks, samples, switches, thin]``, default ``[5, 6, 32, 0]``
+Parameters ``[endgame_tricks, samples, switches, thin]``, default ``[6, 10, 32, 0]``
 (``switches``: the ``X_*`` bits below; 32: leads the lowest card of its longest side
 suit, which measured better than the suit scoring of the rules).
 """
@@ -62,7 +62,7 @@ from belote_sim.kernels.tables import (
 #: Default parameters: endgame tricks solved exactly, deals sampled per decision,
 #: rule switches (bits ``X_*``, 0 = all the expert rules), the "thin suit" count
 #: (an opponent may be void when this many cards of the suit or fewer are out).
-EXPERT_DEFAULTS = (5.0, 6.0, 32.0, 0.0)
+EXPERT_DEFAULTS = (6.0, 10.0, 32.0, 0.0)
 
 # Rule switches (params[2]): play that part as ``greedy`` does (for ablation studies).
 X_GREEDY_MASTERS = 1  # lead any master, richest first, without the ruff check
