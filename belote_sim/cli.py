@@ -535,19 +535,28 @@ def _cmd_solve(args: argparse.Namespace) -> int:
 
 
 def _cmd_duel(args: argparse.Namespace) -> int:
-    from belote_sim.analysis.comparisons import duel
+    from belote_sim.analysis.comparisons import DUEL_KEYS, duel
 
     if args.bid_a or args.bid_b:
         return _cmd_bid_duel(args)
     if not (args.a and args.b):
         raise ValueError("give --a and --b (play policies), or --bid-a and --bid-b")
+    options = dict(_parse_option(o) for o in args.option or [])
     start = time.perf_counter()
-    r = duel(args.a, args.b, deals=args.deals, rules=args.ruleset, bidding=args.bid,
-             seed=args.seed, threads=args.threads)
-    print(f"duel {r['a']} vs {r['b']}: {r['deals']:,} mirrored deals played, {r['thrown_in']:,} "
-          f"of {args.deals:,} thrown in and left out ({args.ruleset}, seed {args.seed}) in "
-          f"{time.perf_counter() - start:.1f} s")
-    print(f"{r['a']} gains {r['mean_mp_diff']:+.3f} MP per deal over {r['b']} "
+    progress = _Progress(args.deals, "deal", sys.stderr.isatty())
+    try:
+        r = duel(args.a, args.b, deals=args.deals, rules=args.ruleset, bidding=args.bid,
+                 seed=args.seed, threads=args.threads, options=options or None,
+                 progress=progress)
+    finally:
+        progress.close()
+    if args.json:
+        print(json.dumps({k: r[k] for k in DUEL_KEYS}))
+        return 0
+    print(f"duel {r['a']} vs {r['b']}: {r['played']:,} mirrored deals played, "
+          f"{r['thrown_in']:,} of {r['deals']:,} thrown in and left out ({r['ruleset']}, seed "
+          f"{args.seed}) in {time.perf_counter() - start:.1f} s")
+    print(f"{r['a']} gains {r['mean']:+.3f} MP per deal over {r['b']} "
           f"(paired s.e. {r['se']:.3f}; 95% interval {r['low']:+.3f} .. {r['high']:+.3f})")
     return 0
 
@@ -749,14 +758,19 @@ def build_parser() -> argparse.ArgumentParser:
     p.add_argument("--bid-a", help="bidding duel: bidding policy of the first side")
     p.add_argument("--bid-b", help="bidding duel: bidding policy of the second side")
     p.add_argument("--games", type=int, default=0, help="bidding duel: also N mirrored games")
-    p.add_argument("--json", action="store_true", help="print one JSON object")
     p.add_argument("--deals", type=_at_least_2, default=10_000, help="deals (each played "
                    "twice)")
     p.add_argument("--ruleset", default="common", help="common, bulgarian or french")
+    p.add_argument("--option", "--options", action="append", dest="option",
+                   metavar="NAME=VALUE", help="rule option override (repeatable)")
     p.add_argument("--bid", default=None, help="bidding policy for everyone (default: the "
                    "ruleset's)")
     p.add_argument("--seed", type=int, default=0, help="seed of the deals")
-    p.add_argument("--threads", type=int, default=None, help="numba threads (default: all)")
+    p.add_argument("--threads", type=int, default=None,
+                   help="threads for every policy (default: all); same result for any number")
+    p.add_argument("--json", action="store_true",
+                   help="print one JSON object: a, b, ruleset, deals, played, thrown_in, "
+                        "mean, se, by_strain (a bidding duel adds low, high and game keys)")
     p.set_defaults(func=_cmd_duel)
 
     p = sub.add_parser("main", help="run the default study")

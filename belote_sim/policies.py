@@ -16,6 +16,7 @@ import numpy as np
 
 from belote_sim.kernels import bidding as B
 from belote_sim.kernels import policies as P
+from belote_sim.kernels.expert import EXPERT_DEFAULTS
 
 
 @dataclass(frozen=True)
@@ -38,10 +39,17 @@ PLAY_POLICIES = {
     "pimc": PolicyInfo(P.POLICY_PIMC, (30.0,), ("samples",),
                        "perfect-information Monte Carlo: solves sampled deals of the unseen "
                        "cards consistent with what the player saw, plays the best average"),
+    "expert": PolicyInfo(P.POLICY_EXPERT, EXPERT_DEFAULTS,
+                         ("endgame_tricks", "samples", "switches", "thin"),
+                         "a strong player from what it sees: infers voids and missing trumps, "
+                         "draws trumps, cashes sure tricks, feeds partner, keeps guards; "
+                         "solves the last tricks on sampled consistent deals"),
 }
 
 #: log2 of the transposition-table entries of the search policies (per thread).
 SEARCH_BITS = 18
+#: ... and of ``expert``'s endgame searches (a few tricks: a small table will do).
+EXPERT_SEARCH_BITS = 12
 
 BID_POLICIES = {
     "threshold": PolicyInfo(B.BID_THRESHOLD, B.THRESHOLD_DEFAULTS,
@@ -126,7 +134,9 @@ def per_seat(spec: str | PolicySpec | Sequence[str | PolicySpec], table: dict[st
 
 def search_bits(specs: list[PolicySpec]) -> int:
     """Transposition-table size (log2) the play policies need."""
-    return SEARCH_BITS if any(s.name in ("dd", "pimc") for s in specs) else 1
+    if any(s.name in ("dd", "pimc") for s in specs):
+        return SEARCH_BITS
+    return EXPERT_SEARCH_BITS if any(s.name == "expert" for s in specs) else 1
 
 
 def to_arrays(specs: list[PolicySpec], table: dict[str, PolicyInfo]) -> tuple[np.ndarray, np.ndarray]:

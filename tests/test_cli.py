@@ -131,3 +131,32 @@ def test_solve_and_duel_commands(tmp_path, capsys):
     assert set(lines[0]) == {"value", "scores"} and "error" in lines[1]
     assert main(["duel", "--a", "greedy", "--b", "random", "--deals", "3000"]) == 0
     assert "greedy gains +" in capsys.readouterr().out
+
+
+def test_duel_json_threads_and_options(capsys):
+    """--json prints exactly the documented keys; the result does not depend on the
+    number of threads; --ruleset/--option reach the simulation."""
+    import numba
+
+    args = ["duel", "--a", "expert", "--b", "greedy", "--deals", "300", "--json",
+            "--ruleset", "bulgarian", "--option", "raise_over_partner=false"]
+    outs = []
+    for threads in (1, min(2, numba.config.NUMBA_NUM_THREADS)):
+        assert main(args + ["--threads", str(threads)]) == 0
+        lines = capsys.readouterr().out.splitlines()
+        assert len(lines) == 1
+        outs.append(json.loads(lines[0]))
+    r = outs[0]
+    assert list(r) == ["a", "b", "ruleset", "deals", "played", "thrown_in", "mean", "se",
+                       "by_strain"]
+    assert outs[0] == outs[1]
+    assert r["ruleset"] == "bulgarian" and r["deals"] == 300
+    assert r["played"] + r["thrown_in"] == 300 and r["played"] > 200
+    assert sum(v["pairs"] for v in r["by_strain"].values()) == r["played"]
+    assert set(r["by_strain"]) <= {"C", "D", "H", "S", "NT", "AT"}
+    for v in r["by_strain"].values():
+        assert set(v) == {"pairs", "mean", "se"}
+    total = sum(v["pairs"] * v["mean"] for v in r["by_strain"].values()) / r["played"]
+    assert abs(total - r["mean"]) < 1e-9
+    assert main(["duel", "--a", "greedy", "--b", "random", "--deals", "10",
+                 "--option", "nonsense=1"]) == 2

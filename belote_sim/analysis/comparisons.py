@@ -12,15 +12,16 @@ the measure is the setting's game win rate, mirrored the same way on the game se
 
 from __future__ import annotations
 
-from typing import Any, Sequence
+from typing import Any, Callable, Sequence
 
 import numpy as np
 import pandas as pd
 
 from belote_sim.kernels.bidding import THRESHOLD_DEFAULTS
+from belote_sim.kernels.tables import STRAIN_NAMES
 from belote_sim.policies import BID_POLICIES
 from belote_sim.analysis.report_tables import Z95
-from belote_sim.simulation.runner import simulate, simulate_games
+from belote_sim.simulation.runner import iter_chunks, make_study, simulate, simulate_games
 
 THRESHOLD_PARAMS = BID_POLICIES["threshold"].param_names
 
@@ -113,33 +114,70 @@ def bidding_sweep(param: str, values: Sequence[float] | None = None, deals: int 
     return out
 
 
+#: The keys of ``belote-sim duel --json``.
+DUEL_KEYS = ("a", "b", "ruleset", "deals", "played", "thrown_in", "mean", "se", "by_strain")
+
+#: Deals per chunk of a duel (chunk c takes its seeds from the c-th child of the seed):
+#: small for the search policies, so that the progress bar moves.
+DUEL_CHUNK = 8192
+DUEL_SEARCH_CHUNK = 256
+
+
+def _mean_se(x: np.ndarray) -> tuple[float, float]:
+    n = len(x)
+    mean = float(x.mean()) if n else float("nan")
+    se = float(x.std(ddof=1) / np.sqrt(n)) if n > 1 else float("nan")
+    return mean, se
+
+
 def duel(a: Any, b: Any, deals: int = 10_000, rules: Any = "common", bidding: Any = None,
-         seed: int = 0, threads: int | None = None) -> dict[str, Any]:
+         seed: int = 0, threads: int | None = None, options: Any = None,
+         progress: Callable[[int], None] | None = None) -> dict[str, Any]:
     """Play policy ``a`` against ``b`` on mirrored pairs of deals.
 
     Every deal is played twice with the same cards and auction: once with ``a`` in
     team 0 (seats 0, 2) and ``b`` in team 1, once with the teams swapped.  The measure
     is ``a``'s net match points per deal (its team's MP minus the other's, added now),
-    averaged over the two plays of each deal; thrown-in deals are left out.  Returns
-    ``{"a", "b", "deals", "thrown_in", "mean_mp_diff", "se", "low", "high"}``: ``deals``
-    played (mirrored), ``thrown_in`` deals left out, the paired standard error.
+    averaged over the two plays of each deal; thrown-in deals are left out.  The deals
+    are made in chunks of ``DUEL_CHUNK`` (``DUEL_SEARCH_CHUNK`` when a policy searches:
+    ``dd``, ``pimc``), each simulated on ``threads`` threads; the result does not
+    depend on the number of threads.  ``progress(n)`` is called after every ``n``
+    pairs.
+
+    Returns ``{"a", "b", "ruleset", "deals", "played", "thrown_in", "mean", "se",
+    "by_strain", "low", "high", "mean_mp_diff"}``: ``deals`` dealt, ``played``
+    mirrored pairs played (the others were thrown in), ``mean`` MP per deal (a minus
+    b) with its paired standard error ``se`` and 95% interval ``low``..``high``
+    (``mean_mp_diff`` = ``mean``), ``by_strain`` ``{strain: {"pairs", "mean", "se"}}``.
     """
-    if deals < 2:
-        raise ValueError(f"deals must be at least 2, got {deals}")
-    first = simulate(deals, rules=rules, bidding=bidding, play=[a, b, a, b], seed=seed,
-                     threads=threads)
-    second = simulate(deals, rules=rules, bidding=bidding, play=[b, a, b, a], seed=seed,
-                      threads=threads)
-    played = (first["outcome"] != "thrown_in").to_numpy()
-    net1 = (first["mp0"] - first["mp1"]).to_numpy(float)[played]
-    net2 = (second["mp1"] - second["mp0"]).to_numpy(float)[played]
-    x = (net1 + net2) / 2
-    n = len(x)
-    mean = float(x.mean()) if n else float("nan")
-    se = float(x.std(ddof=1) / np.sqrt(n)) if n > 1 else float("nan")
-    return {"a": str(a), "b": str(b), "deals": int(n),
-            "thrown_in": int(len(played) - played.sum()), "mean_mp_diff": mean, "se": se,
-            "low": mean - Z95 * se, "high": mean + Z95 * se}
+    if isinstance(deals, bool) or not isinstance(deals, (int, np.integer)) or deals < 1:
+        raise ValueError(f"deals must be a positive integer, got {deals!r}")
+    names = {str(p).split(":")[0] for p in (a, b)}
+    chunk = DUEL_SEARCH_CHUNK if names & {"dd", "pimc"} else DUEL_CHUNK
+    first = make_study(rules, bidding, [a, b, a, b], seed, chunk_size=chunk, options=options)
+    second = make_study(rules, bidding, [b, a, b, a], seed, chunk_size=chunk, options=options)
+    nets, strains = [], []
+    for f1, f2 in zip(iter_chunks(first, deals, threads), iter_chunks(second, deals, threads)):
+        played = (f1["outcome"] != "thrown_in").to_numpy()
+        net1 = (f1["mp0"] - f1["mp1"]).to_numpy(float)[played]
+        net2 = (f2["mp1"] - f2["mp0"]).to_numpy(float)[played]
+        nets.append((net1 + net2) / 2)
+        strains.append(f1["strain"].astype(str).to_numpy()[played])
+        if progress:
+            progress(len(f1))
+    x = np.concatenate(nets)
+    strain = np.concatenate(strains)
+    mean, se = _mean_se(x)
+    by_strain = {}
+    for name in STRAIN_NAMES:
+        sel = x[strain == name]
+        if len(sel):
+            m, e = _mean_se(sel)
+            by_strain[name] = {"pairs": int(len(sel)), "mean": m, "se": e}
+    return {"a": str(a), "b": str(b), "ruleset": first.rules.name, "deals": int(deals),
+            "played": int(len(x)), "thrown_in": int(deals - len(x)), "mean": mean, "se": se,
+            "by_strain": by_strain, "low": mean - Z95 * se, "high": mean + Z95 * se,
+            "mean_mp_diff": mean}
 
 
 def bidding_duel(a: Any, b: Any, deals: int = 100_000, rules: Any = "common",

@@ -26,7 +26,8 @@ from belote_sim.kernels.declarations import (
     hand_declarations,
     team_declarations,
 )
-from belote_sim.kernels.policies import PIMC_SAMPLES, POLICY_DD, POLICY_NONE, POLICY_RANDOM, \
+from belote_sim.kernels.expert import expert_card
+from belote_sim.kernels.policies import PIMC_SAMPLES, POLICY_DD, POLICY_EXPERT, POLICY_NONE, POLICY_RANDOM, \
     choose_card
 from belote_sim.kernels.dealing import shuffle_deal
 from belote_sim.kernels.rng import next_random, random_below, seed_state
@@ -102,6 +103,40 @@ def search_card(policy, params, hands, dealt, belote, leader, n_in_trick, plays,
 
 
 @kernel
+def declared_cards(hand, strain, rules):
+    """Cards of the runs and carrés a hand declares (announced with its first card)."""
+    d = hand_declarations(hand, strain, rules)
+    known = d[1]
+    for rank in range(8):
+        if (d[0] >> rank) & 1:
+            known |= 0x01010101 << rank
+    return known & hand
+
+
+@kernel(inline="never")
+def expert_play(params, left, declared, belote, leader, n_in_trick, plays, n_played,
+                first_leader, strain, taker, rules, search, work):
+    """The ``expert`` card of the player to move: his hand and what everyone saw (the
+    cards played, the announced declarations: ``declared`` (4,) cards of each seat's
+    runs and carrés, shown once it has played; ``belote`` the suits of the announced
+    belotes) go to ``expert.expert_card``; ``work`` (4, 4) is its scratch."""
+    seat = (leader + n_in_trick) & 3
+    for s in range(4):
+        known = 0
+        if s != seat:
+            if n_played > ((s - first_leader) & 3):
+                known = declared[s]
+            for suit in range(4):
+                if (belote[s] >> suit) & 1:
+                    known |= (1 << (8 * suit + RANK_K)) | (1 << (8 * suit + RANK_Q))
+            known &= left[s]
+        work[0, s] = known
+    return expert_card(params, left[seat], plays, n_played, first_leader, strain, taker,
+                       rules[R_RAISE_OVER_PARTNER], rules[R_UNDERTRUMP], search[0], search[1],
+                       search[2], work)
+
+
+@kernel
 def play_deal(hands, leader, strain, taker, rules, announce_mask, plays, n_given, policies,
               params, state, out_plays, out_winners, out_belote, search):
     """Play a deal from its start.
@@ -114,7 +149,7 @@ def play_deal(hands, leader, strain, taker, rules, announce_mask, plays, n_given
     Fills ``out_plays`` (32,) with the cards in order, ``out_winners`` (8,) with the
     seat that won each completed trick and ``out_belote`` (4,) with the suits in which
     each seat announced a belote.  ``search``: the solver buffers ``(tt, ws, moves)``
-    of the search policies (``dd``, ``pimc``; tiny arrays will do for the others).
+    of the search policies (``dd``, ``pimc``, ``expert``; tiny arrays will do for the others).
 
     Returns ``(n_played, duty, next_legal, card0, card1, tricks0, tricks1, belote0,
     belote1)``: cards legally played, the broken duty of card ``n_played`` (0 if
@@ -134,6 +169,13 @@ def play_deal(hands, leader, strain, taker, rules, announce_mask, plays, n_given
     card_pts = np.zeros(2, dtype=np.int64)
     tricks = np.zeros(2, dtype=np.int64)
     belote = np.zeros(2, dtype=np.int64)
+    declared = np.zeros(4, dtype=np.int64)
+    work = np.zeros((4, 4), dtype=np.int64)
+    for seat in range(4):
+        if policies[seat] == POLICY_EXPERT:
+            for s in range(4):
+                declared[s] = declared_cards(hands[s], strain, rules)
+            break
     n_cards = popcount(hands[0]) * 4
     n_played = 0
     played = 0
@@ -160,6 +202,10 @@ def play_deal(hands, leader, strain, taker, rules, announce_mask, plays, n_given
             elif policies[seat] == POLICY_NONE:
                 return (n_played, DUTY_NONE, legal, card_pts[0], card_pts[1], tricks[0],
                         tricks[1], belote[0], belote[1])
+            elif policies[seat] == POLICY_EXPERT:
+                card = expert_play(params[seat], left, declared, out_belote, leader, pos,
+                                   out_plays, n_played, first_leader, strain, taker, rules,
+                                   search, work)
             elif policies[seat] >= POLICY_DD:
                 card = search_card(policies[seat], params[seat], left, hands, out_belote,
                                    leader, pos, out_plays, n_played, first_leader, strain,
