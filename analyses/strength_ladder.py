@@ -43,10 +43,22 @@ def main() -> None:
         start = time.perf_counter()
         r = duel(a, b, deals=n, seed=SEED, threads=args.threads)
         seconds = time.perf_counter() - start
-        rows.append({"a": a, "b": b, "deals": n, "played": r["played"], "mean_mp": r["mean"],
-                     "se": r["se"], "deals_per_s": 2 * n / seconds})
-        print(f"{a:>8} vs {b:<8} {r['mean']:+7.3f} ± {r['se']:.3f} MP/deal "
-              f"({r['played']} pairs, {2 * n / seconds:,.0f} deals/s)", flush=True)
+        rows.append(
+            {
+                "a": a,
+                "b": b,
+                "deals": n,
+                "played": r["played"],
+                "mean_mp": r["mean"],
+                "se": r["se"],
+                "deals_per_s": 2 * n / seconds,
+            }
+        )
+        print(
+            f"{a:>8} vs {b:<8} {r['mean']:+7.3f} ± {r['se']:.3f} MP/deal "
+            f"({r['played']} pairs, {2 * n / seconds:,.0f} deals/s)",
+            flush=True,
+        )
     table = pd.DataFrame(rows)
     OUT.mkdir(exist_ok=True)
     table.to_csv(OUT / "strength_ladder.csv", index=False)
@@ -54,8 +66,10 @@ def main() -> None:
     print("| a | b | pairs | a - b (MP/deal) | deals/s |")
     print("|---|---|---|---|---|")
     for row in rows:
-        print(f"| {row['a']} | {row['b']} | {row['played']} | {row['mean_mp']:+.2f} ± "
-              f"{row['se']:.2f} | {row['deals_per_s']:,.0f} |")
+        print(
+            f"| {row['a']} | {row['b']} | {row['played']} | {row['mean_mp']:+.2f} ± "
+            f"{row['se']:.2f} | {row['deals_per_s']:,.0f} |"
+        )
 
 
 if __name__ == "__main__":

@@ -17,10 +17,10 @@ import time
 
 sys.path.insert(0, os.path.join(os.path.dirname(os.path.abspath(__file__)), ".."))
 
-import numba  # noqa: E402
+import numba
 
-from belote_sim import __version__  # noqa: E402
-from belote_sim.simulation.runner import make_study  # noqa: E402
+from belote_sim import __version__
+from belote_sim.simulation.runner import make_study
 
 
 def rate(play: str, n_deals: int, chunk: int, repeat: int, ruleset: str) -> float:
@@ -47,10 +47,16 @@ def main() -> None:
     numba.set_num_threads(1)
     result = {}
     for play in ("expert", "greedy"):
-        result[f"{play}_deals_per_s"] = round(rate(play, args.deals, min(args.chunk, args.deals),
-                                                   args.repeat, args.ruleset))
-    result.update(ruleset=args.ruleset, deals=args.deals, threads=1, numba=numba.__version__,
-                  belote_sim=__version__)
+        result[f"{play}_deals_per_s"] = round(
+            rate(play, args.deals, min(args.chunk, args.deals), args.repeat, args.ruleset)
+        )
+    result.update(
+        ruleset=args.ruleset,
+        deals=args.deals,
+        threads=1,
+        numba=numba.__version__,
+        belote_sim=__version__,
+    )
     print(json.dumps(result))
 
 

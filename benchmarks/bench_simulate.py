@@ -24,10 +24,10 @@ import time
 
 sys.path.insert(0, os.path.join(os.path.dirname(os.path.abspath(__file__)), ".."))
 
-import numba  # noqa: E402
+import numba
 
-from belote_sim import __version__  # noqa: E402
-from belote_sim.simulation.runner import make_study, simulate, simulate_to_parquet  # noqa: E402
+from belote_sim import __version__
+from belote_sim.simulation.runner import make_study, simulate, simulate_to_parquet
 
 
 def kernel_rate(play, threads, n_deals, rules="common", options=None):
@@ -54,25 +54,34 @@ def main():
         for threads, key in ((1, "1thread"), (2, "2threads")):
             if threads <= numba.config.NUMBA_NUM_THREADS:
                 result[f"{play}_{key}"] = round(kernel_rate(play, threads, args.deals))
-    for key, options in (("three_players", {"players": 3}), ("two_players", {"players": 2}),
-                         ("open_belot", {"variant": "open"})):
-        result[f"{key}_greedy_1thread"] = round(kernel_rate("greedy", 1, args.deals // 2,
-                                                            "bulgarian", options))
+    for key, options in (
+        ("three_players", {"players": 3}),
+        ("two_players", {"players": 2}),
+        ("open_belot", {"variant": "open"}),
+    ):
+        result[f"{key}_greedy_1thread"] = round(
+            kernel_rate("greedy", 1, args.deals // 2, "bulgarian", options)
+        )
     numba.set_num_threads(min(2, numba.config.NUMBA_NUM_THREADS))
     start = time.perf_counter()
     simulate(args.deals, play="greedy", seed=2)
     result["greedy_2threads_dataframe"] = round(args.deals / (time.perf_counter() - start))
     if args.stream:
         with tempfile.TemporaryDirectory() as tmp:
-            summary = simulate_to_parquet(os.path.join(tmp, "d.parquet"), args.stream,
-                                          make_study(seed=3))
+            summary = simulate_to_parquet(
+                os.path.join(tmp, "d.parquet"), args.stream, make_study(seed=3)
+            )
             result["stream_deals"] = args.stream
             result["stream_deals_per_s"] = round(summary["deals_per_s"])
-            result["stream_file_mb"] = round(os.path.getsize(os.path.join(tmp, "d.parquet")) / 2**20)
+            result["stream_file_mb"] = round(
+                os.path.getsize(os.path.join(tmp, "d.parquet")) / 2**20
+            )
         result["stream_peak_rss_mb"] = round(
-            resource.getrusage(resource.RUSAGE_SELF).ru_maxrss / 1024)
-    result.update(numba=numba.__version__, belote_sim=__version__,
-                  max_threads=numba.config.NUMBA_NUM_THREADS)
+            resource.getrusage(resource.RUSAGE_SELF).ru_maxrss / 1024
+        )
+    result.update(
+        numba=numba.__version__, belote_sim=__version__, max_threads=numba.config.NUMBA_NUM_THREADS
+    )
     print(json.dumps(result))
 
 

@@ -3,8 +3,8 @@ only on what its player saw."""
 
 import numpy as np
 import pytest
-
 import reference as ref
+
 from belote_sim.cards import format_cards
 from belote_sim.kernels import solver as KS
 from belote_sim.kernels.declarations import hand_declarations
@@ -36,10 +36,11 @@ def test_every_expert_card_is_legal(preset):
         for k, card in enumerate(plays):
             t, pos = divmod(k, 4)
             if pos == 0 and t > 0:
-                leader = ref.trick_winner(plays[4 * t - 4:4 * t], leader, strain)
+                leader = ref.trick_winner(plays[4 * t - 4 : 4 * t], leader, strain)
             seat = (leader + pos) % 4
-            legal = ref.legal_cards(sorted(hands[seat]), plays[4 * t:k], leader, strain,
-                                    {"ruleset": preset})
+            legal = ref.legal_cards(
+                sorted(hands[seat]), plays[4 * t : k], leader, strain, {"ruleset": preset}
+            )
             assert card in legal, (row.deal_id, k, card, legal)
             hands[seat].discard(card)
 
@@ -49,9 +50,23 @@ def _run(hands, leader, strain, taker, rules, plays, k, policy, params, search):
     out_plays = np.zeros(32, np.int64)
     winners = np.zeros(8, np.int64)
     belote = np.zeros(4, np.int64)
-    res = play_deal(hands, leader, strain, taker, rules, 15, plays, k,
-                    np.full(4, policy, np.int64), params, seed_state(99), out_plays, winners,
-                    belote, search)
+    res = play_deal(
+        hands,
+        leader,
+        strain,
+        taker,
+        rules,
+        15,
+        plays,
+        k,
+        np.full(4, policy, np.int64),
+        params,
+        seed_state(99),
+        out_plays,
+        winners,
+        belote,
+        search,
+    )
     return res, out_plays, belote
 
 
@@ -84,13 +99,24 @@ def test_expert_depends_only_on_the_observation(preset):
     compared = differed = 0
     for _ in range(40):
         deck = rng.permutation(32)
-        hands = np.array([sum(1 << int(c) for c in deck[8 * s:8 * s + 8]) for s in range(4)],
-                         np.int64)
+        hands = np.array(
+            [sum(1 << int(c) for c in deck[8 * s : 8 * s + 8]) for s in range(4)], np.int64
+        )
         strain = int(rng.integers(6))
         taker = int(rng.integers(4))
         first = int(rng.integers(4))
-        _, plays, _ = _run(hands, first, strain, taker, rules, np.zeros(32, np.int64), 0,
-                           POLICY_EXPERT, params, search)
+        _, plays, _ = _run(
+            hands,
+            first,
+            strain,
+            taker,
+            rules,
+            np.zeros(32, np.int64),
+            0,
+            POLICY_EXPERT,
+            params,
+            search,
+        )
         for k in (2, 7, 13, 18, 22, 25, 27, 30):
             forbidden = np.zeros(4, np.int64)
             lead, n_trick = KS.infer_forbidden(plays, k, first, strain, ro, ut, forbidden)
@@ -110,16 +136,21 @@ def test_expert_depends_only_on_the_observation(preset):
                     need[s] = bin(int(hands[s]) & ~gone).count("1") - bin(int(fixed[s])).count("1")
                     allowed[s] = unseen & ~int(forbidden[s])
             deals = np.zeros((1, 4), np.int64)
-            if KS.sample_deals(fixed, unseen, need, allowed, 1, int(rng.integers(1 << 40)),
-                               deals) <= 0:
+            if (
+                KS.sample_deals(fixed, unseen, need, allowed, 1, int(rng.integers(1 << 40)), deals)
+                <= 0
+            ):
                 continue
-            other = np.array([(int(hands[s]) & gone) | int(deals[0, s]) for s in range(4)],
-                             np.int64)
+            other = np.array(
+                [(int(hands[s]) & gone) | int(deals[0, s]) for s in range(4)], np.int64
+            )
             other[seat] = hands[seat]
-            res_a, _, bel_a = _run(hands, first, strain, taker, rules, plays, k, POLICY_NONE,
-                                   params, search)
-            res_b, _, bel_b = _run(other, first, strain, taker, rules, plays, k, POLICY_NONE,
-                                   params, search)
+            _res_a, _, bel_a = _run(
+                hands, first, strain, taker, rules, plays, k, POLICY_NONE, params, search
+            )
+            res_b, _, bel_b = _run(
+                other, first, strain, taker, rules, plays, k, POLICY_NONE, params, search
+            )
             if res_b[0] != k or res_b[1] != 0:
                 continue  # an earlier card would have been illegal in the other deal
             known_a = np.zeros(4, np.int64)
@@ -131,10 +162,12 @@ def test_expert_depends_only_on_the_observation(preset):
             known_a[seat] = known_b[seat] = 0
             if (known_a != known_b).any():
                 continue  # different announcements: a different observation
-            _, out_a, _ = _run(hands, first, strain, taker, rules, plays, k, POLICY_EXPERT,
-                               params, search)
-            _, out_b, _ = _run(other, first, strain, taker, rules, plays, k, POLICY_EXPERT,
-                               params, search)
+            _, out_a, _ = _run(
+                hands, first, strain, taker, rules, plays, k, POLICY_EXPERT, params, search
+            )
+            _, out_b, _ = _run(
+                other, first, strain, taker, rules, plays, k, POLICY_EXPERT, params, search
+            )
             assert out_a[k] == plays[k]
             assert out_a[k] == out_b[k], (preset, strain, k)
             compared += 1

@@ -72,15 +72,18 @@ def test_unknown_option_and_ruleset():
         Rules.preset("belgian")
 
 
-@pytest.mark.parametrize("options,message", [
-    (dict(kirtik=True), "kirtik cannot be used with french scoring"),
-    (dict(third_double=True), "third_double"),
-    (dict(undertrump="yes"), "undertrump must be true or false"),
-    (dict(capot_points="250"), "capot_points must be an integer"),
-    (dict(capot_points=100), "below the 162"),
-    (dict(players=3), "3-player game scores match points"),
-    (dict(players=6), "players must be 2, 3 or 4"),
-])
+@pytest.mark.parametrize(
+    "options,message",
+    [
+        (dict(kirtik=True), "kirtik cannot be used with french scoring"),
+        (dict(third_double=True), "third_double"),
+        (dict(undertrump="yes"), "undertrump must be true or false"),
+        (dict(capot_points="250"), "capot_points must be an integer"),
+        (dict(capot_points=100), "below the 162"),
+        (dict(players=3), "3-player game scores match points"),
+        (dict(players=6), "players must be 2, 3 or 4"),
+    ],
+)
 def test_impossible_combinations_french(options, message):
     with pytest.raises(ValueError, match=message):
         Rules.preset("french", **options)

@@ -12,15 +12,16 @@ the measure is the setting's game win rate, mirrored the same way on the game se
 
 from __future__ import annotations
 
-from typing import Any, Callable, Sequence
+from collections.abc import Callable, Sequence
+from typing import Any
 
 import numpy as np
 import pandas as pd
 
+from belote_sim.analysis.report_tables import Z95
 from belote_sim.kernels.bidding import THRESHOLD_DEFAULTS
 from belote_sim.kernels.tables import STRAIN_NAMES
 from belote_sim.policies import BID_POLICIES
-from belote_sim.analysis.report_tables import Z95
 from belote_sim.simulation.runner import iter_chunks, make_study, simulate, simulate_games
 
 THRESHOLD_PARAMS = BID_POLICIES["threshold"].param_names
@@ -34,16 +35,24 @@ def default_values(param: str, step: float = 5.0, steps: int = 2) -> list[float]
     """The default sweep of a threshold parameter: its default value and ``steps``
     steps of ``step`` points either side."""
     if param not in THRESHOLD_PARAMS:
-        raise ValueError(f"unknown threshold parameter {param!r}: one of "
-                         f"{', '.join(THRESHOLD_PARAMS)}")
+        raise ValueError(
+            f"unknown threshold parameter {param!r}: one of {', '.join(THRESHOLD_PARAMS)}"
+        )
     base = THRESHOLD_DEFAULTS[THRESHOLD_PARAMS.index(param)]
     return [base + k * step for k in range(-steps, steps + 1)]
 
 
-def bidding_sweep(param: str, values: Sequence[float] | None = None, deals: int = 100_000,
-                  rules: Any = "common", play: Any = "greedy", seed: int = 0,
-                  baseline: Sequence[float] | None = None, games: int = 0,
-                  threads: int | None = None) -> pd.DataFrame:
+def bidding_sweep(
+    param: str,
+    values: Sequence[float] | None = None,
+    deals: int = 100_000,
+    rules: Any = "common",
+    play: Any = "greedy",
+    seed: int = 0,
+    baseline: Sequence[float] | None = None,
+    games: int = 0,
+    threads: int | None = None,
+) -> pd.DataFrame:
     """Mirrored result of each value of one threshold parameter against the baseline.
 
     ``param``: one of ``suit``, ``nt``, ``at``, ``double``, ``redouble``; ``values``
@@ -58,8 +67,9 @@ def bidding_sweep(param: str, values: Sequence[float] | None = None, deals: int 
     (95% interval above 0); ``edge`` marks the smallest and largest values.
     """
     if param not in THRESHOLD_PARAMS:
-        raise ValueError(f"unknown threshold parameter {param!r}: one of "
-                         f"{', '.join(THRESHOLD_PARAMS)}")
+        raise ValueError(
+            f"unknown threshold parameter {param!r}: one of {', '.join(THRESHOLD_PARAMS)}"
+        )
     if deals < 2:
         raise ValueError(f"deals must be at least 2, got {deals}")
     base = [float(v) for v in (baseline or THRESHOLD_DEFAULTS)]
@@ -80,10 +90,12 @@ def bidding_sweep(param: str, values: Sequence[float] | None = None, deals: int 
         net = ((a["mp0"] - a["mp1"]).to_numpy(float) + (b["mp1"] - b["mp0"]).to_numpy(float)) / 2
         win = None
         if games:
-            ga = simulate_games(games, rules=rules, bidding=first, play=play, seed=seed,
-                                threads=threads)
-            gb = simulate_games(games, rules=rules, bidding=second, play=play, seed=seed,
-                                threads=threads)
+            ga = simulate_games(
+                games, rules=rules, bidding=first, play=play, seed=seed, threads=threads
+            )
+            gb = simulate_games(
+                games, rules=rules, bidding=second, play=play, seed=seed, threads=threads
+            )
             win = ((ga["winner"] == 0).to_numpy(float) + (gb["winner"] == 1).to_numpy(float)) / 2
         return net, win
 
@@ -95,9 +107,16 @@ def bidding_sweep(param: str, values: Sequence[float] | None = None, deals: int 
         net, win = mirrored(params)
         se = float(net.std(ddof=1) / np.sqrt(len(net)))
         mean = float(net.mean())
-        row = {"param": param, "value": value, "baseline": value == base[index],
-               "n": len(net), "mean_net_mp": mean, "se": se, "low": mean - Z95 * se,
-               "high": mean + Z95 * se}
+        row = {
+            "param": param,
+            "value": value,
+            "baseline": value == base[index],
+            "n": len(net),
+            "mean_net_mp": mean,
+            "se": se,
+            "low": mean - Z95 * se,
+            "high": mean + Z95 * se,
+        }
         row.update(delta=mean, delta_se=se, delta_low=row["low"], delta_high=row["high"])
         if games:
             diff = win - base_win
@@ -130,9 +149,17 @@ def _mean_se(x: np.ndarray) -> tuple[float, float]:
     return mean, se
 
 
-def duel(a: Any, b: Any, deals: int = 10_000, rules: Any = "common", bidding: Any = None,
-         seed: int = 0, threads: int | None = None, options: Any = None,
-         progress: Callable[[int], None] | None = None) -> dict[str, Any]:
+def duel(
+    a: Any,
+    b: Any,
+    deals: int = 10_000,
+    rules: Any = "common",
+    bidding: Any = None,
+    seed: int = 0,
+    threads: int | None = None,
+    options: Any = None,
+    progress: Callable[[int], None] | None = None,
+) -> dict[str, Any]:
     """Play policy ``a`` against ``b`` on mirrored pairs of deals.
 
     Every deal is played twice with the same cards and auction: once with ``a`` in
@@ -173,16 +200,34 @@ def duel(a: Any, b: Any, deals: int = 10_000, rules: Any = "common", bidding: An
         sel = x[strain == name]
         if len(sel):
             m, e = _mean_se(sel)
-            by_strain[name] = {"pairs": int(len(sel)), "mean": m, "se": e}
-    return {"a": str(a), "b": str(b), "ruleset": first.rules.name, "deals": int(deals),
-            "played": int(len(x)), "thrown_in": int(deals - len(x)), "mean": mean, "se": se,
-            "by_strain": by_strain, "low": mean - Z95 * se, "high": mean + Z95 * se,
-            "mean_mp_diff": mean}
+            by_strain[name] = {"pairs": len(sel), "mean": m, "se": e}
+    return {
+        "a": str(a),
+        "b": str(b),
+        "ruleset": first.rules.name,
+        "deals": int(deals),
+        "played": len(x),
+        "thrown_in": int(deals - len(x)),
+        "mean": mean,
+        "se": se,
+        "by_strain": by_strain,
+        "low": mean - Z95 * se,
+        "high": mean + Z95 * se,
+        "mean_mp_diff": mean,
+    }
 
 
-def bidding_duel(a: Any, b: Any, deals: int = 100_000, rules: Any = "common",
-                 play: Any = "greedy", seed: int = 0, threads: int | None = None,
-                 games: int = 0, options: dict | None = None) -> dict[str, Any]:
+def bidding_duel(
+    a: Any,
+    b: Any,
+    deals: int = 100_000,
+    rules: Any = "common",
+    play: Any = "greedy",
+    seed: int = 0,
+    threads: int | None = None,
+    games: int = 0,
+    options: dict | None = None,
+) -> dict[str, Any]:
     """Bidding policy ``a`` against ``b`` on mirrored pairs of deals (everyone plays
     ``play``).
 
@@ -196,29 +241,76 @@ def bidding_duel(a: Any, b: Any, deals: int = 100_000, rules: Any = "common",
     "played", "thrown_in", "mean", "se", "low", "high"}`` plus ``games``, ``win_rate``,
     ``win_se``, ``win_low``, ``win_high`` in game mode.
     """
-    first = simulate(deals, rules=rules, bidding=[a, b, a, b], play=play, seed=seed,
-                     threads=threads, options=options)
-    second = simulate(deals, rules=rules, bidding=[b, a, b, a], play=play, seed=seed,
-                      threads=threads, options=options)
+    first = simulate(
+        deals,
+        rules=rules,
+        bidding=[a, b, a, b],
+        play=play,
+        seed=seed,
+        threads=threads,
+        options=options,
+    )
+    second = simulate(
+        deals,
+        rules=rules,
+        bidding=[b, a, b, a],
+        play=play,
+        seed=seed,
+        threads=threads,
+        options=options,
+    )
     if not (first["hand0"].to_numpy() == second["hand0"].to_numpy()).all():
         raise AssertionError("the mirrored runs did not play the same deals")
-    x = ((first["mp0"] - first["mp1"]).to_numpy(float)
-         + (second["mp1"] - second["mp0"]).to_numpy(float)) / 2
-    thrown = ((first["outcome"] == "thrown_in").to_numpy()
-              & (second["outcome"] == "thrown_in").to_numpy())
+    x = (
+        (first["mp0"] - first["mp1"]).to_numpy(float)
+        + (second["mp1"] - second["mp0"]).to_numpy(float)
+    ) / 2
+    thrown = (first["outcome"] == "thrown_in").to_numpy() & (
+        second["outcome"] == "thrown_in"
+    ).to_numpy()
     n = len(x)
     mean = float(x.mean()) if n else float("nan")
     se = float(x.std(ddof=1) / np.sqrt(n)) if n > 1 else float("nan")
-    out = {"a": str(a), "b": str(b), "ruleset": first.attrs["belote_sim"]["ruleset"],
-           "deals": int(n), "played": int(n - thrown.sum()), "thrown_in": int(thrown.sum()),
-           "mean": mean, "se": se, "low": mean - Z95 * se, "high": mean + Z95 * se}
+    out = {
+        "a": str(a),
+        "b": str(b),
+        "ruleset": first.attrs["belote_sim"]["ruleset"],
+        "deals": int(n),
+        "played": int(n - thrown.sum()),
+        "thrown_in": int(thrown.sum()),
+        "mean": mean,
+        "se": se,
+        "low": mean - Z95 * se,
+        "high": mean + Z95 * se,
+    }
     if games:
-        g1 = simulate_games(games, rules=rules, bidding=[a, b, a, b], play=play, seed=seed,
-                            threads=threads, options=options)
-        g2 = simulate_games(games, rules=rules, bidding=[b, a, b, a], play=play, seed=seed,
-                            threads=threads, options=options)
+        g1 = simulate_games(
+            games,
+            rules=rules,
+            bidding=[a, b, a, b],
+            play=play,
+            seed=seed,
+            threads=threads,
+            options=options,
+        )
+        g2 = simulate_games(
+            games,
+            rules=rules,
+            bidding=[b, a, b, a],
+            play=play,
+            seed=seed,
+            threads=threads,
+            options=options,
+        )
         win = ((g1["winner"] == 0).to_numpy(float) + (g2["winner"] == 1).to_numpy(float)) / 2
         w, wse = float(win.mean()), float(win.std(ddof=1) / np.sqrt(len(win)))
-        out.update({"games": int(games), "win_rate": w, "win_se": wse,
-                    "win_low": w - Z95 * wse, "win_high": w + Z95 * wse})
+        out.update(
+            {
+                "games": int(games),
+                "win_rate": w,
+                "win_se": wse,
+                "win_low": w - Z95 * wse,
+                "win_high": w + Z95 * wse,
+            }
+        )
     return out

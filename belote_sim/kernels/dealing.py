@@ -20,16 +20,20 @@ from belote_sim.kernels.rng import random_below
 from belote_sim.kernels.tables import DECK24_MASK, NUM_CARDS, PLAIN_POINTS
 
 #: Deck positions of the r-th seat from dealer + 1 (bidding packets first).
-SEAT_POSITIONS = np.array([[3 * r, 3 * r + 1, 3 * r + 2, 12 + 2 * r, 13 + 2 * r,
-                            20 + 3 * r, 21 + 3 * r, 22 + 3 * r] for r in range(4)],
-                          dtype=np.int64)
+SEAT_POSITIONS = np.array(
+    [
+        [3 * r, 3 * r + 1, 3 * r + 2, 12 + 2 * r, 13 + 2 * r, 20 + 3 * r, 21 + 3 * r, 22 + 3 * r]
+        for r in range(4)
+    ],
+    dtype=np.int64,
+)
 TURNED_POSITION = 20
 
 # Constraint array layout per seat (cons[seat, k]).
-C_REQUIRED = 0      # mask of cards the seat must hold
-C_EXCLUDED = 1      # mask of cards it must not hold
-C_MIN_SUIT = 2      # 2..5: minimum length of suits C D H S
-C_MAX_SUIT = 6      # 6..9: maximum length of suits C D H S
+C_REQUIRED = 0  # mask of cards the seat must hold
+C_EXCLUDED = 1  # mask of cards it must not hold
+C_MIN_SUIT = 2  # 2..5: minimum length of suits C D H S
+C_MAX_SUIT = 6  # 6..9: maximum length of suits C D H S
 C_MIN_STRENGTH = 10  # plain card points of the 8 cards (A11 T10 K4 Q3 J2)
 C_MAX_STRENGTH = 11
 NUM_CONSTRAINT_FIELDS = 12
@@ -188,8 +192,9 @@ def hand_ok(hand, cons):
 
 
 @kernel
-def deal_conditioned(state, dealer, predeal, cons, check_cons, max_tries, deck, free_pos,
-                     free_cards, hands, bid):
+def deal_conditioned(
+    state, dealer, predeal, cons, check_cons, max_tries, deck, free_pos, free_cards, hands, bid
+):
     """Deal a deck under predeal / constraints (uniform given them); fills ``deck``,
     ``hands`` and ``bid`` and returns the number of tries (-1 if ``max_tries`` ran out).
 

@@ -142,15 +142,20 @@ def _may_beat(poss, others, card, led, trumps, strain, thin):
     if suit == led:
         if higher:
             return True
-        return trumps != 0 and suit != strain and (poss & trumps) != 0 \
+        return (
+            trumps != 0
+            and suit != strain
+            and (poss & trumps) != 0
             and _may_be_void(poss, others, led, thin)
+        )
     # a trump on a plain lead: beaten by a higher trump of a player out of the led suit
     return higher != 0 and _may_be_void(poss, others, led, thin)
 
 
 @kernel
-def _rule_card(hand, legal, poss, n_trick, led, wc, wp, trick_pts, seat, taker, strain,
-               others, flags, thin):
+def _rule_card(
+    hand, legal, poss, n_trick, led, wc, wp, trick_pts, seat, taker, strain, others, flags, thin
+):
     """The card of the rules (see the module docstring); ``poss`` (4,): cards each
     other seat may hold; ``others``: cards in the other hands; ``flags``: ``X_*``."""
     trumps = _trump_mask(strain)
@@ -182,8 +187,9 @@ def _rule_card(hand, legal, poss, n_trick, led, wc, wp, trick_pts, seat, taker, 
                 sure |= 1 << card
                 continue
             if trumps and suit != strain and opp_poss & trumps:
-                if (poss[lho] & trumps and _may_be_void(poss[lho], others, suit, thin)) or \
-                        (poss[rho] & trumps and _may_be_void(poss[rho], others, suit, thin)):
+                if (poss[lho] & trumps and _may_be_void(poss[lho], others, suit, thin)) or (
+                    poss[rho] & trumps and _may_be_void(poss[rho], others, suit, thin)
+                ):
                     continue
             sure |= 1 << card
         if sure & ~trumps:
@@ -225,12 +231,12 @@ def _rule_card(hand, legal, poss, n_trick, led, wc, wp, trick_pts, seat, taker, 
                 score += 40 if not on_taker_side else 10
             else:
                 ten = 8 * suit + RANK_T
-                if (hand >> ten) & 1 and (others >> (8 * suit + RANK_A)) & 1 \
-                        and n_mine <= 2:
+                if (hand >> ten) & 1 and (others >> (8 * suit + RANK_A)) & 1 and n_mine <= 2:
                     score += 25  # would bare or lose the ten
                 if trumps and opp_poss & trumps:
-                    if (poss[lho] & sm == 0 and poss[lho] & trumps) or \
-                            (poss[rho] & sm == 0 and poss[rho] & trumps):
+                    if (poss[lho] & sm == 0 and poss[lho] & trumps) or (
+                        poss[rho] & sm == 0 and poss[rho] & trumps
+                    ):
                         score += 30  # gives the opponents a ruff
                 if trumps and my_trumps and not on_taker_side:
                     score -= 6 * (3 - min(n_mine, 3))  # shorten: ruff later
@@ -256,8 +262,9 @@ def _rule_card(hand, legal, poss, n_trick, led, wc, wp, trick_pts, seat, taker, 
         while cards:
             card = lowest_card(cards)
             cards &= cards - 1
-            if beats(card, wc, led, strain) and \
-                    not _may_beat(poss[lho], others, card, led, trumps, strain, thin):
+            if beats(card, wc, led, strain) and not _may_beat(
+                poss[lho], others, card, led, trumps, strain, thin
+            ):
                 sure |= 1 << card
         if sure & ~trumps:
             return _pick(sure & ~trumps, strain, False)
@@ -282,8 +289,8 @@ def _rule_card(hand, legal, poss, n_trick, led, wc, wp, trick_pts, seat, taker, 
         if sure:
             return _pick(sure, strain, False)
         w = _pick(winners, strain, False)
-        if CARD_POINTS[strain, w] <= 4 or trick_pts >= 10 and n_trick == 2 or \
-                flags & X_GREEDY_WIN:
+        cheap = CARD_POINTS[strain, w] <= 4
+        if cheap or (trick_pts >= 10 and n_trick == 2) or flags & X_GREEDY_WIN:
             return w
     return _discard(hand, legal, strain, trumps, others, flags)
 
@@ -338,8 +345,13 @@ def _discard(hand, legal, strain, trumps, others, flags):
             v += 30  # a master
         n_suit = popcount(hand & sm)
         ten = 8 * suit + RANK_T
-        if strain != STRAIN_AT and card != ten and n_suit == 2 and (hand >> ten) & 1 and \
-                (others >> (8 * suit + RANK_A)) & 1:
+        if (
+            strain != STRAIN_AT
+            and card != ten
+            and n_suit == 2
+            and (hand >> ten) & 1
+            and (others >> (8 * suit + RANK_A)) & 1
+        ):
             v += 25  # the guard of a ten whose ace is out
         if has_trumps and not (trumps >> card & 1) and n_suit == 1:
             v -= 6  # empties a side suit: ruff it later
@@ -364,8 +376,21 @@ def observation_seed(hand, plays, n_played, seat):
 
 
 @kernel
-def expert_card(params, hand, plays, n_played, first_leader, strain, taker, raise_op,
-                undertrump, tt, ws, moves, work):
+def expert_card(
+    params,
+    hand,
+    plays,
+    n_played,
+    first_leader,
+    strain,
+    taker,
+    raise_op,
+    undertrump,
+    tt,
+    ws,
+    moves,
+    work,
+):
     """The ``expert`` card of the player to move.
 
     ``hand``: his cards; ``plays``/``n_played``: the cards of the deal in order, the
@@ -379,8 +404,9 @@ def expert_card(params, hand, plays, n_played, first_leader, strain, taker, rais
     forbidden = work[1]
     poss = work[2]
     trick = work[3]
-    leader, n_trick = infer_forbidden(plays, n_played, first_leader, strain, raise_op,
-                                      undertrump, forbidden)
+    leader, n_trick = infer_forbidden(
+        plays, n_played, first_leader, strain, raise_op, undertrump, forbidden
+    )
     seat = (leader + n_trick) & 3
     trick_pts = 0
     played = 0
@@ -395,9 +421,21 @@ def expert_card(params, hand, plays, n_played, first_leader, strain, taker, rais
         return lowest_card(legal)
     tricks_left = 8 - n_played // 4
     if tricks_left <= params[0] and params[1] >= 1:
-        card = pimc_best_card(hand, known, plays, n_played, first_leader, strain, raise_op,
-                              undertrump, np.int64(params[1]),
-                              observation_seed(hand, plays, n_played, seat), tt, ws, moves)
+        card = pimc_best_card(
+            hand,
+            known,
+            plays,
+            n_played,
+            first_leader,
+            strain,
+            raise_op,
+            undertrump,
+            np.int64(params[1]),
+            observation_seed(hand, plays, n_played, seat),
+            tt,
+            ws,
+            moves,
+        )
         if card >= 0 and (legal >> card) & 1:
             return card
     others = ALL_CARDS & ~played & ~hand
@@ -409,5 +447,19 @@ def expert_card(params, hand, plays, n_played, first_leader, strain, taker, rais
         poss[s] = 0
         if s != seat:
             poss[s] = ((others & ~announced) | (known[s] & others)) & ~forbidden[s]
-    return _rule_card(hand, legal, poss, n_trick, led, wc, wp, trick_pts, seat, taker,
-                      strain, others, np.int64(params[2]), np.int64(params[3]))
+    return _rule_card(
+        hand,
+        legal,
+        poss,
+        n_trick,
+        led,
+        wc,
+        wp,
+        trick_pts,
+        seat,
+        taker,
+        strain,
+        others,
+        np.int64(params[2]),
+        np.int64(params[3]),
+    )

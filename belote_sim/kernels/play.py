@@ -13,8 +13,16 @@ function of its seed.
 import numpy as np
 
 from belote_sim.kernels._jit import kernel
-from belote_sim.kernels.core import DUTY_NONE, NO_PARTNER, add_to_trick, broken_duty, \
-    legal_mask, nth_card, popcount
+from belote_sim.kernels.core import (
+    DUTY_NONE,
+    NO_PARTNER,
+    add_to_trick,
+    broken_duty,
+    legal_mask,
+    nth_card,
+    popcount,
+)
+from belote_sim.kernels.dealing import shuffle_deal
 from belote_sim.kernels.declarations import (
     DECL_BEST_KEY,
     DECL_BEST_RUN_KEY,
@@ -27,32 +35,36 @@ from belote_sim.kernels.declarations import (
     team_declarations,
 )
 from belote_sim.kernels.expert import expert_card
-from belote_sim.kernels.policies import PIMC_SAMPLES, POLICY_DD, POLICY_EXPERT, POLICY_NONE, POLICY_RANDOM, \
-    choose_card
-from belote_sim.kernels.dealing import shuffle_deal
+from belote_sim.kernels.policies import (
+    PIMC_SAMPLES,
+    POLICY_DD,
+    POLICY_EXPERT,
+    POLICY_NONE,
+    POLICY_RANDOM,
+    choose_card,
+)
 from belote_sim.kernels.rng import next_random, random_below, seed_state
-from belote_sim.kernels.solver import MAX_PLY, NUM_FIELDS, dd_best_card, pimc_best_card
 from belote_sim.kernels.scoring import score_deal
+from belote_sim.kernels.solver import MAX_PLY, NUM_FIELDS, dd_best_card, pimc_best_card
 from belote_sim.kernels.tables import (
     ALL_SEATS_MASK,
+    BELOTE_POINTS,
     CARD_POINTS,
     DECK24_MASK,
+    LAST_TRICK_BONUS,
     NUM_TRICKS,
-    STRAIN_AT,
-    STRAIN_NT,
     R_BELOTE_ON_DISCARD,
-    RANK_K,
-    RANK_Q,
     R_RAISE_OVER_PARTNER,
     R_UNDERTRUMP,
+    RANK_K,
+    RANK_Q,
+    STRAIN_AT,
+    STRAIN_NT,
 )
-from belote_sim.kernels.tables import BELOTE_POINTS, LAST_TRICK_BONUS  # noqa: F401 (re-exported)
 
 #: Rows of ``play_solo_deal``'s per-player output array (NUM_PLAYER_FIELDS, P).
 PLAYER_BELOTE_SUITS, PLAYER_CARD, PLAYER_TRICKS, PLAYER_BELOTE = range(4)
 NUM_PLAYER_FIELDS = 4
-
-
 
 
 @kernel
@@ -79,8 +91,22 @@ def announced_cards(dealt, left, belote, first_leader, n_played, strain, rules, 
 
 
 @kernel(inline="never")
-def search_card(policy, params, hands, dealt, belote, leader, n_in_trick, plays, n_played,
-                first_leader, strain, rules, state, search):
+def search_card(
+    policy,
+    params,
+    hands,
+    dealt,
+    belote,
+    leader,
+    n_in_trick,
+    plays,
+    n_played,
+    first_leader,
+    strain,
+    rules,
+    state,
+    search,
+):
     """The card of a search policy (``dd`` with every hand visible, ``pimc`` sampling the
     unseen cards consistent with what the player has seen: the cards played, the voids
     shown and the announced declarations); kept out of line so the plain policies'
@@ -92,14 +118,36 @@ def search_card(policy, params, hands, dealt, belote, leader, n_in_trick, plays,
         trick = np.zeros(4, dtype=np.int64)
         for k in range(n_in_trick):
             trick[k] = plays[n_played - n_in_trick + k]
-        return dd_best_card(hands, leader, trick, n_in_trick, strain, raise_op, undertrump,
-                            search[0], search[1], search[2])[0]
+        return dd_best_card(
+            hands,
+            leader,
+            trick,
+            n_in_trick,
+            strain,
+            raise_op,
+            undertrump,
+            search[0],
+            search[1],
+            search[2],
+        )[0]
     known = np.zeros(4, dtype=np.int64)
     announced_cards(dealt, hands, belote, first_leader, n_played, strain, rules, known)
     known[seat] = 0
-    return pimc_best_card(hands[seat], known, plays, n_played, first_leader, strain,
-                          raise_op, undertrump, np.int64(params[PIMC_SAMPLES]), next_random(state),
-                          search[0], search[1], search[2])
+    return pimc_best_card(
+        hands[seat],
+        known,
+        plays,
+        n_played,
+        first_leader,
+        strain,
+        raise_op,
+        undertrump,
+        np.int64(params[PIMC_SAMPLES]),
+        next_random(state),
+        search[0],
+        search[1],
+        search[2],
+    )
 
 
 @kernel
@@ -114,8 +162,22 @@ def declared_cards(hand, strain, rules):
 
 
 @kernel(inline="never")
-def expert_play(params, left, declared, belote, leader, n_in_trick, plays, n_played,
-                first_leader, strain, taker, rules, search, work):
+def expert_play(
+    params,
+    left,
+    declared,
+    belote,
+    leader,
+    n_in_trick,
+    plays,
+    n_played,
+    first_leader,
+    strain,
+    taker,
+    rules,
+    search,
+    work,
+):
     """The ``expert`` card of the player to move: his hand and what everyone saw (the
     cards played, the announced declarations: ``declared`` (4,) cards of each seat's
     runs and carrés, shown once it has played; ``belote`` the suits of the announced
@@ -131,14 +193,41 @@ def expert_play(params, left, declared, belote, leader, n_in_trick, plays, n_pla
                     known |= (1 << (8 * suit + RANK_K)) | (1 << (8 * suit + RANK_Q))
             known &= left[s]
         work[0, s] = known
-    return expert_card(params, left[seat], plays, n_played, first_leader, strain, taker,
-                       rules[R_RAISE_OVER_PARTNER], rules[R_UNDERTRUMP], search[0], search[1],
-                       search[2], work)
+    return expert_card(
+        params,
+        left[seat],
+        plays,
+        n_played,
+        first_leader,
+        strain,
+        taker,
+        rules[R_RAISE_OVER_PARTNER],
+        rules[R_UNDERTRUMP],
+        search[0],
+        search[1],
+        search[2],
+        work,
+    )
 
 
 @kernel
-def play_deal(hands, leader, strain, taker, rules, announce_mask, plays, n_given, policies,
-              params, state, out_plays, out_winners, out_belote, search):
+def play_deal(
+    hands,
+    leader,
+    strain,
+    taker,
+    rules,
+    announce_mask,
+    plays,
+    n_given,
+    policies,
+    params,
+    state,
+    out_plays,
+    out_winners,
+    out_belote,
+    search,
+):
     """Play a deal from its start.
 
     ``hands``: (4,) masks (not modified); ``leader``: seat that leads trick 0;
@@ -188,37 +277,107 @@ def play_deal(hands, leader, strain, taker, rules, announce_mask, plays, n_given
         for pos in range(4):
             seat = (leader + pos) & 3
             hand = left[seat]
-            legal = legal_mask(hand, led_suit, pos, win_card, win_pos, strain,
-                               raise_op, undertrump)
+            legal = legal_mask(hand, led_suit, pos, win_card, win_pos, strain, raise_op, undertrump)
             if n_played < n_given:
                 card = plays[n_played]
-                duty = broken_duty(hand, card, led_suit, pos, win_card, win_pos, strain,
-                                   raise_op, undertrump)
+                duty = broken_duty(
+                    hand, card, led_suit, pos, win_card, win_pos, strain, raise_op, undertrump
+                )
                 if duty != DUTY_NONE:
-                    return (n_played, duty, legal, card_pts[0], card_pts[1], tricks[0],
-                            tricks[1], belote[0], belote[1])
+                    return (
+                        n_played,
+                        duty,
+                        legal,
+                        card_pts[0],
+                        card_pts[1],
+                        tricks[0],
+                        tricks[1],
+                        belote[0],
+                        belote[1],
+                    )
             elif policies[seat] == POLICY_RANDOM:  # the common case, kept inline
                 card = nth_card(legal, random_below(state, popcount(legal)))
             elif policies[seat] == POLICY_NONE:
-                return (n_played, DUTY_NONE, legal, card_pts[0], card_pts[1], tricks[0],
-                        tricks[1], belote[0], belote[1])
+                return (
+                    n_played,
+                    DUTY_NONE,
+                    legal,
+                    card_pts[0],
+                    card_pts[1],
+                    tricks[0],
+                    tricks[1],
+                    belote[0],
+                    belote[1],
+                )
             elif policies[seat] == POLICY_EXPERT:
-                card = expert_play(params[seat], left, declared, out_belote, leader, pos,
-                                   out_plays, n_played, first_leader, strain, taker, rules,
-                                   search, work)
+                card = expert_play(
+                    params[seat],
+                    left,
+                    declared,
+                    out_belote,
+                    leader,
+                    pos,
+                    out_plays,
+                    n_played,
+                    first_leader,
+                    strain,
+                    taker,
+                    rules,
+                    search,
+                    work,
+                )
             elif policies[seat] >= POLICY_DD:
-                card = search_card(policies[seat], params[seat], left, hands, out_belote,
-                                   leader, pos, out_plays, n_played, first_leader, strain,
-                                   rules, state, search)
+                card = search_card(
+                    policies[seat],
+                    params[seat],
+                    left,
+                    hands,
+                    out_belote,
+                    leader,
+                    pos,
+                    out_plays,
+                    n_played,
+                    first_leader,
+                    strain,
+                    rules,
+                    state,
+                    search,
+                )
                 if card < 0:  # no consistent deal (cannot happen in a legal deal)
-                    card = choose_card(POLICY_RANDOM, params[seat], hand, legal, pos, led_suit,
-                                       win_card, win_pos, played, strain, seat, taker, state)
+                    card = choose_card(
+                        POLICY_RANDOM,
+                        params[seat],
+                        hand,
+                        legal,
+                        pos,
+                        led_suit,
+                        win_card,
+                        win_pos,
+                        played,
+                        strain,
+                        seat,
+                        taker,
+                        state,
+                    )
             else:
-                card = choose_card(policies[seat], params[seat], hand, legal, pos, led_suit,
-                                   win_card, win_pos, played, strain, seat, taker, state)
+                card = choose_card(
+                    policies[seat],
+                    params[seat],
+                    hand,
+                    legal,
+                    pos,
+                    led_suit,
+                    win_card,
+                    win_pos,
+                    played,
+                    strain,
+                    seat,
+                    taker,
+                    state,
+                )
             suit = card >> 3
             rank = card & 7
-            if (rank == RANK_Q or rank == RANK_K) and (pending[seat] >> suit) & 1:
+            if (rank in (RANK_Q, RANK_K)) and (pending[seat] >> suit) & 1:
                 # First card of a belote pair: announce it or forfeit it (6.2).
                 pending[seat] &= ~(1 << suit)
                 if announces_belote(card, led_suit, pos, strain, on_discard):
@@ -229,8 +388,9 @@ def play_deal(hands, leader, strain, taker, rules, announce_mask, plays, n_given
             out_plays[n_played] = card
             n_played += 1
             trick_pts += CARD_POINTS[strain, card]
-            led_suit, win_card, win_pos = add_to_trick(card, pos, led_suit, win_card, win_pos,
-                                                       strain)
+            led_suit, win_card, win_pos = add_to_trick(
+                card, pos, led_suit, win_card, win_pos, strain
+            )
         winner = (leader + win_pos) & 3
         out_winners[trick] = winner
         team = winner & 1
@@ -238,13 +398,38 @@ def play_deal(hands, leader, strain, taker, rules, announce_mask, plays, n_given
         card_pts[team] += trick_pts
         leader = winner
     card_pts[leader & 1] += LAST_TRICK_BONUS
-    return (n_played, DUTY_NONE, 0, card_pts[0], card_pts[1], tricks[0], tricks[1],
-            belote[0], belote[1])
+    return (
+        n_played,
+        DUTY_NONE,
+        0,
+        card_pts[0],
+        card_pts[1],
+        tricks[0],
+        tricks[1],
+        belote[0],
+        belote[1],
+    )
 
 
 @kernel
-def play_solo_deal(hands, table, n_players, leader, strain, taker, rules, announce_mask, plays,
-                   n_given, policies, params, state, out_plays, out_winners, out_player):
+def play_solo_deal(
+    hands,
+    table,
+    n_players,
+    leader,
+    strain,
+    taker,
+    rules,
+    announce_mask,
+    plays,
+    n_given,
+    policies,
+    params,
+    state,
+    out_plays,
+    out_winners,
+    out_player,
+):
     """Play a deal of a game where every player is alone (RULES.md section 11).
 
     ``hands`` (P,) masks; ``table`` (P, 4, 2): open belot's piles ``[face-down,
@@ -302,12 +487,14 @@ def play_solo_deal(hands, table, n_players, leader, strain, taker, rules, announ
         for pos in range(n_players):
             seat = (leader + pos) % n_players
             avail = left[seat] | up[seat]
-            legal = legal_mask(avail, led_suit, pos, win_card, NO_PARTNER, strain, raise_op,
-                               undertrump)
+            legal = legal_mask(
+                avail, led_suit, pos, win_card, NO_PARTNER, strain, raise_op, undertrump
+            )
             if n_played < n_given:
                 card = plays[n_played]
-                duty = broken_duty(avail, card, led_suit, pos, win_card, NO_PARTNER, strain,
-                                   raise_op, undertrump)
+                duty = broken_duty(
+                    avail, card, led_suit, pos, win_card, NO_PARTNER, strain, raise_op, undertrump
+                )
                 if duty != DUTY_NONE:
                     return n_played, duty, legal
             elif policies[seat] == POLICY_NONE:
@@ -316,17 +503,37 @@ def play_solo_deal(hands, table, n_players, leader, strain, taker, rules, announ
                 # greedy draws trumps "on the taker's side": pass a seat of the same
                 # parity only for the taker himself.
                 side = seat if seat == taker else seat + 1
-                card = choose_card(policies[seat], params[seat], avail, legal, pos, led_suit,
-                                   win_card, NO_PARTNER, played, strain, seat, side, state)
+                card = choose_card(
+                    policies[seat],
+                    params[seat],
+                    avail,
+                    legal,
+                    pos,
+                    led_suit,
+                    win_card,
+                    NO_PARTNER,
+                    played,
+                    strain,
+                    seat,
+                    side,
+                    state,
+                )
             suit = card >> 3
             rank = card & 7
-            if (rank == RANK_Q or rank == RANK_K) and strain != STRAIN_NT \
-                    and (strain == STRAIN_AT or suit == strain) and not (done[seat] >> suit) & 1:
+            if (
+                (rank in (RANK_Q, RANK_K))
+                and strain != STRAIN_NT
+                and (strain == STRAIN_AT or suit == strain)
+                and not (done[seat] >> suit) & 1
+            ):
                 # First card of a K/Q pair of trump this player plays (6.2).
                 done[seat] |= 1 << suit
                 other = 8 * suit + RANK_K + RANK_Q - rank
-                if (avail >> other) & 1 and (announce_mask >> seat) & 1 \
-                        and announces_belote(card, led_suit, pos, strain, on_discard):
+                if (
+                    (avail >> other) & 1
+                    and (announce_mask >> seat) & 1
+                    and announces_belote(card, led_suit, pos, strain, on_discard)
+                ):
                     out_belote[seat] |= 1 << suit
                     out_belote_pts[seat] += BELOTE_POINTS
             bit = 1 << card
@@ -340,8 +547,9 @@ def play_solo_deal(hands, table, n_players, leader, strain, taker, rules, announ
             out_plays[n_played] = card
             n_played += 1
             trick_pts += CARD_POINTS[strain, card]
-            led_suit, win_card, win_pos = add_to_trick(card, pos, led_suit, win_card, win_pos,
-                                                       strain)
+            led_suit, win_card, win_pos = add_to_trick(
+                card, pos, led_suit, win_card, win_pos, strain
+            )
         winner = (leader + win_pos) % n_players
         out_winners[trick] = winner
         out_tricks[winner] += 1
@@ -372,9 +580,11 @@ def solo_declarations(hands, table, n_players, strain, rules, out_decl):
 def search_buffers(bits):
     """Solver buffers ``(tt, ws, moves)`` with a ``2**bits``-entry transposition table
     (bits = 1 for deals without a search policy)."""
-    return (np.zeros((1 << bits, 3), dtype=np.int64),
-            np.zeros((MAX_PLY + 1, NUM_FIELDS), dtype=np.int64),
-            np.zeros((MAX_PLY, 16), dtype=np.int64))
+    return (
+        np.zeros((1 << bits, 3), dtype=np.int64),
+        np.zeros((MAX_PLY + 1, NUM_FIELDS), dtype=np.int64),
+        np.zeros((MAX_PLY, 16), dtype=np.int64),
+    )
 
 
 @kernel
@@ -394,8 +604,21 @@ def deal_declarations(hands, strain, announce_mask, rules, out_decl):
 
 
 @kernel
-def score_played_deal(decl, tricks0, tricks1, card0, card1, belote0, belote1, strain,
-                      taker_team, doubling, first_seat, n_tricks, rules):
+def score_played_deal(
+    decl,
+    tricks0,
+    tricks1,
+    card0,
+    card1,
+    belote0,
+    belote1,
+    strain,
+    taker_team,
+    doubling,
+    first_seat,
+    n_tricks,
+    rules,
+):
     """Team declarations then ``score_deal`` for a fully played deal.
 
     ``decl``: (4, 6) from ``deal_declarations``.  Returns ``(scored, decl0, decl1, raw0,
@@ -405,12 +628,30 @@ def score_played_deal(decl, tricks0, tricks1, card0, card1, belote0, belote1, st
     tricks = np.empty(2, dtype=np.int64)
     tricks[0] = tricks0
     tricks[1] = tricks1
-    d0, d1, scored = team_declarations(decl[:, DECL_RUN_POINTS], decl[:, DECL_CARRE_POINTS],
-                                       decl[:, DECL_BEST_RUN_KEY], decl[:, DECL_BEST_KEY],
-                                       tricks, first_seat, rules)
+    d0, d1, scored = team_declarations(
+        decl[:, DECL_RUN_POINTS],
+        decl[:, DECL_CARRE_POINTS],
+        decl[:, DECL_BEST_RUN_KEY],
+        decl[:, DECL_BEST_KEY],
+        tricks,
+        first_seat,
+        rules,
+    )
     raw0, raw1, outcome, valat, mp0, mp1, held0, held1 = score_deal(
-        card0, card1, d0, d1, belote0, belote1, tricks0, tricks1, strain, taker_team,
-        doubling, n_tricks, rules)
+        card0,
+        card1,
+        d0,
+        d1,
+        belote0,
+        belote1,
+        tricks0,
+        tricks1,
+        strain,
+        taker_team,
+        doubling,
+        n_tricks,
+        rules,
+    )
     return scored, d0, d1, raw0, raw1, outcome, valat, mp0, mp1, held0, held1
 
 
@@ -439,12 +680,38 @@ def random_playouts(n_deals, seed, rules, out):
         dealer = random_below(state, 4)
         leader = (dealer + 1) & 3
         _, _, _, card0, card1, tricks0, tricks1, belote0, belote1 = play_deal(
-            hands, leader, strain, taker, rules, ALL_SEATS_MASK, plays, 0, policies, params,
-            state, plays, winners, belote, search)
+            hands,
+            leader,
+            strain,
+            taker,
+            rules,
+            ALL_SEATS_MASK,
+            plays,
+            0,
+            policies,
+            params,
+            state,
+            plays,
+            winners,
+            belote,
+            search,
+        )
         deal_declarations(hands, strain, ALL_SEATS_MASK, rules, decl)
         _, _, _, raw0, raw1, _, _, mp0, mp1, _, _ = score_played_deal(
-            decl, tricks0, tricks1, card0, card1, belote0, belote1, strain, taker & 1, 0,
-            leader, NUM_TRICKS, rules)
+            decl,
+            tricks0,
+            tricks1,
+            card0,
+            card1,
+            belote0,
+            belote1,
+            strain,
+            taker & 1,
+            0,
+            leader,
+            NUM_TRICKS,
+            rules,
+        )
         checksum = 0
         for k in range(32):
             checksum = checksum * 31 + plays[k] & 0xFFFFFFFF

@@ -99,15 +99,20 @@ def _trump_mask(strain):
 
 
 @kernel
-def greedy_card(params, hand, legal, n_played, led_suit, win_card, win_pos, played,
-                strain, seat, taker):
+def greedy_card(
+    params, hand, legal, n_played, led_suit, win_card, win_pos, played, strain, seat, taker
+):
     """The ``greedy`` policy (see the module docstring)."""
     out_mask = 0xFFFFFFFF & ~played & ~hand  # cards other players may still hold
     trumps = _trump_mask(strain)
     if n_played == 0:
         my_trumps = legal & trumps
-        if params[GREEDY_DRAW_TRUMPS] >= 0.5 and (seat & 1) == (taker & 1) and my_trumps \
-                and out_mask & trumps:
+        if (
+            params[GREEDY_DRAW_TRUMPS] >= 0.5
+            and (seat & 1) == (taker & 1)
+            and my_trumps
+            and out_mask & trumps
+        ):
             best = -1
             while my_trumps:
                 card = lowest_card(my_trumps)
@@ -166,7 +171,8 @@ def greedy_card(params, hand, legal, n_played, led_suit, win_card, win_pos, play
                 card = lowest_card(cards)
                 cards &= cards - 1
                 if _is_master(card, out_mask, strain) and (
-                        (card >> 3) == strain or out_mask & trumps == 0):
+                    (card >> 3) == strain or out_mask & trumps == 0
+                ):
                     sure |= 1 << card
         if sure:
             return _cheapest(sure, strain, 0)
@@ -175,14 +181,28 @@ def greedy_card(params, hand, legal, n_played, led_suit, win_card, win_pos, play
 
 
 @kernel
-def choose_card(policy, params, hand, legal, n_played, led_suit, win_card, win_pos, played,
-                strain, seat, taker, state):
+def choose_card(
+    policy,
+    params,
+    hand,
+    legal,
+    n_played,
+    led_suit,
+    win_card,
+    win_pos,
+    played,
+    strain,
+    seat,
+    taker,
+    state,
+):
     """The card a play policy picks from the ``legal`` mask (dispatch on ``policy``).
 
     ``expert`` needs the whole deal so far: ``kernels.play.play_deal`` calls
     ``kernels.expert.expert_card``; here (no history) it plays as ``greedy``.
     """
-    if policy == POLICY_GREEDY or policy == POLICY_EXPERT:
-        return greedy_card(params, hand, legal, n_played, led_suit, win_card, win_pos,
-                           played, strain, seat, taker)
+    if policy in (POLICY_GREEDY, POLICY_EXPERT):
+        return greedy_card(
+            params, hand, legal, n_played, led_suit, win_card, win_pos, played, strain, seat, taker
+        )
     return nth_card(legal, random_below(state, popcount(legal)))

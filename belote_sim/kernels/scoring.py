@@ -14,8 +14,6 @@ from belote_sim.kernels.tables import (
     OUTCOME_HANGING,
     OUTCOME_INSIDE,
     OUTCOME_MADE,
-    OUTCOME_THROWN_IN,
-    ROUNDING_LIMIT,
     R_CAPOT_POINTS,
     R_GAME_TARGET,
     R_KIRTIK,
@@ -23,6 +21,7 @@ from belote_sim.kernels.tables import (
     R_SCORING,
     R_THIRD_DOUBLE,
     R_VALAT_NT_DOUBLE,
+    ROUNDING_LIMIT,
     SCORING_FRENCH,
     STRAIN_NT,
     SUIT_DEAL_CARD_TOTAL,
@@ -61,8 +60,21 @@ def valat_bonus(strain, rules):
 
 
 @kernel
-def score_deal(card0, card1, decl0, decl1, belote0, belote1, tricks0, tricks1,
-               strain, taker_team, doubling, n_tricks, rules):
+def score_deal(
+    card0,
+    card1,
+    decl0,
+    decl1,
+    belote0,
+    belote1,
+    tricks0,
+    tricks1,
+    strain,
+    taker_team,
+    doubling,
+    n_tricks,
+    rules,
+):
     """Score one played deal.
 
     Parameters: card points per team (last trick included), scored declaration
@@ -147,7 +159,8 @@ def score_deal(card0, card1, decl0, decl1, belote0, belote1, tricks0, tricks1,
     if rules[R_KIRTIK]:
         for team in range(2):
             inside = (outcome == OUTCOME_INSIDE and team == taker_team) or (
-                outcome == OUTCOME_MADE and doubling > 0 and team == defender_team)
+                outcome == OUTCOME_MADE and doubling > 0 and team == defender_team
+            )
             if inside or valat == 1 - team:
                 mp[team] -= KIRTIK_MP
     return raw0, raw1, outcome, valat, mp[0], mp[1], held[0], held[1]
@@ -182,8 +195,22 @@ def round_mp_players(raw, n_players, strain, out_mp):
 
 
 @kernel
-def score_players(card, decl, belote, tricks, n_players, strain, taker, doubling, n_tricks,
-                  first_seat, rules, out_raw, out_mp, out_held):
+def score_players(
+    card,
+    decl,
+    belote,
+    tricks,
+    n_players,
+    strain,
+    taker,
+    doubling,
+    n_tricks,
+    first_seat,
+    rules,
+    out_raw,
+    out_mp,
+    out_held,
+):
     """Score a deal of a game where every player is alone (RULES.md section 11).
 
     Inputs per player (P,): card points (last trick included), scored declaration
@@ -203,8 +230,20 @@ def score_players(card, decl, belote, tricks, n_players, strain, taker, doubling
     """
     if n_players == 2:
         raw0, raw1, outcome, valat, mp0, mp1, held0, held1 = score_deal(
-            card[0], card[1], decl[0], decl[1], belote[0], belote[1], tricks[0], tricks[1],
-            strain, taker, doubling, n_tricks, rules)
+            card[0],
+            card[1],
+            decl[0],
+            decl[1],
+            belote[0],
+            belote[1],
+            tricks[0],
+            tricks[1],
+            strain,
+            taker,
+            doubling,
+            n_tricks,
+            rules,
+        )
         out_raw[0] = raw0
         out_raw[1] = raw1
         out_mp[0] = mp0
@@ -281,8 +320,12 @@ def game_step(totals, outcome, taker_team, doubling, valat, mp0, mp1, held0, hel
     # A thrown-in deal is a deal too (rules section 9): after a valat that passed the
     # target, an all-pass deal with nothing held ends the game.
     target = rules[R_GAME_TARGET]
-    if (totals[0] >= target or totals[1] >= target) and totals[2] == 0 and valat < 0 \
-            and totals[0] != totals[1]:
+    if (
+        (totals[0] >= target or totals[1] >= target)
+        and totals[2] == 0
+        and valat < 0
+        and totals[0] != totals[1]
+    ):
         return 0 if totals[0] > totals[1] else 1
     return -1
 
@@ -293,12 +336,11 @@ def solo_game_step(totals, outcome, taker, valat, mp, held, n_players, rules):
 
     Two players: exactly ``game_step`` with ``totals = [score0, score1, pot]``.  Three
     players (never hanging): ``totals[p]`` += MP; after a deal that was not a valat
-    (thrown-in deals included, section 9), the game ends when a player has reached the target and has
-    strictly the most points (equal leaders play on).  Returns the winner or -1.
+    (thrown-in deals included, section 9), the game ends when a player has reached the
+    target and has strictly the most points (equal leaders play on).  Returns the winner or -1.
     """
     if n_players == 2:
-        return game_step(totals, outcome, taker, 0, valat, mp[0], mp[1], held[0], held[1],
-                         rules)
+        return game_step(totals, outcome, taker, 0, valat, mp[0], mp[1], held[0], held[1], rules)
     for p in range(n_players):
         totals[p] += mp[p]
     if valat >= 0:
@@ -326,8 +368,18 @@ def play_game(outcomes, taker_teams, doublings, valats, mp, held, rules):
     """
     totals = np.zeros(3, dtype=np.int64)
     for i in range(outcomes.shape[0]):
-        winner = game_step(totals, outcomes[i], taker_teams[i], doublings[i], valats[i],
-                           mp[i, 0], mp[i, 1], held[i, 0], held[i, 1], rules)
+        winner = game_step(
+            totals,
+            outcomes[i],
+            taker_teams[i],
+            doublings[i],
+            valats[i],
+            mp[i, 0],
+            mp[i, 1],
+            held[i, 0],
+            held[i, 1],
+            rules,
+        )
         if winner >= 0:
             return totals[0], totals[1], totals[2], i, winner
     return totals[0], totals[1], totals[2], -1, -1

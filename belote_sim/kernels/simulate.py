@@ -20,9 +20,19 @@ import numpy as np
 from numba import prange
 
 from belote_sim.kernels._jit import kernel
-from belote_sim.kernels.bidding import BID_FIXED, CALL_FIXED, FIXED_DOUBLING, FIXED_SEAT, \
-    FIXED_STRAIN, MAX_CALLS, french_take, run_auction, take_or_pass
+from belote_sim.kernels.bidding import (
+    BID_FIXED,
+    CALL_FIXED,
+    FIXED_DOUBLING,
+    FIXED_SEAT,
+    FIXED_STRAIN,
+    MAX_CALLS,
+    french_take,
+    run_auction,
+    take_or_pass,
+)
 from belote_sim.kernels.dealing import (
+    TURNED_POSITION,
     cut_deck,
     deal_conditioned,
     french_hands,
@@ -30,37 +40,102 @@ from belote_sim.kernels.dealing import (
     shuffle_deck,
     solo_deck,
     solo_hands_from_deck,
-    TURNED_POSITION,
 )
 from belote_sim.kernels.declarations import NUM_DECL_FIELDS, player_declarations
-from belote_sim.kernels.play import NUM_PLAYER_FIELDS, PLAYER_BELOTE, PLAYER_CARD, \
-    PLAYER_TRICKS, deal_declarations, play_deal, play_solo_deal, score_played_deal, \
-    search_buffers, solo_declarations
+from belote_sim.kernels.play import (
+    NUM_PLAYER_FIELDS,
+    PLAYER_BELOTE,
+    PLAYER_CARD,
+    PLAYER_TRICKS,
+    deal_declarations,
+    play_deal,
+    play_solo_deal,
+    score_played_deal,
+    search_buffers,
+    solo_declarations,
+)
 from belote_sim.kernels.rng import random_below, seed_state
 from belote_sim.kernels.scoring import game_step, score_players, solo_game_step
-from belote_sim.kernels.tables import ALL_SEATS_MASK, BIDDING_TWO_ROUND, DEALING_CUT, \
-    NUM_TRICKS, OUTCOME_HANGING, OUTCOME_THROWN_IN, R_BIDDING, R_DEALING, R_PLAYERS, \
-    R_VARIANT, VARIANT_OPEN
+from belote_sim.kernels.tables import (
+    ALL_SEATS_MASK,
+    BIDDING_TWO_ROUND,
+    DEALING_CUT,
+    NUM_TRICKS,
+    OUTCOME_HANGING,
+    OUTCOME_THROWN_IN,
+    R_BIDDING,
+    R_DEALING,
+    R_PLAYERS,
+    R_VARIANT,
+    VARIANT_OPEN,
+)
 
-(COL_DEALER, COL_HAND0, COL_HAND1, COL_HAND2, COL_HAND3, COL_BID0, COL_BID1, COL_BID2,
- COL_BID3, COL_STRAIN, COL_TAKER, COL_DOUBLING, COL_OUTCOME, COL_CARD0, COL_CARD1,
- COL_DECL0, COL_DECL1, COL_BELOTE0, COL_BELOTE1, COL_RAW0, COL_RAW1, COL_MP0, COL_MP1,
- COL_HELD0, COL_HELD1, COL_TRICKS0, COL_TRICKS1, COL_VALAT, COL_TURNED,
- COL_TRIES) = range(30)
+(
+    COL_DEALER,
+    COL_HAND0,
+    COL_HAND1,
+    COL_HAND2,
+    COL_HAND3,
+    COL_BID0,
+    COL_BID1,
+    COL_BID2,
+    COL_BID3,
+    COL_STRAIN,
+    COL_TAKER,
+    COL_DOUBLING,
+    COL_OUTCOME,
+    COL_CARD0,
+    COL_CARD1,
+    COL_DECL0,
+    COL_DECL1,
+    COL_BELOTE0,
+    COL_BELOTE1,
+    COL_RAW0,
+    COL_RAW1,
+    COL_MP0,
+    COL_MP1,
+    COL_HELD0,
+    COL_HELD1,
+    COL_TRICKS0,
+    COL_TRICKS1,
+    COL_VALAT,
+    COL_TURNED,
+    COL_TRIES,
+) = range(30)
 NUM_COLS = 30
 
 # Columns of the games where every player is alone (2 and 3 players, open belot):
 # three slots per per-player quantity (unused ones stay 0); open belot's table as masks
 # of face-up / face-down cards and as piles (pile k: bits 12k.. face-down card, 12k+6..
 # face-up card).
-(S_DEALER, S_STRAIN, S_TAKER, S_DOUBLING, S_OUTCOME, S_VALAT, S_UP0, S_UP1, S_DOWN0,
- S_DOWN1, S_TABLE0, S_TABLE1) = range(12)
-S_HAND, S_BID, S_CARD, S_DECL, S_BELOTE, S_RAW, S_MP, S_HELD, S_TRICKS = \
-    range(12, 39, 3)
+(
+    S_DEALER,
+    S_STRAIN,
+    S_TAKER,
+    S_DOUBLING,
+    S_OUTCOME,
+    S_VALAT,
+    S_UP0,
+    S_UP1,
+    S_DOWN0,
+    S_DOWN1,
+    S_TABLE0,
+    S_TABLE1,
+) = range(12)
+S_HAND, S_BID, S_CARD, S_DECL, S_BELOTE, S_RAW, S_MP, S_HELD, S_TRICKS = range(12, 39, 3)
 NUM_SOLO_COLS = 39
 
-(G_DEALS, G_SCORE0, G_SCORE1, G_HELD, G_WINNER, G_THROWN_IN, G_HANGING, G_VALATS,
- G_FIRST_DEALER) = range(9)
+(
+    G_DEALS,
+    G_SCORE0,
+    G_SCORE1,
+    G_HELD,
+    G_WINNER,
+    G_THROWN_IN,
+    G_HANGING,
+    G_VALATS,
+    G_FIRST_DEALER,
+) = range(9)
 NUM_GAME_COLS = 9
 G_SCORE2 = 9  # third player's score (3-player games)
 NUM_SOLO_GAME_COLS = 10
@@ -69,14 +144,17 @@ NUM_SOLO_GAME_COLS = 10
 @kernel
 def deal_buffers():
     """The ``work`` tuple ``(hands, bid, winners, belote, decl)`` of ``play_one_deal``."""
-    return (np.empty(4, dtype=np.int64), np.empty(4, dtype=np.int64),
-            np.empty(8, dtype=np.int64), np.empty(4, dtype=np.int64),
-            np.empty((4, NUM_DECL_FIELDS), dtype=np.int64))
+    return (
+        np.empty(4, dtype=np.int64),
+        np.empty(4, dtype=np.int64),
+        np.empty(8, dtype=np.int64),
+        np.empty(4, dtype=np.int64),
+        np.empty((4, NUM_DECL_FIELDS), dtype=np.int64),
+    )
 
 
 @kernel
-def play_one_deal(deck, dealer, rules, policies, state, row, calls, plays, work, search,
-                  atlas):
+def play_one_deal(deck, dealer, rules, policies, state, row, calls, plays, work, search, atlas):
     """Bid, deal the rest, play and score one deal from a dealt ``deck``.
 
     ``policies`` and ``work``: see the module docstring (runs and carrés are always
@@ -103,14 +181,16 @@ def play_one_deal(deck, dealer, rules, policies, state, row, calls, plays, work,
             french_hands(deck, dealer, taker, hands)
     elif two_round:
         turned = deck[TURNED_POSITION]
-        strain, taker, _ = french_take(bid, turned, dealer, rules, bid_ids, bid_params,
-                                      calls, atlas)
+        strain, taker, _ = french_take(
+            bid, turned, dealer, rules, bid_ids, bid_params, calls, atlas
+        )
         doubling = 0
         if strain >= 0:
             french_hands(deck, dealer, taker, hands)
     else:
-        strain, taker, doubling, _ = run_auction(bid, dealer, rules, bid_ids, bid_params,
-                                                 calls, atlas)
+        strain, taker, doubling, _ = run_auction(
+            bid, dealer, rules, bid_ids, bid_params, calls, atlas
+        )
     row[COL_DEALER] = dealer
     for seat in range(4):
         row[COL_HAND0 + seat] = hands[seat] if strain >= 0 or not two_round else bid[seat]
@@ -127,13 +207,39 @@ def play_one_deal(deck, dealer, rules, policies, state, row, calls, plays, work,
         return False
     leader = (dealer + 1) & 3
     _, _, _, card0, card1, tricks0, tricks1, belote0, belote1 = play_deal(
-        hands, leader, strain, taker, rules, announce_mask, plays, 0, play_ids, play_params,
-        state, plays, winners, belote, search)
+        hands,
+        leader,
+        strain,
+        taker,
+        rules,
+        announce_mask,
+        plays,
+        0,
+        play_ids,
+        play_params,
+        state,
+        plays,
+        winners,
+        belote,
+        search,
+    )
     # Runs and carrés are always announced; announce_mask is about belotes only.
     deal_declarations(hands, strain, ALL_SEATS_MASK, rules, decl)
     _, decl0, decl1, raw0, raw1, outcome, valat, mp0, mp1, held0, held1 = score_played_deal(
-        decl, tricks0, tricks1, card0, card1, belote0, belote1, strain, taker & 1, doubling,
-        leader, NUM_TRICKS, rules)
+        decl,
+        tricks0,
+        tricks1,
+        card0,
+        card1,
+        belote0,
+        belote1,
+        strain,
+        taker & 1,
+        doubling,
+        leader,
+        NUM_TRICKS,
+        rules,
+    )
     row[COL_STRAIN] = strain
     row[COL_TAKER] = taker
     row[COL_DOUBLING] = doubling
@@ -157,8 +263,9 @@ def play_one_deal(deck, dealer, rules, policies, state, row, calls, plays, work,
 
 
 @kernel(parallel=True)
-def simulate_deals(seeds, dealers, rules, policies, conditions, out, calls, plays, keep_plays,
-                   search_bits, atlas):
+def simulate_deals(
+    seeds, dealers, rules, policies, conditions, out, calls, plays, keep_plays, search_bits, atlas
+):
     """Simulate ``len(seeds)`` independent deals in parallel.
 
     ``dealers`` (n,): each deal's dealer; ``policies`` and ``conditions``: see the
@@ -180,8 +287,13 @@ def simulate_deals(seeds, dealers, rules, policies, conditions, out, calls, play
         deal_plays = np.zeros(32, dtype=np.int64)
         hands = np.empty(4, dtype=np.int64)
         bid = np.empty(4, dtype=np.int64)
-        work = (hands, bid, np.empty(8, dtype=np.int64), np.empty(4, dtype=np.int64),
-                np.empty((4, NUM_DECL_FIELDS), dtype=np.int64))
+        work = (
+            hands,
+            bid,
+            np.empty(8, dtype=np.int64),
+            np.empty(4, dtype=np.int64),
+            np.empty((4, NUM_DECL_FIELDS), dtype=np.int64),
+        )
         # Rebuilt per block from its arrays: measured faster than handing the tuple
         # captured by the parallel loop to every deal.
         block_policies = (bid_ids, bid_params, play_ids, play_params, announce_mask)
@@ -189,15 +301,37 @@ def simulate_deals(seeds, dealers, rules, policies, conditions, out, calls, play
         for i in range(b * n // n_blocks, (b + 1) * n // n_blocks):
             state = seed_state(seeds[i])
             dealer = dealers[i]
-            tries = deal_conditioned(state, dealer, predeal, cons, check_cons, max_tries,
-                                     deck, free_pos, free_cards, hands, bid)
+            tries = deal_conditioned(
+                state,
+                dealer,
+                predeal,
+                cons,
+                check_cons,
+                max_tries,
+                deck,
+                free_pos,
+                free_cards,
+                hands,
+                bid,
+            )
             out[i, COL_TRIES] = tries
             if tries < 0:
                 out[i, COL_STRAIN] = -1
                 out[i, COL_OUTCOME] = OUTCOME_THROWN_IN
                 continue
-            play_one_deal(deck, dealer, rules, block_policies, state, out[i], calls[i],
-                          deal_plays, work, search, atlas)
+            play_one_deal(
+                deck,
+                dealer,
+                rules,
+                block_policies,
+                state,
+                out[i],
+                calls[i],
+                deal_plays,
+                work,
+                search,
+                atlas,
+            )
             if keep_plays:
                 for k in range(32):
                     plays[i, k] = deal_plays[k]
@@ -242,8 +376,9 @@ def simulate_games(seeds, rules, policies, max_deals, out, log, search_bits, atl
                     cut_deck(state, deck, cut_work)
                 else:
                     shuffle_deck(state, deck)
-            played = play_one_deal(deck, dealer, rules, policies, state, row, calls, plays, work,
-                                   search, atlas)
+            played = play_one_deal(
+                deck, dealer, rules, policies, state, row, calls, plays, work, search, atlas
+            )
             if played and cut:
                 for j in range(32):
                     deck[j] = plays[j]
@@ -254,9 +389,18 @@ def simulate_games(seeds, rules, policies, max_deals, out, log, search_bits, atl
             thrown += outcome == OUTCOME_THROWN_IN
             hanging += outcome == OUTCOME_HANGING
             valats += row[COL_VALAT] >= 0
-            winner = game_step(totals, outcome, row[COL_TAKER] & 1, row[COL_DOUBLING],
-                               row[COL_VALAT], row[COL_MP0], row[COL_MP1], row[COL_HELD0],
-                               row[COL_HELD1], rules)
+            winner = game_step(
+                totals,
+                outcome,
+                row[COL_TAKER] & 1,
+                row[COL_DOUBLING],
+                row[COL_VALAT],
+                row[COL_MP0],
+                row[COL_MP1],
+                row[COL_HELD0],
+                row[COL_HELD1],
+                rules,
+            )
             dealer = (dealer + 1) & 3
             k += 1
         out[g, G_DEALS] = k
@@ -270,8 +414,9 @@ def simulate_games(seeds, rules, policies, max_deals, out, log, search_bits, atl
 
 
 @kernel
-def play_one_solo_deal(deck, dealer, n_players, open_table, rules, policies, state, row, calls,
-                       plays):
+def play_one_solo_deal(
+    deck, dealer, n_players, open_table, rules, policies, state, row, calls, plays
+):
     """Deal, bid (take-or-pass), play and score one deal where every player is alone.
 
     ``deck``: the dealt deck (24 cards, or 32 for open belot); ``policies``: see the
@@ -315,8 +460,24 @@ def play_one_solo_deal(deck, dealer, n_players, open_table, rules, policies, sta
     leader = (dealer + 1) % n_players
     winners = np.zeros(16, dtype=np.int64)
     per_player = np.zeros((NUM_PLAYER_FIELDS, n_players), dtype=np.int64)
-    play_solo_deal(hands, table, n_players, leader, strain, taker, rules, announce_mask,
-                   plays, 0, play_ids, play_params, state, plays, winners, per_player)
+    play_solo_deal(
+        hands,
+        table,
+        n_players,
+        leader,
+        strain,
+        taker,
+        rules,
+        announce_mask,
+        plays,
+        0,
+        play_ids,
+        play_params,
+        state,
+        plays,
+        winners,
+        per_player,
+    )
     card = per_player[PLAYER_CARD]
     tricks = per_player[PLAYER_TRICKS]
     belote_pts = per_player[PLAYER_BELOTE]
@@ -328,8 +489,22 @@ def play_one_solo_deal(deck, dealer, n_players, open_table, rules, policies, sta
     mp = np.zeros(n_players, dtype=np.int64)
     held = np.zeros(n_players, dtype=np.int64)
     n_tricks = (32 if open_table else 24 if n_players == 3 else 18) // n_players
-    outcome, valat = score_players(card, decl_pts, belote_pts, tricks, n_players, strain,
-                                   taker, doubling, n_tricks, leader, rules, raw, mp, held)
+    outcome, valat = score_players(
+        card,
+        decl_pts,
+        belote_pts,
+        tricks,
+        n_players,
+        strain,
+        taker,
+        doubling,
+        n_tricks,
+        leader,
+        rules,
+        raw,
+        mp,
+        held,
+    )
     row[S_STRAIN] = strain
     row[S_TAKER] = taker
     row[S_DOUBLING] = doubling
@@ -367,8 +542,18 @@ def simulate_solo_deals(seeds, dealers, rules, policies, out, calls, plays, keep
             state = seed_state(seeds[i])
             deck[:] = base
             shuffle_deck(state, deck)
-            play_one_solo_deal(deck, dealers[i], n_players, open_table, rules, policies, state,
-                               out[i], calls[i], deal_plays)
+            play_one_solo_deal(
+                deck,
+                dealers[i],
+                n_players,
+                open_table,
+                rules,
+                policies,
+                state,
+                out[i],
+                calls[i],
+                deal_plays,
+            )
             if keep_plays:
                 for k in range(32):
                     plays[i, k] = deal_plays[k]
@@ -403,8 +588,9 @@ def simulate_solo_games(seeds, rules, policies, max_deals, out, log):
         while k < max_deals and winner < 0:
             deck[:] = base
             shuffle_deck(state, deck)
-            play_one_solo_deal(deck, dealer, n_players, open_table, rules, policies, state, row,
-                               calls, plays)
+            play_one_solo_deal(
+                deck, dealer, n_players, open_table, rules, policies, state, row, calls, plays
+            )
             if k < log.shape[1]:
                 for j in range(NUM_SOLO_COLS):
                     log[g, k, j] = row[j]
@@ -412,9 +598,16 @@ def simulate_solo_games(seeds, rules, policies, max_deals, out, log):
             thrown += outcome == OUTCOME_THROWN_IN
             hanging += outcome == OUTCOME_HANGING
             valats += row[S_VALAT] >= 0
-            winner = solo_game_step(totals, outcome, row[S_TAKER], row[S_VALAT],
-                                    row[S_MP:S_MP + n_players], row[S_HELD:S_HELD + n_players],
-                                    n_players, rules)
+            winner = solo_game_step(
+                totals,
+                outcome,
+                row[S_TAKER],
+                row[S_VALAT],
+                row[S_MP : S_MP + n_players],
+                row[S_HELD : S_HELD + n_players],
+                n_players,
+                rules,
+            )
             dealer = (dealer + 1) % n_players
             k += 1
         out[g, G_DEALS] = k

@@ -63,11 +63,33 @@ OUTCOME_DTYPE = pd.CategoricalDtype(list(OUTCOME_NAMES))
 CARD_NAMES = np.array([format_card(c) for c in range(32)])
 
 DEAL_COLUMNS = (
-    ["deal_id", "seed", "dealer"] + [f"hand{s}" for s in range(4)]
+    ["deal_id", "seed", "dealer"]
+    + [f"hand{s}" for s in range(4)]
     + [f"bid{s}" for s in range(4)]
-    + ["turned", "auction", "strain", "taker", "doubling", "outcome", "card_points0",
-       "card_points1", "decl0", "decl1", "belote0", "belote1", "raw0", "raw1", "mp0", "mp1",
-       "held_mp0", "held_mp1", "tricks0", "tricks1", "valat"])
+    + [
+        "turned",
+        "auction",
+        "strain",
+        "taker",
+        "doubling",
+        "outcome",
+        "card_points0",
+        "card_points1",
+        "decl0",
+        "decl1",
+        "belote0",
+        "belote1",
+        "raw0",
+        "raw1",
+        "mp0",
+        "mp1",
+        "held_mp0",
+        "held_mp1",
+        "tricks0",
+        "tricks1",
+        "valat",
+    ]
+)
 
 
 PER_PLAYER = ("card_points", "decl", "belote", "raw", "mp", "held_mp", "tricks")
@@ -77,8 +99,11 @@ def deal_columns(players: int = 4, variant: str = "standard") -> list[str]:
     """Column names of the deals table of a game with ``players`` players."""
     if players == 4 and variant != "open":
         return list(DEAL_COLUMNS)
-    cols = (["deal_id", "seed", "dealer"] + [f"hand{p}" for p in range(players)]
-            + [f"bid{p}" for p in range(players)])
+    cols = (
+        ["deal_id", "seed", "dealer"]
+        + [f"hand{p}" for p in range(players)]
+        + [f"bid{p}" for p in range(players)]
+    )
     if variant == "open":
         cols += ["table_up0", "table_up1", "table_down0", "table_down1", "table0", "table1"]
     cols += ["auction", "strain", "taker", "doubling", "outcome"]
@@ -93,12 +118,16 @@ def _nullable(values: np.ndarray, dtype: str = "Int8") -> pd.arrays.IntegerArray
     return pd.arrays.IntegerArray(np.where(mask, 0, values).astype(dtype.lower()), mask)
 
 
-def deals_frame(raw: dict[str, np.ndarray] | None) -> pd.DataFrame:
+def deals_frame(raw: dict[str, Any] | None) -> pd.DataFrame:
     """DataFrame of the deals table from the arrays of ``Study.run_chunk``."""
     if raw is None:
-        raw = {"deal_id": np.zeros(0, np.int64), "seed": np.zeros(0, np.uint64),
-               "out": np.zeros((0, K.NUM_COLS), np.int64),
-               "calls": np.zeros((0, MAX_CALLS), np.uint8), "plays": None}
+        raw = {
+            "deal_id": np.zeros(0, np.int64),
+            "seed": np.zeros(0, np.uint64),
+            "out": np.zeros((0, K.NUM_COLS), np.int64),
+            "calls": np.zeros((0, MAX_CALLS), np.uint8),
+            "plays": None,
+        }
     if raw.get("rules") is not None and raw["rules"].solo:
         return _solo_deals_frame(raw)
     out = raw["out"]
@@ -120,8 +149,14 @@ def deals_frame(raw: dict[str, np.ndarray] | None) -> pd.DataFrame:
     cols["taker"] = _nullable(out[:, K.COL_TAKER])
     cols["doubling"] = out[:, K.COL_DOUBLING].astype(np.int8)
     cols["outcome"] = pd.Categorical.from_codes(out[:, K.COL_OUTCOME], dtype=OUTCOME_DTYPE)
-    pairs = [("card_points", K.COL_CARD0), ("decl", K.COL_DECL0), ("belote", K.COL_BELOTE0),
-             ("raw", K.COL_RAW0), ("mp", K.COL_MP0), ("held_mp", K.COL_HELD0)]
+    pairs = [
+        ("card_points", K.COL_CARD0),
+        ("decl", K.COL_DECL0),
+        ("belote", K.COL_BELOTE0),
+        ("raw", K.COL_RAW0),
+        ("mp", K.COL_MP0),
+        ("held_mp", K.COL_HELD0),
+    ]
     for name, col in pairs:
         cols[f"{name}0"] = out[:, col].astype(np.int16)
         cols[f"{name}1"] = out[:, col + 1].astype(np.int16)
@@ -168,8 +203,15 @@ def _solo_deals_frame(raw: dict[str, Any]) -> pd.DataFrame:
     cols["taker"] = _nullable(out[:, K.S_TAKER])
     cols["doubling"] = out[:, K.S_DOUBLING].astype(np.int8)
     cols["outcome"] = pd.Categorical.from_codes(out[:, K.S_OUTCOME], dtype=OUTCOME_DTYPE)
-    bases = dict(card_points=K.S_CARD, decl=K.S_DECL, belote=K.S_BELOTE, raw=K.S_RAW,
-                 mp=K.S_MP, held_mp=K.S_HELD, tricks=K.S_TRICKS)
+    bases = dict(
+        card_points=K.S_CARD,
+        decl=K.S_DECL,
+        belote=K.S_BELOTE,
+        raw=K.S_RAW,
+        mp=K.S_MP,
+        held_mp=K.S_HELD,
+        tricks=K.S_TRICKS,
+    )
     for name in PER_PLAYER:
         dtype = np.int8 if name == "tricks" else np.int16
         for p in range(n):
@@ -194,20 +236,24 @@ def table_piles(packed: int) -> list[list[int]]:
 def games_frame(seeds: np.ndarray, out: np.ndarray, players: int = 2) -> pd.DataFrame:
     """DataFrame of the games table from ``simulate_games`` kernel output (``players``:
     2 score columns for teams or two players, 3 for the 3-player game)."""
-    scores = {f"score{p}": out[:, (K.G_SCORE0, K.G_SCORE1, K.G_SCORE2)[p]].astype(np.int32)
-              for p in range(players)}
-    return pd.DataFrame({
-        "game_id": np.arange(len(seeds), dtype=np.int64),
-        "seed": seeds.astype(np.uint64),
-        "first_dealer": out[:, K.G_FIRST_DEALER].astype(np.int8),
-        "deals": out[:, K.G_DEALS].astype(np.int32),
-        **scores,
-        "held": out[:, K.G_HELD].astype(np.int32),
-        "winner": _nullable(out[:, K.G_WINNER]),
-        "thrown_in": out[:, K.G_THROWN_IN].astype(np.int32),
-        "hanging": out[:, K.G_HANGING].astype(np.int32),
-        "valats": out[:, K.G_VALATS].astype(np.int32),
-    })
+    scores = {
+        f"score{p}": out[:, (K.G_SCORE0, K.G_SCORE1, K.G_SCORE2)[p]].astype(np.int32)
+        for p in range(players)
+    }
+    return pd.DataFrame(
+        {
+            "game_id": np.arange(len(seeds), dtype=np.int64),
+            "seed": seeds.astype(np.uint64),
+            "first_dealer": out[:, K.G_FIRST_DEALER].astype(np.int8),
+            "deals": out[:, K.G_DEALS].astype(np.int32),
+            **scores,
+            "held": out[:, K.G_HELD].astype(np.int32),
+            "winner": _nullable(out[:, K.G_WINNER]),
+            "thrown_in": out[:, K.G_THROWN_IN].astype(np.int32),
+            "hanging": out[:, K.G_HANGING].astype(np.int32),
+            "valats": out[:, K.G_VALATS].astype(np.int32),
+        }
+    )
 
 
 def summary_counts(df: pd.DataFrame, counts: dict[str, Any]) -> dict[str, Any]:
@@ -230,12 +276,16 @@ def format_summary(summary: dict[str, Any]) -> str:
     if summary.get("already_complete") or (summary["deals"] and not computed):
         lines = [f"{summary['deals']:,} deals, all already there (nothing simulated)"]
     elif computed != summary["deals"]:
-        lines = [f"{summary['deals']:,} deals: {computed:,} simulated in this run "
-                 f"({summary['deals'] - computed:,} kept from an earlier one) in "
-                 f"{summary['seconds']:.1f} s ({summary['deals_per_s']:,.0f} deals/s)"]
+        lines = [
+            f"{summary['deals']:,} deals: {computed:,} simulated in this run "
+            f"({summary['deals'] - computed:,} kept from an earlier one) in "
+            f"{summary['seconds']:.1f} s ({summary['deals_per_s']:,.0f} deals/s)"
+        ]
     else:
-        lines = [f"{summary['deals']:,} deals in {summary['seconds']:.1f} s "
-                 f"({summary['deals_per_s']:,.0f} deals/s)"]
+        lines = [
+            f"{summary['deals']:,} deals in {summary['seconds']:.1f} s "
+            f"({summary['deals_per_s']:,.0f} deals/s)"
+        ]
     total = max(summary["deals"], 1)
     lines.append(f"thrown in: {summary.get('thrown_in', 0) / total:.1%}")
     lines.append("strain  contracts  share   made")
@@ -281,13 +331,18 @@ def table_status(path: str) -> dict[str, Any]:
     n = provenance.get("n")
     size = provenance.get("chunk_size") or 1
     n_chunks = -(-n // size) if isinstance(n, int) and isinstance(size, int) else 0
-    status = {"rows": rows, "provenance": provenance, "complete": False, "chunks": 0,
-              "n_chunks": n_chunks, "problem": None}
+    status = {
+        "rows": rows,
+        "provenance": provenance,
+        "complete": False,
+        "chunks": 0,
+        "n_chunks": n_chunks,
+        "problem": None,
+    }
     if isinstance(chunk, dict):  # a part of a dataset directory
         status.update(chunks=1, n_chunks=1)
         if rows != chunk.get("rows"):
-            status["problem"] = (f"a dataset part of {chunk.get('rows')} rows that has "
-                                 f"{rows} rows")
+            status["problem"] = f"a dataset part of {chunk.get('rows')} rows that has {rows} rows"
             status["chunks"] = 0
         else:
             status["complete"] = True
@@ -296,15 +351,17 @@ def table_status(path: str) -> dict[str, Any]:
     done = rows // size if isinstance(size, int) else 0
     if mark is None:
         status["chunks"] = min(done, n_chunks)
-        status["problem"] = ("no completion mark: an interrupted run, or a file not written "
-                             "by belote-sim simulate")
+        status["problem"] = (
+            "no completion mark: an interrupted run, or a file not written by belote-sim simulate"
+        )
     elif rows != mark.get("rows"):
         status["chunks"] = min(done, n_chunks)
         status["problem"] = f"it has {rows:,} rows, its completion mark says {mark.get('rows')}"
     elif not mark.get("complete"):
         status["chunks"] = int(mark.get("chunks", done))
-        status["problem"] = (f"an unfinished run: {status['chunks']} of {n_chunks} chunks "
-                             f"({rows:,} of {n} deals)")
+        status["problem"] = (
+            f"an unfinished run: {status['chunks']} of {n_chunks} chunks ({rows:,} of {n} deals)"
+        )
     elif rows != n:
         status["chunks"] = min(done, n_chunks)
         status["problem"] = f"it has {rows:,} rows, its provenance says {n} deals"
@@ -319,12 +376,15 @@ class _Incomplete(ValueError):
 
 def incomplete_error(path: str, problem: str) -> ValueError:
     """The one-line error of a reader refusing an incomplete table."""
-    return _Incomplete(f"{path}: incomplete deals table ({problem}); pass --allow-incomplete "
-                      "(allow_incomplete=True) to read it anyway")
+    return _Incomplete(
+        f"{path}: incomplete deals table ({problem}); pass --allow-incomplete "
+        "(allow_incomplete=True) to read it anyway"
+    )
 
 
-def read_deals(path: str, columns: list[str] | None = None,
-               allow_incomplete: bool = False) -> pd.DataFrame:
+def read_deals(
+    path: str, columns: list[str] | None = None, allow_incomplete: bool = False
+) -> pd.DataFrame:
     """Read a deals table written by ``belote-sim simulate``; provenance in ``attrs``.
 
     ``path`` is a Parquet file or a dataset directory (``run_study``).  Raises
@@ -350,8 +410,9 @@ def read_deals(path: str, columns: list[str] | None = None,
         options = provenance.get("options") or {}
         players, variant = options.get("players", 4), options.get("variant", "standard")
         if players not in (2, 3, 4) or variant not in ("standard", "open"):
-            raise ValueError(f"its provenance names an unknown game (players={players!r}, "
-                             f"variant={variant!r})")
+            raise ValueError(
+                f"its provenance names an unknown game (players={players!r}, variant={variant!r})"
+            )
         missing = [c for c in deal_columns(players, variant) if c not in pf.schema_arrow.names]
         if missing:
             raise ValueError(f"missing column(s) {', '.join(missing)}")

@@ -53,7 +53,8 @@ import os
 import re
 import time
 import uuid
-from typing import Any, Callable
+from collections.abc import Callable
+from typing import Any
 
 import numpy as np
 
@@ -74,14 +75,19 @@ SUMMARY_COLUMNS = ["strain", "outcome", "taker", "mp0", "mp1"]
 
 # --------------------------------------------------------------------------- aggregates
 
+
 def _empty_aggregates() -> dict[str, Any]:
-    return {"contracts": {s: 0 for s in STRAIN_NAMES}, "made": {s: 0 for s in STRAIN_NAMES},
-            "thrown_in": 0,
-            "mp": {s: {"taker": 0, "defenders": 0} for s in STRAIN_NAMES}}
+    return {
+        "contracts": {s: 0 for s in STRAIN_NAMES},
+        "made": {s: 0 for s in STRAIN_NAMES},
+        "thrown_in": 0,
+        "mp": {s: {"taker": 0, "defenders": 0} for s in STRAIN_NAMES},
+    }
 
 
-def _mp_sums(strain: np.ndarray, taker: np.ndarray, mps: list[np.ndarray],
-             into: dict[str, Any]) -> None:
+def _mp_sums(
+    strain: np.ndarray, taker: np.ndarray, mps: list[np.ndarray], into: dict[str, Any]
+) -> None:
     """Add the taker's side's and the defenders' match points per strain (codes; -1 =
     none).  ``mps``: the ``mp`` columns -- two teams in the 4-player game (the taker's
     team is ``taker % 2``), one per player where every player is alone."""
@@ -136,12 +142,14 @@ def _with_means(agg: dict[str, Any]) -> dict[str, Any]:
     for strain in STRAIN_NAMES:
         n = agg["contracts"].get(strain, 0)
         sums = agg["mp"][strain]
-        agg["mean_mp"][strain] = ({"taker": sums["taker"] / n, "defenders": sums["defenders"] / n}
-                                  if n else None)
+        agg["mean_mp"][strain] = (
+            {"taker": sums["taker"] / n, "defenders": sums["defenders"] / n} if n else None
+        )
     return agg
 
 
 # --------------------------------------------------------------------------- files
+
 
 def _fsync_dir(path: str) -> None:
     try:
@@ -156,7 +164,7 @@ def _fsync_dir(path: str) -> None:
         os.close(fd)
 
 
-def _atomic_write(path: str, data: bytes) -> None:
+def _atomic_write(path: str, data: bytes | memoryview) -> None:
     """Write ``data`` to ``path`` via a fsynced temporary file and ``os.replace``."""
     directory, name = os.path.split(path)
     tmp = os.path.join(directory, f".{name}{TEMP_MARK}{uuid.uuid4().hex}")
@@ -191,7 +199,8 @@ def _check_visible(path: str, size: int) -> None:
             f"{path}: a worker wrote or checked this part ({size} bytes) but the client "
             f"{'does not see it' if seen is None else f'sees {seen} bytes'}: the output "
             "directory must be on a filesystem shared by the client and every worker, at "
-            "the same path")
+            "the same path"
+        )
 
 
 def _is_temp(name: str) -> bool:
@@ -200,9 +209,17 @@ def _is_temp(name: str) -> bool:
 
 # --------------------------------------------------------------------------- the task
 
-def _chunk_task(study, chunk: int, length: int, out_dir: str, provenance: bytes,
-                expected_sha256: str | None, trick_log: bool, numba_threads: int
-                ) -> dict[str, Any]:
+
+def _chunk_task(
+    study,
+    chunk: int,
+    length: int,
+    out_dir: str,
+    provenance: bytes,
+    expected_sha256: str | None,
+    trick_log: bool,
+    numba_threads: int,
+) -> dict[str, Any]:
     """Simulate one chunk into its part file (on a worker); return its small aggregate.
 
     With ``expected_sha256`` (the chunk is in the manifest) and a part file with that
@@ -228,20 +245,28 @@ def _chunk_task(study, chunk: int, length: int, out_dir: str, provenance: bytes,
     table = pa.Table.from_pandas(df, preserve_index=False)
     meta = dict(table.schema.metadata or {})
     meta[PROVENANCE_KEY] = provenance
-    meta[CHUNK_KEY] = json.dumps({"chunk": chunk, "first_deal": chunk * study.chunk_size,
-                                  "rows": length}).encode()
+    meta[CHUNK_KEY] = json.dumps(
+        {"chunk": chunk, "first_deal": chunk * study.chunk_size, "rows": length}
+    ).encode()
     table = table.replace_schema_metadata(meta)
     sink = pa.BufferOutputStream()
     pq.write_table(table, sink)
     data = sink.getvalue()
     sha = hashlib.sha256(memoryview(data)).hexdigest()
     _atomic_write(path, memoryview(data))
-    return {"chunk": chunk, "skipped": False, "rows": int(len(df)), "sha256": sha,
-            "bytes": int(data.size), "aggregates": frame_aggregates(df),
-            "seconds": time.perf_counter() - start}
+    return {
+        "chunk": chunk,
+        "skipped": False,
+        "rows": len(df),
+        "sha256": sha,
+        "bytes": int(data.size),
+        "aggregates": frame_aggregates(df),
+        "seconds": time.perf_counter() - start,
+    }
 
 
 # --------------------------------------------------------------------------- manifest
+
 
 def load_manifest(out_dir: str | os.PathLike) -> dict[str, Any] | None:
     """The dataset's manifest (``_manifest.json``, or an older dataset's
@@ -257,32 +282,43 @@ def load_manifest(out_dir: str | os.PathLike) -> dict[str, Any] | None:
         if manifest.get("format") != MANIFEST_FORMAT:
             raise ValueError(f"unknown format {manifest.get('format')!r}")
     except (OSError, ValueError) as exc:
-        raise ValueError(f"{path}: not a readable belote-sim dataset manifest ({exc}); "
-                         "rebuild it from the parts with 'belote-sim dataset "
-                         "rebuild-manifest DIR', or remove the directory to start over"
-                         ) from None
+        raise ValueError(
+            f"{path}: not a readable belote-sim dataset manifest ({exc}); "
+            "rebuild it from the parts with 'belote-sim dataset "
+            "rebuild-manifest DIR', or remove the directory to start over"
+        ) from None
     return manifest
 
 
 def _write_manifest(out_dir: str, manifest: dict[str, Any]) -> None:
     manifest["updated"] = time.strftime("%Y-%m-%dT%H:%M:%S%z")
     manifest["chunks"] = sorted(manifest["chunks"], key=lambda e: e["chunk"])
-    _atomic_write(os.path.join(out_dir, MANIFEST),
-                  json.dumps(manifest, indent=1, sort_keys=False).encode())
+    _atomic_write(
+        os.path.join(out_dir, MANIFEST), json.dumps(manifest, indent=1, sort_keys=False).encode()
+    )
     legacy = os.path.join(out_dir, LEGACY_MANIFEST)
     if os.path.exists(legacy):  # an older dataset, now carried on under the new name
         os.unlink(legacy)
 
 
-def _new_manifest(provenance: dict[str, Any], n_deals: int, chunk_size: int, seed: int,
-                  trick_log: bool) -> dict[str, Any]:
-    return {"format": MANIFEST_FORMAT, "provenance": provenance, "n_deals": n_deals,
-            "chunk_size": chunk_size, "n_chunks": -(-n_deals // chunk_size),
-            "trick_log": bool(trick_log),
-            "seeds": {"entropy": int(seed),
-                      "rule": "chunk c: numpy.random.SeedSequence(entropy, spawn_key=(c,))"
-                              ".generate_state(rows, uint64)"},
-            "complete": False, "chunks": []}
+def _new_manifest(
+    provenance: dict[str, Any], n_deals: int, chunk_size: int, seed: int, trick_log: bool
+) -> dict[str, Any]:
+    return {
+        "format": MANIFEST_FORMAT,
+        "provenance": provenance,
+        "n_deals": n_deals,
+        "chunk_size": chunk_size,
+        "n_chunks": -(-n_deals // chunk_size),
+        "trick_log": bool(trick_log),
+        "seeds": {
+            "entropy": int(seed),
+            "rule": "chunk c: numpy.random.SeedSequence(entropy, spawn_key=(c,))"
+            ".generate_state(rows, uint64)",
+        },
+        "complete": False,
+        "chunks": [],
+    }
 
 
 def _check_same_study(out_dir: str, old: dict[str, Any], new: dict[str, Any]) -> None:
@@ -297,8 +333,10 @@ def _check_same_study(out_dir: str, old: dict[str, Any], new: dict[str, Any]) ->
         if old_prov.get(key) != new_prov.get(key):
             diffs.append(f"{key}: {old_prov.get(key)!r} there, {new_prov.get(key)!r} now")
     if diffs:
-        raise ValueError(f"{out_dir} holds a different study ({'; '.join(diffs)}); "
-                         "use another output directory, or delete it to start over")
+        raise ValueError(
+            f"{out_dir} holds a different study ({'; '.join(diffs)}); "
+            "use another output directory, or delete it to start over"
+        )
 
 
 def _prepare_dir(out_dir: str, manifest: dict[str, Any]) -> dict[str, Any]:
@@ -309,13 +347,16 @@ def _prepare_dir(out_dir: str, manifest: dict[str, Any]) -> dict[str, Any]:
     if old is None:
         parts = [n for n in names if PART_RE.match(n)]
         if parts:
-            raise ValueError(f"{out_dir} has part files but no {MANIFEST}: rebuild it from "
-                             "the parts with 'belote-sim dataset rebuild-manifest DIR' (or "
-                             "rebuild_manifest), or use another output directory")
+            raise ValueError(
+                f"{out_dir} has part files but no {MANIFEST}: rebuild it from "
+                "the parts with 'belote-sim dataset rebuild-manifest DIR' (or "
+                "rebuild_manifest), or use another output directory"
+            )
     else:
         _check_same_study(out_dir, old, manifest)
-        manifest["chunks"] = [e for e in old.get("chunks", [])
-                              if 0 <= e["chunk"] < manifest["n_chunks"]]
+        manifest["chunks"] = [
+            e for e in old.get("chunks", []) if 0 <= e["chunk"] < manifest["n_chunks"]
+        ]
     for name in names:  # leftovers of a crash: never counted, removed
         if _is_temp(name):
             try:
@@ -327,6 +368,7 @@ def _prepare_dir(out_dir: str, manifest: dict[str, Any]) -> dict[str, Any]:
 
 # --------------------------------------------------------------------------- run
 
+
 def require_dask():
     """``(Client, LocalCluster, as_completed)`` of dask.distributed, or a one-line error.
 
@@ -336,8 +378,9 @@ def require_dask():
     try:
         from dask.distributed import Client, LocalCluster, as_completed
     except ImportError:
-        raise DaskMissing("cluster runs (--workers, --scheduler) need dask: "
-                          "pip install 'belote-sim[dask]'") from None
+        raise DaskMissing(
+            "cluster runs (--workers, --scheduler) need dask: pip install 'belote-sim[dask]'"
+        ) from None
     return Client, LocalCluster, as_completed
 
 
@@ -361,8 +404,13 @@ def _local_cluster(n_workers: int, threads_per_worker: int):
     env = os.environ.get("DASK_LOGGING__DISTRIBUTED")
     os.environ["DASK_LOGGING__DISTRIBUTED"] = "error"
     try:
-        return LocalCluster(n_workers=n_workers, threads_per_worker=threads_per_worker,
-                            processes=True, host="127.0.0.1", dashboard_address="127.0.0.1:0")
+        return LocalCluster(
+            n_workers=n_workers,
+            threads_per_worker=threads_per_worker,
+            processes=True,
+            host="127.0.0.1",
+            dashboard_address="127.0.0.1:0",
+        )
     finally:
         if env is None:
             del os.environ["DASK_LOGGING__DISTRIBUTED"]
@@ -379,12 +427,20 @@ def _quiet_dask() -> None:
         logging.getLogger(name).setLevel(logging.CRITICAL)
 
 
-
-def run_study(study, n_deals: int, out_dir: str | os.PathLike, scheduler: str | None = None,
-              workers: int | None = None, threads_per_worker: int = 1,
-              progress: Callable[[int], None] | None = None, *, trick_log: bool = False,
-              retries: int = 3, numba_threads: int = 1,
-              manifest_interval: float = 1.0) -> dict[str, Any]:
+def run_study(
+    study,
+    n_deals: int,
+    out_dir: str | os.PathLike,
+    scheduler: str | None = None,
+    workers: int | None = None,
+    threads_per_worker: int = 1,
+    progress: Callable[[int], None] | None = None,
+    *,
+    trick_log: bool = False,
+    retries: int = 3,
+    numba_threads: int = 1,
+    manifest_interval: float = 1.0,
+) -> dict[str, Any]:
     """Run ``n_deals`` deals of ``study`` as chunk tasks on dask.distributed.
 
     Parameters
@@ -423,8 +479,7 @@ def run_study(study, n_deals: int, out_dir: str | os.PathLike, scheduler: str | 
     if isinstance(n_deals, bool) or not isinstance(n_deals, (int, np.integer)) or n_deals < 0:
         raise ValueError(f"n_deals must be a non-negative integer, got {n_deals!r}")
     if scheduler is not None and workers is not None:
-        raise ValueError("give either a scheduler address or a number of local workers, "
-                         "not both")
+        raise ValueError("give either a scheduler address or a number of local workers, not both")
     if workers is not None and (isinstance(workers, bool) or workers < 1):
         raise ValueError(f"workers must be a positive integer, got {workers!r}")
     if threads_per_worker < 1:
@@ -467,11 +522,22 @@ def run_study(study, n_deals: int, out_dir: str | os.PathLike, scheduler: str | 
                     for c in range(n_chunks):
                         length = min(study.chunk_size, n_deals - c * study.chunk_size)
                         expected = done[c]["sha256"] if c in done else None
-                        futures.append(client.submit(
-                            _chunk_task, study, c, length, out_dir, prov_bytes, expected,
-                            bool(trick_log), numba_threads,
-                            key=f"belote-sim-chunk-{run_id}-{c:06d}",
-                            retries=retries, pure=False))
+                        futures.append(
+                            client.submit(
+                                _chunk_task,
+                                study,
+                                c,
+                                length,
+                                out_dir,
+                                prov_bytes,
+                                expected,
+                                bool(trick_log),
+                                numba_threads,
+                                key=f"belote-sim-chunk-{run_id}-{c:06d}",
+                                retries=retries,
+                                pure=False,
+                            )
+                        )
                     next_write = time.monotonic() + manifest_interval
                     try:
                         for future in as_completed(futures):
@@ -486,27 +552,33 @@ def run_study(study, n_deals: int, out_dir: str | os.PathLike, scheduler: str | 
                                 _check_visible(path, done[c]["bytes"])
                             else:
                                 if result["rows"] != length:
-                                    raise RuntimeError(f"chunk {c}: {result['rows']} rows, "
-                                                       f"expected {length}")
+                                    raise RuntimeError(
+                                        f"chunk {c}: {result['rows']} rows, expected {length}"
+                                    )
                                 _check_visible(path, result["bytes"])
                                 computed.append(c)
                                 computed_deals += result["rows"]
                                 done[c] = {
-                                    "chunk": c, "file": PART_TEMPLATE.format(c),
+                                    "chunk": c,
+                                    "file": PART_TEMPLATE.format(c),
                                     "first_deal": first,
-                                    "rows": result["rows"], "entropy": int(study.seed),
-                                    "spawn_key": [c], "sha256": result["sha256"],
+                                    "rows": result["rows"],
+                                    "entropy": int(study.seed),
+                                    "spawn_key": [c],
+                                    "sha256": result["sha256"],
                                     "bytes": result["bytes"],
                                     "seconds": round(result["seconds"], 3),
-                                    "aggregates": result["aggregates"]}
+                                    "aggregates": result["aggregates"],
+                                }
                                 if time.monotonic() >= next_write:
                                     took = time.monotonic()
                                     manifest["chunks"] = list(done.values())
                                     _write_manifest(out_dir, manifest)
                                     took = time.monotonic() - took
                                     # a big manifest: keep its rewriting under ~5% of the time
-                                    next_write = time.monotonic() + max(manifest_interval,
-                                                                        20 * took)
+                                    next_write = time.monotonic() + max(
+                                        manifest_interval, 20 * took
+                                    )
                             if progress:
                                 progress(length)
                     except BaseException:
@@ -524,7 +596,8 @@ def run_study(study, n_deals: int, out_dir: str | os.PathLike, scheduler: str | 
                 raise RunInterrupted(
                     f"interrupted: {len(done)} of {n_chunks} chunks finished, recorded in "
                     f"{os.path.join(out_dir, MANIFEST)}; run the same command again to "
-                    "resume") from None
+                    "resume"
+                ) from None
             finally:
                 if cluster is not None:
                     cluster.close()
@@ -536,14 +609,22 @@ def run_study(study, n_deals: int, out_dir: str | os.PathLike, scheduler: str | 
     total = _empty_aggregates()
     for c in sorted(done):
         _merge(total, done[c]["aggregates"])
-    return {"deals": n_deals, "computed": computed_deals, "seconds": elapsed,
-            "deals_per_s": computed_deals / elapsed if elapsed > 0 else float("inf"),
-            **_with_means(total), "chunks": n_chunks, "computed_chunks": sorted(computed),
-            "skipped_chunks": sorted(skipped), "out_dir": out_dir,
-            "manifest": os.path.join(out_dir, MANIFEST)}
+    return {
+        "deals": n_deals,
+        "computed": computed_deals,
+        "seconds": elapsed,
+        "deals_per_s": computed_deals / elapsed if elapsed > 0 else float("inf"),
+        **_with_means(total),
+        "chunks": n_chunks,
+        "computed_chunks": sorted(computed),
+        "skipped_chunks": sorted(skipped),
+        "out_dir": out_dir,
+        "manifest": os.path.join(out_dir, MANIFEST),
+    }
 
 
 # --------------------------------------------------------------------------- reading
+
 
 def _part_problem(path: str, entry: dict[str, Any]) -> str | None:
     """Why a part file does not match its manifest entry (cheap: size and footer), or
@@ -557,8 +638,9 @@ def _part_problem(path: str, entry: dict[str, Any]) -> str | None:
     except OSError:
         return f"chunk {entry['chunk']}: {name} missing"
     if "bytes" in entry and size != entry["bytes"]:
-        return (f"chunk {entry['chunk']}: {name} has {size} bytes, the manifest says "
-                f"{entry['bytes']}")
+        return (
+            f"chunk {entry['chunk']}: {name} has {size} bytes, the manifest says {entry['bytes']}"
+        )
     try:
         meta = pq.ParquetFile(path).metadata
         rows = meta.num_rows
@@ -567,16 +649,20 @@ def _part_problem(path: str, entry: dict[str, Any]) -> str | None:
         return f"chunk {entry['chunk']}: {name} is not a readable Parquet file"
     if rows != entry["rows"]:
         return f"chunk {entry['chunk']}: {name} has {rows} rows, the manifest says {entry['rows']}"
-    if not isinstance(chunk, dict) or chunk.get("chunk") != entry["chunk"] \
-            or chunk.get("first_deal") != entry["first_deal"]:
-        return (f"chunk {entry['chunk']}: {name} holds "
-                + (f"chunk {chunk.get('chunk')}" if isinstance(chunk, dict) else "no chunk id")
-                + " (deal ids would not match)")
+    if (
+        not isinstance(chunk, dict)
+        or chunk.get("chunk") != entry["chunk"]
+        or chunk.get("first_deal") != entry["first_deal"]
+    ):
+        return (
+            f"chunk {entry['chunk']}: {name} holds "
+            + (f"chunk {chunk.get('chunk')}" if isinstance(chunk, dict) else "no chunk id")
+            + " (deal ids would not match)"
+        )
     return None
 
 
-def dataset_status(out_dir: str | os.PathLike, allow_incomplete: bool = False
-                   ) -> dict[str, Any]:
+def dataset_status(out_dir: str | os.PathLike, allow_incomplete: bool = False) -> dict[str, Any]:
     """The checked parts of a dataset directory.
 
     Reads the manifest and checks every part it lists against it (size, and in the
@@ -590,9 +676,11 @@ def dataset_status(out_dir: str | os.PathLike, allow_incomplete: bool = False
     out_dir = os.fspath(out_dir)
     manifest = load_manifest(out_dir)
     if manifest is None:
-        raise ValueError(f"{out_dir}: no {MANIFEST}: not a dataset written by run_study "
-                         "(if its parts are intact, 'belote-sim dataset rebuild-manifest "
-                         "DIR' rebuilds it)")
+        raise ValueError(
+            f"{out_dir}: no {MANIFEST}: not a dataset written by run_study "
+            "(if its parts are intact, 'belote-sim dataset rebuild-manifest "
+            "DIR' rebuilds it)"
+        )
     chunks = sorted(manifest["chunks"], key=lambda e: e["chunk"])
     n_chunks = manifest["n_chunks"]
     problems = []
@@ -608,19 +696,28 @@ def dataset_status(out_dir: str | os.PathLike, allow_incomplete: bool = False
     complete = bool(manifest.get("complete")) and not missing and not problems
     if not allow_incomplete:
         if problems:
-            raise ValueError(f"{out_dir}: dataset incomplete or damaged: {problems[0]}"
-                             + (f" (and {len(problems) - 1} more)" if len(problems) > 1 else "")
-                             + "; rerun the same command to redo it, or pass "
-                             "--allow-incomplete (allow_incomplete=True) to leave it out")
+            raise ValueError(
+                f"{out_dir}: dataset incomplete or damaged: {problems[0]}"
+                + (f" (and {len(problems) - 1} more)" if len(problems) > 1 else "")
+                + "; rerun the same command to redo it, or pass "
+                "--allow-incomplete (allow_incomplete=True) to leave it out"
+            )
         if not complete:
-            raise ValueError(f"{out_dir}: dataset incomplete ({len(missing)} of {n_chunks} "
-                             "chunks missing"
-                             + (f", first {missing[:5]}" if missing else
-                                ", a run did not finish")
-                             + "); rerun the same command to finish it, or pass "
-                             "--allow-incomplete (allow_incomplete=True) to read what is there")
-    return {"manifest": manifest, "paths": paths, "chunks": len(paths), "n_chunks": n_chunks,
-            "complete": complete, "problems": problems}
+            raise ValueError(
+                f"{out_dir}: dataset incomplete ({len(missing)} of {n_chunks} "
+                "chunks missing"
+                + (f", first {missing[:5]}" if missing else ", a run did not finish")
+                + "); rerun the same command to finish it, or pass "
+                "--allow-incomplete (allow_incomplete=True) to read what is there"
+            )
+    return {
+        "manifest": manifest,
+        "paths": paths,
+        "chunks": len(paths),
+        "n_chunks": n_chunks,
+        "complete": complete,
+        "problems": problems,
+    }
 
 
 def _part_paths(out_dir: str | os.PathLike, allow_incomplete: bool) -> tuple[dict, list[str]]:
@@ -680,8 +777,9 @@ def _ints(array, fill: int = -1) -> np.ndarray:
     return array.fill_null(fill).to_numpy(zero_copy_only=False).astype(np.int64)
 
 
-def dataset_summary(out_dir: str | os.PathLike, batch_size: int = 1 << 16,
-                    allow_incomplete: bool = False) -> dict[str, Any]:
+def dataset_summary(
+    out_dir: str | os.PathLike, batch_size: int = 1 << 16, allow_incomplete: bool = False
+) -> dict[str, Any]:
     """Aggregates of a dataset, streamed batch by batch (bounded memory).
 
     ``deals``, ``contracts`` and ``made`` per strain, ``thrown_in``, ``mp`` (per strain,
@@ -695,8 +793,9 @@ def dataset_summary(out_dir: str | os.PathLike, batch_size: int = 1 << 16,
     agg = _empty_aggregates()
     deals = 0
     mp_columns = [f"mp{k}" for k in range(3) if f"mp{k}" in dataset.schema.names]
-    for batch in dataset.to_batches(columns=SUMMARY_COLUMNS + mp_columns[2:],
-                                    batch_size=batch_size):
+    for batch in dataset.to_batches(
+        columns=SUMMARY_COLUMNS + mp_columns[2:], batch_size=batch_size
+    ):
         deals += batch.num_rows
         strain = _strain_codes(batch.column("strain"))
         outcome = batch.column("outcome")
@@ -713,8 +812,12 @@ def dataset_summary(out_dir: str | os.PathLike, batch_size: int = 1 << 16,
             agg["contracts"][name] += int(contracts[k])
             agg["made"][name] += int(made_counts[k])
         agg["thrown_in"] += int(thrown.sum())
-        _mp_sums(strain, _ints(batch.column("taker")),
-                 [_ints(batch.column(c), 0) for c in mp_columns], agg)
+        _mp_sums(
+            strain,
+            _ints(batch.column("taker")),
+            [_ints(batch.column(c), 0) for c in mp_columns],
+            agg,
+        )
     return {"deals": deals, **_with_means(agg)}
 
 
@@ -742,8 +845,10 @@ def rebuild_manifest(out_dir: str | os.PathLike, force: bool = False) -> dict[st
             except ValueError:
                 existing = None
             if existing is not None:
-                raise ValueError(f"{out_dir} has a readable manifest; pass --force (force=True) "
-                                 "to rebuild it anyway")
+                raise ValueError(
+                    f"{out_dir} has a readable manifest; pass --force (force=True) "
+                    "to rebuild it anyway"
+                )
         names = sorted(n for n in os.listdir(out_dir) if PART_RE.match(n))
         if not names:
             raise ValueError(f"{out_dir}: no part files (part-NNNNNN.parquet) to rebuild from")
@@ -752,7 +857,9 @@ def rebuild_manifest(out_dir: str | os.PathLike, force: bool = False) -> dict[st
         entries, skipped = [], []
         for name in names:
             path = os.path.join(out_dir, name)
-            c = int(PART_RE.match(name).group(1))
+            match = PART_RE.match(name)
+            assert match is not None  # names come from the part-name filter
+            c = int(match.group(1))
             try:
                 pf = pq.ParquetFile(path)
                 meta = pf.metadata.metadata or {}
@@ -769,26 +876,47 @@ def rebuild_manifest(out_dir: str | os.PathLike, force: bool = False) -> dict[st
                 skipped.append(f"{name}: a part of another study")
                 continue
             size, n = provenance.get("chunk_size"), provenance.get("n")
-            length = min(size, n - c * size) if isinstance(size, int) and isinstance(n, int) \
-                else -1
-            if (not isinstance(chunk, dict) or chunk.get("chunk") != c or length < 1
-                    or chunk.get("first_deal") != c * size or len(df) != length
-                    or chunk.get("rows") != length):
+            if not (isinstance(size, int) and isinstance(n, int)):
+                skipped.append(f"{name}: no chunk size or deal count in its provenance")
+                continue
+            length = min(size, n - c * size)
+            if (
+                not isinstance(chunk, dict)
+                or chunk.get("chunk") != c
+                or length < 1
+                or chunk.get("first_deal") != c * size
+                or len(df) != length
+                or chunk.get("rows") != length
+            ):
                 skipped.append(f"{name}: chunk id, first deal or row count do not match")
                 continue
-            entries.append({
-                "chunk": c, "file": name, "first_deal": c * size, "rows": length,
-                "entropy": int(provenance["seed"]), "spawn_key": [c],
-                "sha256": file_sha256(path), "bytes": os.path.getsize(path), "seconds": None,
-                "aggregates": frame_aggregates(df)})
+            entries.append(
+                {
+                    "chunk": c,
+                    "file": name,
+                    "first_deal": c * size,
+                    "rows": length,
+                    "entropy": int(provenance["seed"]),
+                    "spawn_key": [c],
+                    "sha256": file_sha256(path),
+                    "bytes": os.path.getsize(path),
+                    "seconds": None,
+                    "aggregates": frame_aggregates(df),
+                }
+            )
         if provenance is None:
             raise ValueError(f"{out_dir}: no readable part file to rebuild from")
-        manifest = _new_manifest(provenance, provenance["n"], provenance["chunk_size"],
-                                 provenance["seed"], trick_log)
+        manifest = _new_manifest(
+            provenance, provenance["n"], provenance["chunk_size"], provenance["seed"], trick_log
+        )
         manifest["chunks"] = entries
         manifest["complete"] = len(entries) == manifest["n_chunks"]
         manifest["rebuilt"] = True
         _write_manifest(out_dir, manifest)
-    return {"chunks": len(entries), "n_chunks": manifest["n_chunks"],
-            "complete": manifest["complete"], "skipped": skipped,
-            "manifest": os.path.join(out_dir, MANIFEST)}
+    return {
+        "chunks": len(entries),
+        "n_chunks": manifest["n_chunks"],
+        "complete": manifest["complete"],
+        "skipped": skipped,
+        "manifest": os.path.join(out_dir, MANIFEST),
+    }

@@ -15,25 +15,41 @@ import contextlib
 import json
 import os
 import time
+from collections.abc import Callable, Iterator, Mapping, Sequence
 from dataclasses import dataclass, field
-from typing import Any, Callable, Iterator, Mapping, Sequence
+from typing import Any
 
 import numba
 import numpy as np
 import pandas as pd
 
 from belote_sim._version import __version__
-from belote_sim.cards import parse_cards, parse_hand, format_cards
+from belote_sim.cards import format_cards, parse_cards, parse_hand
 from belote_sim.kernels import dealing as D
 from belote_sim.kernels.bidding import MAX_CALLS
-from belote_sim.kernels.simulate import COL_TRIES, G_DEALS, NUM_COLS, NUM_GAME_COLS, \
-    NUM_SOLO_COLS, NUM_SOLO_GAME_COLS, simulate_deals, simulate_solo_deals, simulate_solo_games
+from belote_sim.kernels.simulate import (
+    COL_TRIES,
+    G_DEALS,
+    NUM_COLS,
+    NUM_GAME_COLS,
+    NUM_SOLO_COLS,
+    NUM_SOLO_GAME_COLS,
+    simulate_deals,
+    simulate_solo_deals,
+    simulate_solo_games,
+)
 from belote_sim.kernels.simulate import simulate_games as _games_kernel
 from belote_sim.kernels.tables import SUIT_CHARS
-from belote_sim.policies import BID_POLICIES, PLAY_POLICIES, PolicySpec, per_seat, search_bits, \
-    to_arrays
-from belote_sim.simulation.deal_table import deals_frame, games_frame
+from belote_sim.policies import (
+    BID_POLICIES,
+    PLAY_POLICIES,
+    PolicySpec,
+    per_seat,
+    search_bits,
+    to_arrays,
+)
 from belote_sim.rules import Rules
+from belote_sim.simulation.deal_table import deals_frame, games_frame
 
 DEFAULT_CHUNK = 1 << 16
 MAX_TRIES = 1_000_000
@@ -63,25 +79,32 @@ class Study:
         if not isinstance(self.seed, (int, np.integer)) or self.seed < 0:
             raise ValueError(f"seed must be a non-negative integer, got {self.seed!r}")
         if self.dealer is not None and self.dealer not in range(n):
-            raise ValueError(f"dealer must be a seat 0..{n - 1} or None (rotate), "
-                             f"got {self.dealer!r}")
+            raise ValueError(
+                f"dealer must be a seat 0..{n - 1} or None (rotate), got {self.dealer!r}"
+            )
         if self.chunk_size < 1:
             raise ValueError("chunk_size must be positive")
         bid_names = {s.name for s in self.bidding}
         if len(bid_names) > 1 and "fixed" in bid_names:
-            raise ValueError("the fixed bidding policy sets the contract for all seats; "
-                             "it cannot be mixed with other bidding policies")
+            raise ValueError(
+                "the fixed bidding policy sets the contract for all seats; "
+                "it cannot be mixed with other bidding policies"
+            )
         two_round = self.rules.bidding == "two_round"
         if two_round and bid_names - {"take", "fixed", "atlas"}:
-            raise ValueError(f"the {self.rules.name} rules bid in two rounds: use the 'take' "
-                             "(or 'atlas' or 'fixed') bidding policy")
+            raise ValueError(
+                f"the {self.rules.name} rules bid in two rounds: use the 'take' "
+                "(or 'atlas' or 'fixed') bidding policy"
+            )
         if not two_round and "take" in bid_names:
             raise ValueError("the 'take' bidding policy is for the french two-round bidding")
         if self.rules.solo:
             play_names = {s.name for s in self.play}
             if play_names - {"random", "greedy"}:
-                raise ValueError(f"the games where every player is alone are played by the "
-                                 f"random and greedy policies, not {', '.join(sorted(play_names))}")
+                raise ValueError(
+                    f"the games where every player is alone are played by the "
+                    f"random and greedy policies, not {', '.join(sorted(play_names))}"
+                )
             if bid_names - {"threshold", "fixed"}:
                 raise ValueError("take-or-pass bidding uses the 'threshold' (or 'fixed') policy")
             if self.predeal or self.constraints:
@@ -98,12 +121,17 @@ class Study:
             self._atlas = table.kernel_arrays()
         if "fixed" in bid_names:
             seat, strain, doubling = self.bidding[0].params[:3]
-            if seat not in range(n) or strain not in range(6) or not self.rules.strain_allowed(int(strain)):
+            if (
+                seat not in range(n)
+                or strain not in range(6)
+                or not self.rules.strain_allowed(int(strain))
+            ):
                 raise ValueError(f"fixed bidding: bad seat/strain {self.bidding[0]}")
             if doubling not in range(self.rules.max_doubling + 1):
                 raise ValueError(f"fixed bidding: doubling must be 0..{self.rules.max_doubling}")
-        self.predeal_array, self.constraint_array, self.check_constraints = \
-            _conditions(self.predeal, self.constraints, two_round)
+        self.predeal_array, self.constraint_array, self.check_constraints = _conditions(
+            self.predeal, self.constraints, two_round
+        )
 
     @property
     def bid_arrays(self) -> tuple[np.ndarray, np.ndarray]:
@@ -128,8 +156,9 @@ class Study:
         play_params, announce_mask)`` (``belote_sim.kernels.simulate``)."""
         return (*self.bid_arrays, *self.play_arrays, self.announce_mask)
 
-    def conditions(self, max_tries: int = MAX_TRIES,
-                   check: bool | None = None) -> tuple[np.ndarray, np.ndarray, bool, int]:
+    def conditions(
+        self, max_tries: int = MAX_TRIES, check: bool | None = None
+    ) -> tuple[np.ndarray, np.ndarray, bool, int]:
         """The kernels' ``conditions`` tuple ``(predeal, cons, check_cons, max_tries)``."""
         check = self.check_constraints if check is None else check
         return (self.predeal_array, self.constraint_array, bool(check), int(max_tries))
@@ -137,11 +166,16 @@ class Study:
     def provenance(self, n_deals: int, mode: str = "deals") -> dict[str, Any]:
         """JSON-ready description of the study (kept with the table)."""
         return {
-            "belote_sim": __version__, "mode": mode, "n": int(n_deals),
-            "ruleset": self.rules.name, "options": self.rules.options(),
-            "bidding": [str(s) for s in self.bidding[:self.rules.players]],
-            "play": [str(s) for s in self.play[:self.rules.players]],
-            "seed": int(self.seed), "dealer": self.dealer, "chunk_size": self.chunk_size,
+            "belote_sim": __version__,
+            "mode": mode,
+            "n": int(n_deals),
+            "ruleset": self.rules.name,
+            "options": self.rules.options(),
+            "bidding": [str(s) for s in self.bidding[: self.rules.players]],
+            "play": [str(s) for s in self.play[: self.rules.players]],
+            "seed": int(self.seed),
+            "dealer": self.dealer,
+            "chunk_size": self.chunk_size,
             "predeal": {str(k): v for k, v in self.predeal.items()},
             "constraints": {str(k): v for k, v in self.constraints.items()},
             "belote_silent": list(self.belote_silent),
@@ -157,8 +191,9 @@ class Study:
             return np.full(length, self.dealer, dtype=np.int64)
         return (np.arange(first_deal, first_deal + length, dtype=np.int64)) % self.rules.players
 
-    def run_chunk(self, chunk: int, length: int, keep_plays: bool = False,
-                  rows: np.ndarray | None = None) -> dict[str, np.ndarray]:
+    def run_chunk(
+        self, chunk: int, length: int, keep_plays: bool = False, rows: np.ndarray | None = None
+    ) -> dict[str, Any]:
         """Simulate one chunk (or the given row offsets of it); raw kernel arrays."""
         seeds = self.chunk_seeds(chunk, length)
         first = chunk * self.chunk_size
@@ -171,19 +206,50 @@ class Study:
         plays = np.zeros((n if keep_plays else 1, 32), dtype=np.int64)
         if self.rules.solo:
             out = np.zeros((n, NUM_SOLO_COLS), dtype=np.int64)
-            simulate_solo_deals(seeds.view(np.int64), dealers, self.rules.to_array(),
-                                self.policies, out, calls, plays, keep_plays)
-            return {"deal_id": ids, "seed": seeds, "out": out, "calls": calls,
-                    "plays": plays if keep_plays else None, "rules": self.rules}
+            simulate_solo_deals(
+                seeds.view(np.int64),
+                dealers,
+                self.rules.to_array(),
+                self.policies,
+                out,
+                calls,
+                plays,
+                keep_plays,
+            )
+            return {
+                "deal_id": ids,
+                "seed": seeds,
+                "out": out,
+                "calls": calls,
+                "plays": plays if keep_plays else None,
+                "rules": self.rules,
+            }
         out = np.zeros((n, NUM_COLS), dtype=np.int64)
-        simulate_deals(seeds.view(np.int64), dealers, self.rules.to_array(), self.policies,
-                       self.conditions(), out, calls, plays, keep_plays, search_bits(self.play),
-                       self.atlas_arrays)
+        simulate_deals(
+            seeds.view(np.int64),
+            dealers,
+            self.rules.to_array(),
+            self.policies,
+            self.conditions(),
+            out,
+            calls,
+            plays,
+            keep_plays,
+            search_bits(self.play),
+            self.atlas_arrays,
+        )
         if (out[:, COL_TRIES] < 0).any():
-            raise ValueError(f"constraints could not be met in {MAX_TRIES} tries for a deal: "
-                             "they are too rare to sample")
-        return {"deal_id": ids, "seed": seeds, "out": out, "calls": calls,
-                "plays": plays if keep_plays else None}
+            raise ValueError(
+                f"constraints could not be met in {MAX_TRIES} tries for a deal: "
+                "they are too rare to sample"
+            )
+        return {
+            "deal_id": ids,
+            "seed": seeds,
+            "out": out,
+            "calls": calls,
+            "plays": plays if keep_plays else None,
+        }
 
     def check_feasible(self) -> float:
         """Acceptance rate of the rejection constraints on a pilot run (error if none)."""
@@ -193,23 +259,41 @@ class Study:
         seeds = ss.generate_state(PILOT_DEALS, dtype=np.uint64).view(np.int64)
         out = np.zeros((PILOT_DEALS, NUM_COLS), dtype=np.int64)
         calls = np.zeros((PILOT_DEALS, MAX_CALLS), dtype=np.uint8)
-        simulate_deals(seeds, self.dealers(0, PILOT_DEALS), self.rules.to_array(),
-                       self.policies, self.conditions(max_tries=50, check=True), out, calls,
-                       np.zeros((1, 32), dtype=np.int64), False, 1, self.atlas_arrays)
+        simulate_deals(
+            seeds,
+            self.dealers(0, PILOT_DEALS),
+            self.rules.to_array(),
+            self.policies,
+            self.conditions(max_tries=50, check=True),
+            out,
+            calls,
+            np.zeros((1, 32), dtype=np.int64),
+            False,
+            1,
+            self.atlas_arrays,
+        )
         tries = out[:, COL_TRIES]
         accepted = (tries > 0).sum()
         if accepted == 0:
-            raise ValueError(f"constraints are impossible or too rare: none of {PILOT_DEALS} "
-                             "pilot deals met them within 50 tries each")
+            raise ValueError(
+                f"constraints are impossible or too rare: none of {PILOT_DEALS} "
+                "pilot deals met them within 50 tries each"
+            )
         return float(1.0 / np.mean(tries[tries > 0]))
 
 
-def make_study(rules: Rules | str = "common", bidding: Any = None, play: Any = "greedy",
-               seed: int = 0, predeal: Mapping[int, Any] | None = None,
-               constraints: Mapping[int, Mapping[str, Any]] | None = None,
-               dealer: int | None = None, chunk_size: int = DEFAULT_CHUNK,
-               options: Mapping[str, Any] | None = None,
-               belote_silent: Sequence[int] = ()) -> Study:
+def make_study(
+    rules: Rules | str = "common",
+    bidding: Any = None,
+    play: Any = "greedy",
+    seed: int = 0,
+    predeal: Mapping[int, Any] | None = None,
+    constraints: Mapping[int, Mapping[str, Any]] | None = None,
+    dealer: int | None = None,
+    chunk_size: int = DEFAULT_CHUNK,
+    options: Mapping[str, Any] | None = None,
+    belote_silent: Sequence[int] = (),
+) -> Study:
     """Validate the arguments of ``simulate`` into a ``Study``."""
     rules = Rules.from_spec(rules, options)
     if bidding is None:
@@ -219,11 +303,17 @@ def make_study(rules: Rules | str = "common", bidding: Any = None, play: Any = "
         seat = _seat(seat, "predeal")
         predeal_lists[seat] = [format_cards([c])[0] for c in parse_cards(cards)]
     cons = {_seat(seat, "constraints"): dict(c) for seat, c in (constraints or {}).items()}
-    return Study(rules=rules, bidding=per_seat(bidding, BID_POLICIES, "bidding", rules.players),
-                 play=per_seat(play, PLAY_POLICIES, "play", rules.players), seed=seed,
-                 dealer=dealer,
-                 predeal=predeal_lists, constraints=cons, chunk_size=chunk_size,
-                 belote_silent=tuple(belote_silent))
+    return Study(
+        rules=rules,
+        bidding=per_seat(bidding, BID_POLICIES, "bidding", rules.players),
+        play=per_seat(play, PLAY_POLICIES, "play", rules.players),
+        seed=seed,
+        dealer=dealer,
+        predeal=predeal_lists,
+        constraints=cons,
+        chunk_size=chunk_size,
+        belote_silent=tuple(belote_silent),
+    )
 
 
 def _seat(seat: Any, what: str) -> int:
@@ -239,20 +329,23 @@ def _seat(seat: Any, what: str) -> int:
 CONSTRAINT_KEYS = ("require", "exclude", "min", "max", "strength")
 
 
-def _conditions(predeal: dict[int, list[str]], constraints: dict[int, dict[str, Any]],
-                two_round: bool) -> tuple[np.ndarray, np.ndarray, bool]:
+def _conditions(
+    predeal: dict[int, list[str]], constraints: dict[int, dict[str, Any]], two_round: bool
+) -> tuple[np.ndarray, np.ndarray, bool]:
     """Predeal and constraints as kernel arrays, with contradictions rejected."""
     pre = np.full((4, 8), -1, dtype=np.int64)
     cons = np.zeros((4, D.NUM_CONSTRAINT_FIELDS), dtype=np.int64)
-    cons[:, D.C_MAX_SUIT:D.C_MAX_SUIT + 4] = 8
+    cons[:, D.C_MAX_SUIT : D.C_MAX_SUIT + 4] = 8
     cons[:, D.C_MAX_STRENGTH] = 10_000
     used = 0
     for seat, cards in predeal.items():
         if len(cards) > 8:
             raise ValueError(f"predeal: seat {seat} gets {len(cards)} cards, at most 8")
         if two_round and len(cards) > 5:
-            raise ValueError("predeal: the french deal fixes at most the 5 bidding cards "
-                             "(the rest depends on who takes)")
+            raise ValueError(
+                "predeal: the french deal fixes at most the 5 bidding cards "
+                "(the rest depends on who takes)"
+            )
         for k, card in enumerate(cards):
             bit = parse_hand([card], size=None)
             if used & bit:
@@ -263,11 +356,15 @@ def _conditions(predeal: dict[int, list[str]], constraints: dict[int, dict[str, 
     for seat, spec in constraints.items():
         unknown = set(spec) - set(CONSTRAINT_KEYS)
         if unknown:
-            raise ValueError(f"constraints for seat {seat}: unknown key(s) "
-                             f"{', '.join(sorted(unknown))}; known: {', '.join(CONSTRAINT_KEYS)}")
+            raise ValueError(
+                f"constraints for seat {seat}: unknown key(s) "
+                f"{', '.join(sorted(unknown))}; known: {', '.join(CONSTRAINT_KEYS)}"
+            )
         if two_round:
-            raise ValueError("constraints are not supported with the french deal (the final "
-                             "hands depend on the bidding); use predeal for the bidding cards")
+            raise ValueError(
+                "constraints are not supported with the french deal (the final "
+                "hands depend on the bidding); use predeal for the bidding cards"
+            )
         required = parse_hand(spec.get("require", []), size=None)
         excluded = parse_hand(spec.get("exclude", []), size=None)
         if required & excluded:
@@ -275,8 +372,10 @@ def _conditions(predeal: dict[int, list[str]], constraints: dict[int, dict[str, 
             raise ValueError(f"constraints for seat {seat}: {card} is both required and excluded")
         if required & used & ~_mask_of_seat(pre, seat):
             card = format_cards(required & used & ~_mask_of_seat(pre, seat))[0]
-            raise ValueError(f"constraints for seat {seat}: required {card} is predealt "
-                             "to another seat or required twice")
+            raise ValueError(
+                f"constraints for seat {seat}: required {card} is predealt "
+                "to another seat or required twice"
+            )
         if excluded & _mask_of_seat(pre, seat):
             raise ValueError(f"constraints for seat {seat}: an excluded card is predealt to it")
         used |= required
@@ -288,22 +387,27 @@ def _conditions(predeal: dict[int, list[str]], constraints: dict[int, dict[str, 
         for key, base in (("min", D.C_MIN_SUIT), ("max", D.C_MAX_SUIT)):
             for suit, length in dict(spec.get(key, {})).items():
                 if suit not in SUIT_CHARS or not isinstance(length, int) or not 0 <= length <= 8:
-                    raise ValueError(f"constraints for seat {seat}: {key} needs suit C/D/H/S -> "
-                                     f"0..8, got {suit!r}: {length!r}")
+                    raise ValueError(
+                        f"constraints for seat {seat}: {key} needs suit C/D/H/S -> "
+                        f"0..8, got {suit!r}: {length!r}"
+                    )
                 cons[seat, base + SUIT_CHARS.index(suit)] = length
         if "strength" in spec:
             low, high = spec["strength"]
             if low > high:
-                raise ValueError(f"constraints for seat {seat}: strength range {low}..{high} "
-                                 "is empty")
+                raise ValueError(
+                    f"constraints for seat {seat}: strength range {low}..{high} is empty"
+                )
             cons[seat, D.C_MIN_STRENGTH] = low
             cons[seat, D.C_MAX_STRENGTH] = high
-        mins = cons[seat, D.C_MIN_SUIT:D.C_MIN_SUIT + 4]
-        maxs = cons[seat, D.C_MAX_SUIT:D.C_MAX_SUIT + 4]
+        mins = cons[seat, D.C_MIN_SUIT : D.C_MIN_SUIT + 4]
+        maxs = cons[seat, D.C_MAX_SUIT : D.C_MAX_SUIT + 4]
         if (mins > maxs).any() or mins.sum() > 8 or maxs.sum() < 8:
-            raise ValueError(f"constraints for seat {seat}: suit lengths min {list(mins)} / "
-                             f"max {list(maxs)} cannot make an 8-card hand")
-        check = check or bool(excluded) or mins.any() or (maxs < 8).any() or "strength" in spec
+            raise ValueError(
+                f"constraints for seat {seat}: suit lengths min {list(mins)} / "
+                f"max {list(maxs)} cannot make an 8-card hand"
+            )
+        check = check or bool(excluded or mins.any() or (maxs < 8).any() or "strength" in spec)
     for suit in range(4):
         if cons[:, D.C_MIN_SUIT + suit].sum() > 8:
             raise ValueError(f"constraints: the seats need more than 8 {SUIT_CHARS[suit]} cards")
@@ -328,8 +432,9 @@ def _threads(threads: int | None) -> Iterator[int]:
         numba.set_num_threads(previous)
 
 
-def iter_chunks(study: Study, n_deals: int, threads: int | None = None,
-                keep_plays: bool = False) -> Iterator[pd.DataFrame]:
+def iter_chunks(
+    study: Study, n_deals: int, threads: int | None = None, keep_plays: bool = False
+) -> Iterator[pd.DataFrame]:
     """Simulate ``n_deals`` deals chunk by chunk, yielding one DataFrame per chunk."""
     if isinstance(n_deals, bool) or not isinstance(n_deals, (int, np.integer)) or n_deals < 0:
         raise ValueError(f"n_deals must be a non-negative integer, got {n_deals!r}")
@@ -341,14 +446,22 @@ def iter_chunks(study: Study, n_deals: int, threads: int | None = None,
             yield deals_frame(study.run_chunk(chunk, length, keep_plays))
 
 
-def simulate(n_deals: int, rules: Rules | str = "common", bidding: Any = None,
-             play: Any = "greedy", seed: int = 0, threads: int | None = None,
-             predeal: Mapping[int, Any] | None = None,
-             constraints: Mapping[int, Mapping[str, Any]] | None = None,
-             dealer: int | None = None, trick_log: bool = False,
-             chunk_size: int = DEFAULT_CHUNK, options: Mapping[str, Any] | None = None,
-             progress: Callable[[int], None] | None = None,
-             belote_silent: Sequence[int] = ()) -> pd.DataFrame:
+def simulate(
+    n_deals: int,
+    rules: Rules | str = "common",
+    bidding: Any = None,
+    play: Any = "greedy",
+    seed: int = 0,
+    threads: int | None = None,
+    predeal: Mapping[int, Any] | None = None,
+    constraints: Mapping[int, Mapping[str, Any]] | None = None,
+    dealer: int | None = None,
+    trick_log: bool = False,
+    chunk_size: int = DEFAULT_CHUNK,
+    options: Mapping[str, Any] | None = None,
+    progress: Callable[[int], None] | None = None,
+    belote_silent: Sequence[int] = (),
+) -> pd.DataFrame:
     """Simulate ``n_deals`` deals and return them as a DataFrame (one row per deal).
 
     Parameters
@@ -372,8 +485,9 @@ def simulate(n_deals: int, rules: Rules | str = "common", bidding: Any = None,
 
     The DataFrame's ``attrs["belote_sim"]`` holds the study's provenance.
     """
-    study = make_study(rules, bidding, play, seed, predeal, constraints, dealer, chunk_size,
-                       options, belote_silent)
+    study = make_study(
+        rules, bidding, play, seed, predeal, constraints, dealer, chunk_size, options, belote_silent
+    )
     frames = []
     for frame in iter_chunks(study, n_deals, threads, trick_log):
         frames.append(frame)
@@ -396,16 +510,18 @@ def _signals_deferred(redeliver: bool = True) -> Iterator[None]:
         yield
         return
     pending: list[int] = []
-    previous = {sig: signal.signal(sig, lambda s, f: pending.append(s))
-                for sig in (signal.SIGINT, signal.SIGTERM)}
+    previous = {
+        sig: signal.signal(sig, lambda s, f: pending.append(s))
+        for sig in (signal.SIGINT, signal.SIGTERM)
+    }
     try:
         yield
     finally:
         for sig, handler in previous.items():
             signal.signal(sig, handler)
         if redeliver:
-            for sig in dict.fromkeys(pending):
-                signal.raise_signal(sig)
+            for signum in dict.fromkeys(pending):
+                signal.raise_signal(signum)
 
 
 class RunInterrupted(KeyboardInterrupt):
@@ -418,17 +534,20 @@ def output_paths(path: str) -> dict[str, str]:
     an interrupted run's finished chunks, resumable), ``writing`` (``.NAME.writing``,
     the file being written; never complete) and ``lock`` (``.NAME.lock``)."""
     directory, name = os.path.split(os.path.abspath(os.fspath(path)))
-    return {key: os.path.join(directory, f".{name}.{key}")
-            for key in ("partial", "writing", "lock")}
+    return {
+        key: os.path.join(directory, f".{name}.{key}") for key in ("partial", "writing", "lock")
+    }
 
 
-def _same_study(status: dict[str, Any], provenance: dict[str, Any], trick_log: bool,
-                names: list[str]) -> bool:
+def _same_study(
+    status: dict[str, Any], provenance: dict[str, Any], trick_log: bool, names: list[str]
+) -> bool:
     return status["provenance"] == provenance and ("plays" in names) == bool(trick_log)
 
 
-def _resumable(partial: str, provenance: dict[str, Any], trick_log: bool,
-               chunk_size: int, n_chunks: int):
+def _resumable(
+    partial: str, provenance: dict[str, Any], trick_log: bool, chunk_size: int, n_chunks: int
+):
     """(chunks kept, ParquetFile) of an interrupted run's partial file of this study;
     (0, None) if it is unreadable (a killed run); ``ValueError`` for another study."""
     import pyarrow.parquet as pq
@@ -441,8 +560,10 @@ def _resumable(partial: str, provenance: dict[str, Any], trick_log: bool,
     except (ValueError, OSError):
         return 0, None
     if not _same_study(status, provenance, trick_log, pf.schema_arrow.names):
-        raise ValueError(f"{partial} holds an interrupted run of a different study; add "
-                         "--overwrite (overwrite=True) to discard it, or use another output")
+        raise ValueError(
+            f"{partial} holds an interrupted run of a different study; add "
+            "--overwrite (overwrite=True) to discard it, or use another output"
+        )
     kept = status["chunks"]
     if status["complete"] or not 0 <= kept < n_chunks or status["rows"] != kept * chunk_size:
         return 0, None
@@ -472,16 +593,23 @@ def _summary_of(path: str) -> dict[str, Any]:
     from belote_sim.simulation.deal_table import summary_counts
 
     counts: dict[str, Any] = {}
-    for batch in pq.ParquetFile(path).iter_batches(columns=["strain", "outcome"],
-                                                   batch_size=1 << 20):
+    for batch in pq.ParquetFile(path).iter_batches(
+        columns=["strain", "outcome"], batch_size=1 << 20
+    ):
         summary_counts(batch.to_pandas(), counts)
     return counts
 
 
-def simulate_to_parquet(path: str, n_deals: int, study: Study, threads: int | None = None,
-                        trick_log: bool = False,
-                        progress: Callable[[int], None] | None = None, *,
-                        overwrite: bool = False) -> dict[str, Any]:
+def simulate_to_parquet(
+    path: str,
+    n_deals: int,
+    study: Study,
+    threads: int | None = None,
+    trick_log: bool = False,
+    progress: Callable[[int], None] | None = None,
+    *,
+    overwrite: bool = False,
+) -> dict[str, Any]:
     """Stream a simulation to a Parquet file chunk by chunk (bounded memory), crash-safe.
 
     A file under ``path`` is always a complete study.  The chunks are written to
@@ -509,8 +637,13 @@ def simulate_to_parquet(path: str, n_deals: int, study: Study, threads: int | No
     import pyarrow.parquet as pq
 
     from belote_sim.simulation.deal_table import PROVENANCE_KEY, summary_counts, table_status
-    from belote_sim.simulation.safe_io import (check_free_space, completion_mark, fsync_dir,
-                                               fsync_file, run_lock)
+    from belote_sim.simulation.safe_io import (
+        check_free_space,
+        completion_mark,
+        fsync_dir,
+        fsync_file,
+        run_lock,
+    )
 
     if isinstance(n_deals, bool) or not isinstance(n_deals, (int, np.integer)) or n_deals < 1:
         raise ValueError(f"n_deals must be a positive integer, got {n_deals!r}")
@@ -518,8 +651,10 @@ def simulate_to_parquet(path: str, n_deals: int, study: Study, threads: int | No
     path = os.fspath(path)
     directory = os.path.dirname(os.path.abspath(path))
     if os.path.isdir(path):
-        raise ValueError(f"{path} is a directory: give a file name (or a dataset directory "
-                         "with --workers/--scheduler)")
+        raise ValueError(
+            f"{path} is a directory: give a file name (or a dataset directory "
+            "with --workers/--scheduler)"
+        )
     if not os.path.isdir(directory):
         raise ValueError(f"{directory}: no such directory")
     side = output_paths(path)
@@ -532,16 +667,25 @@ def simulate_to_parquet(path: str, n_deals: int, study: Study, threads: int | No
             try:
                 status = table_status(path)
                 same = status["complete"] and _same_study(
-                    status, provenance, trick_log, pq.read_schema(path).names)
+                    status, provenance, trick_log, pq.read_schema(path).names
+                )
             except (ValueError, OSError):
                 same = False
             if same:
-                return {"deals": n_deals, "computed": 0, "resumed_chunks": n_chunks,
-                        "already_complete": True, "seconds": time.perf_counter() - start,
-                        "deals_per_s": 0.0, **_summary_of(path)}
-            raise ValueError(f"{path} exists (not a complete table of this study); add --overwrite "
-                             "(overwrite=True) to replace it (it is kept until the new table "
-                             "is complete), or choose another output")
+                return {
+                    "deals": n_deals,
+                    "computed": 0,
+                    "resumed_chunks": n_chunks,
+                    "already_complete": True,
+                    "seconds": time.perf_counter() - start,
+                    "deals_per_s": 0.0,
+                    **_summary_of(path),
+                }
+            raise ValueError(
+                f"{path} exists (not a complete table of this study); add --overwrite "
+                "(overwrite=True) to replace it (it is kept until the new table "
+                "is complete), or choose another output"
+            )
         with contextlib.suppress(FileNotFoundError):
             os.unlink(side["writing"])  # a killed run's file: never complete
         kept, old = 0, None
@@ -552,7 +696,7 @@ def simulate_to_parquet(path: str, n_deals: int, study: Study, threads: int | No
                 kept, old = _resumable(side["partial"], provenance, trick_log, size, n_chunks)
         check_free_space(directory, n_deals - kept * size, trick_log)
         study.check_feasible()
-        writer = None
+        writer: Any = None
         done = rows = computed = 0
         counts: dict[str, Any] = {}
 
@@ -565,8 +709,9 @@ def simulate_to_parquet(path: str, n_deals: int, study: Study, threads: int | No
             if writer is None:
                 schema = table.schema
                 if old is not None:  # as a fresh chunk's (reading back gives other types)
-                    schema = pa.Table.from_pandas(deals_frame(study.run_chunk(0, 1, trick_log)),
-                                                  preserve_index=False).schema
+                    schema = pa.Table.from_pandas(
+                        deals_frame(study.run_chunk(0, 1, trick_log)), preserve_index=False
+                    ).schema
                 meta = dict(schema.metadata or {})
                 meta[PROVENANCE_KEY] = json.dumps(study.provenance(n_deals)).encode()
                 writer = pq.ParquetWriter(side["writing"], schema.with_metadata(meta))
@@ -604,14 +749,16 @@ def simulate_to_parquet(path: str, n_deals: int, study: Study, threads: int | No
             if not isinstance(exc, KeyboardInterrupt):
                 raise
             if saved:
-                what = (f"kept {saved} of {n_chunks} chunks ({saved * size:,} of "
-                        f"{n_deals:,} deals) in {side['partial']}; run the same command "
-                        "again to resume, or add --overwrite to start over")
+                what = (
+                    f"kept {saved} of {n_chunks} chunks ({saved * size:,} of "
+                    f"{n_deals:,} deals) in {side['partial']}; run the same command "
+                    "again to resume, or add --overwrite to start over"
+                )
             else:
                 what = "no chunk was finished, nothing kept; run the same command again"
-            raise RunInterrupted(f"interrupted: {what}"
-                                 + (f" ({path} is untouched)" if os.path.exists(path) else "")
-                                 ) from None
+            raise RunInterrupted(
+                f"interrupted: {what}" + (f" ({path} is untouched)" if os.path.exists(path) else "")
+            ) from None
         finally:
             if old is not None:
                 old.close()
@@ -619,12 +766,19 @@ def simulate_to_parquet(path: str, n_deals: int, study: Study, threads: int | No
             os.unlink(side["partial"])
         fsync_dir(directory)
     elapsed = time.perf_counter() - start
-    return {"deals": n_deals, "computed": computed, "resumed_chunks": kept, "seconds": elapsed,
-            "deals_per_s": computed / elapsed if elapsed > 0 else float("inf"), **counts}
+    return {
+        "deals": n_deals,
+        "computed": computed,
+        "resumed_chunks": kept,
+        "seconds": elapsed,
+        "deals_per_s": computed / elapsed if elapsed > 0 else float("inf"),
+        **counts,
+    }
 
 
-def _keep_partial(writer, side: dict[str, str], rows: int, done: int, kept: int,
-                  n_chunks: int) -> int:
+def _keep_partial(
+    writer, side: dict[str, str], rows: int, done: int, kept: int, n_chunks: int
+) -> int:
     """After an interruption: close the file being written with an "incomplete" mark
     and keep it as the partial file if it has more chunks than the one resumed from.
     Returns the number of chunks the partial file now holds."""
@@ -646,10 +800,17 @@ def _keep_partial(writer, side: dict[str, str], rows: int, done: int, kept: int,
     return saved
 
 
-def simulate_games(n_games: int, rules: Rules | str = "common", bidding: Any = None,
-                   play: Any = "greedy", seed: int = 0, threads: int | None = None,
-                   max_deals: int = 200, options: Mapping[str, Any] | None = None,
-                   deal_log: bool = False) -> pd.DataFrame | tuple[pd.DataFrame, pd.DataFrame]:
+def simulate_games(
+    n_games: int,
+    rules: Rules | str = "common",
+    bidding: Any = None,
+    play: Any = "greedy",
+    seed: int = 0,
+    threads: int | None = None,
+    max_deals: int = 200,
+    options: Mapping[str, Any] | None = None,
+    deal_log: bool = False,
+) -> Any:  # the games table, or (games, deals) with deal_log=True
     """Play ``n_games`` whole games to the target; one row per game.
 
     Dealing follows the rules' ``dealing`` option (``shuffle`` or ``cut``).  Columns:
@@ -669,18 +830,29 @@ def simulate_games(n_games: int, rules: Rules | str = "common", bidding: Any = N
     if not 1 <= max_deals <= 100_000:
         raise ValueError("max_deals must be 1..100000")
     seeds = np.random.SeedSequence(int(seed), spawn_key=(0,)).generate_state(
-        n_games, dtype=np.uint64)
+        n_games, dtype=np.uint64
+    )
     solo = study.rules.solo
     out = np.zeros((n_games, NUM_SOLO_GAME_COLS if solo else NUM_GAME_COLS), dtype=np.int64)
-    log = np.zeros((n_games, max_deals if deal_log else 0,
-                    NUM_SOLO_COLS if solo else NUM_COLS), dtype=np.int64)
+    log = np.zeros(
+        (n_games, max_deals if deal_log else 0, NUM_SOLO_COLS if solo else NUM_COLS), dtype=np.int64
+    )
     with _threads(threads):
         if solo:
-            simulate_solo_games(seeds.view(np.int64), study.rules.to_array(), study.policies,
-                                max_deals, out, log)
+            simulate_solo_games(
+                seeds.view(np.int64), study.rules.to_array(), study.policies, max_deals, out, log
+            )
         else:
-            _games_kernel(seeds.view(np.int64), study.rules.to_array(), study.policies,
-                          max_deals, out, log, search_bits(study.play), study.atlas_arrays)
+            _games_kernel(
+                seeds.view(np.int64),
+                study.rules.to_array(),
+                study.policies,
+                max_deals,
+                out,
+                log,
+                search_bits(study.play),
+                study.atlas_arrays,
+            )
     df = games_frame(seeds, out, 3 if study.rules.players == 3 else 2)
     df.attrs["belote_sim"] = study.provenance(n_games, mode="games")
     if not deal_log:
@@ -689,9 +861,16 @@ def simulate_games(n_games: int, rules: Rules | str = "common", bidding: Any = N
     game_id = np.repeat(np.arange(n_games), n_deals)
     deal_no = np.concatenate([np.arange(k) for k in n_deals]) if n_games else np.zeros(0, int)
     rows = log[game_id, deal_no]
-    deals = deals_frame({"deal_id": np.arange(len(rows)), "seed": np.zeros(len(rows), np.uint64),
-                         "out": rows, "calls": np.zeros((len(rows), MAX_CALLS), np.uint8),
-                         "plays": None, "rules": study.rules}).drop(columns=["seed", "auction"])
+    deals = deals_frame(
+        {
+            "deal_id": np.arange(len(rows)),
+            "seed": np.zeros(len(rows), np.uint64),
+            "out": rows,
+            "calls": np.zeros((len(rows), MAX_CALLS), np.uint8),
+            "plays": None,
+            "rules": study.rules,
+        }
+    ).drop(columns=["seed", "auction"])
     deals.insert(1, "game_id", game_id)
     deals.insert(2, "deal_no", deal_no)
     deals.attrs["belote_sim"] = df.attrs["belote_sim"]

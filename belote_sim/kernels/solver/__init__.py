@@ -135,8 +135,24 @@ from belote_sim.kernels.solver.search import (
 from belote_sim.kernels.solver.stack import INF, MAX_PLY, NUM_FIELDS, TT_BITS, new_tt, new_workspace
 
 __all__ = [
-    "INF", "MAX_PLY", "NUM_FIELDS", "TT_BITS", "dd_best_card", "dd_card_values",
-    "infer_forbidden", "legal_of_position", "lowest_card", "new_tt", "new_workspace",
-    "pimc_best_card", "pimc_scores", "pimc_values", "popcount", "random_positions",
-    "remaining_points", "sample_deals", "solve_batch", "solve_position",
+    "INF",
+    "MAX_PLY",
+    "NUM_FIELDS",
+    "TT_BITS",
+    "dd_best_card",
+    "dd_card_values",
+    "infer_forbidden",
+    "legal_of_position",
+    "lowest_card",
+    "new_tt",
+    "new_workspace",
+    "pimc_best_card",
+    "pimc_scores",
+    "pimc_values",
+    "popcount",
+    "random_positions",
+    "remaining_points",
+    "sample_deals",
+    "solve_batch",
+    "solve_position",
 ]
