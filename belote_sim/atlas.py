@@ -197,7 +197,9 @@ def build_atlas(
         stamp_path.write_text(json.dumps(stamp))
     client = cluster = None
     if workers or scheduler:
-        from dask.distributed import Client, LocalCluster
+        from belote_sim.simulation.distributed import require_dask
+
+        Client, LocalCluster, _ = require_dask()
 
         if scheduler is None:
             _run_chunk(
@@ -249,7 +251,9 @@ def build_atlas(
                     part = _run_chunk(*args, threads=threads)
                     _store(part, totals, idx, file, progress, counts)
             if client is not None:
-                from dask.distributed import as_completed
+                from belote_sim.simulation.distributed import require_dask
+
+                _, _, as_completed = require_dask()
 
                 for future in as_completed(list(pending)):
                     c, idx, file = pending.pop(future)

@@ -1,4 +1,4 @@
-"""Cards, hands and their text notation (RULES.md section 1).
+"""Cards, hands and their text notation (docs/rules.md section 1).
 
 Bit layout (one layout for the whole package)::
 

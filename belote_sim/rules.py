@@ -1,4 +1,4 @@
-"""Rule presets and options (RULES.md section 13) as one immutable object.
+"""Rule presets and options (docs/rules.md section 13) as one immutable object.
 
 ``Rules.preset("bulgarian", kirtik=True)`` gives the ``bulgarian`` rules with one
 option changed; ``rules.to_array()`` gives the int64 array every kernel takes (its
@@ -38,9 +38,9 @@ _CHOICES = {name: tuple(codes) for name, codes in _CODES.items()}
 
 @dataclass(frozen=True)
 class Rules:
-    """A complete rule set: a preset name plus every option of RULES.md.
+    """A complete rule set: a preset name plus every option of docs/rules.md.
 
-    Attributes follow RULES.md section 13 (section numbers in brackets):
+    Attributes follow docs/rules.md section 13 (section numbers in brackets):
     ``raise_over_partner``/``undertrump`` [5], ``card_in_one_declaration``,
     ``nt_four_aces`` [6.1], ``belote_on_discard`` [6.2], ``declarations_compare``
     (``best_run`` | ``best_declaration``) and ``declarations_need_trick`` [6.3],
@@ -154,7 +154,9 @@ class Rules:
         if self.solo:
             what = "open belot" if self.variant == "open" else f"the {self.players}-player game"
             if self.bidding != "take_or_pass":
-                raise ValueError(f"{what} bids take-or-pass (RULES.md 4.3), not {self.bidding}")
+                raise ValueError(
+                    f"{what} bids take-or-pass (docs/rules.md 4.3), not {self.bidding}"
+                )
             if self.scoring != "mp":
                 raise ValueError(
                     f"{what} scores match points; scoring={self.scoring} is for "
@@ -273,7 +275,7 @@ class Rules:
 
 def _solo_defaults(options: Mapping[str, Any]) -> dict[str, Any]:
     """Defaults that follow from choosing a game where every player is alone: take-or-pass
-    bidding without doubling (RULES.md 4.3) unless the options say otherwise."""
+    bidding without doubling (docs/rules.md 4.3) unless the options say otherwise."""
     if options.get("players", 4) != 4 or options.get("variant") == "open":
         out: dict[str, Any] = {"bidding": "take_or_pass", "doubling": False}
         if options.get("variant") == "open" and "players" not in options:

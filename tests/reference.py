@@ -1,6 +1,6 @@
-"""Independent, deliberately simple reference implementation of shared/RULES.md.
+"""Independent, deliberately simple reference implementation of shared/docs/rules.md.
 
-This module is an oracle for the tests: it is written from RULES.md alone, never
+This module is an oracle for the tests: it is written from docs/rules.md alone, never
 imports ``belote_sim``, and uses only plain Python (card strings, sets, lists,
 dicts). Clarity wins over speed.
 
@@ -15,7 +15,7 @@ Conventions (a contract with the tests)
   :func:`resolve_rules`, and ``None`` (= the ``common`` preset).
 - Card lists in outputs are sorted by suit C, D, H, S, then rank 7 8 9 T J Q K A.
 
-Readings of RULES.md chosen here (each is repeated next to the code)
+Readings of docs/rules.md chosen here (each is repeated next to the code)
 --------------------------------------------------------------------
 R1  Trick winner in AT: every suit is "trump", but a card of another suit than
     the led one never wins; the winner is the highest card of the led suit in

@@ -1,5 +1,5 @@
 """Independent, deliberately simple reference of the 2-player, 3-player and
-open-belot variants (shared/RULES.md §11 plus the readings fixed below).
+open-belot variants (shared/docs/rules.md §11 plus the readings fixed below).
 
 Like tests/reference.py this is a test oracle: plain Python (card strings,
 sets, lists, dicts), written from the rules text alone, never importing
@@ -12,7 +12,7 @@ Conventions (a contract with the tests)
 - Seats 0..P-1 in playing order, P = 2 or 3; every player is alone.  Dealer d;
   seat (d+1) % P leads the first trick; the winner of a trick leads the next.
 - ``rules``: ``{"ruleset": ..., "options": {...}}`` as in tests/reference.py,
-  plus the variant option ``doubling`` (RULES.md §4.3, default off) which
+  plus the variant option ``doubling`` (docs/rules.md §4.3, default off) which
   allows doubling levels 1 and 2 in records.
 - Card lists in outputs are sorted by suit C, D, H, S then rank 7..A.
 

@@ -234,7 +234,7 @@ def full_atlas(tmp_path_factory):
 
 
 def _check_auction(auction, strain, taker, doubling, dealer):
-    """Auction legality (RULES.md 4.1) from the call string alone."""
+    """Auction legality (docs/rules.md 4.1) from the call string alone."""
     order = "CDHSNA"
     current, bidder, level, passes = -1, -1, 0, 0
     seat = (dealer + 1) % 4

@@ -1,4 +1,4 @@
-"""Card notation and layout (RULES.md section 1)."""
+"""Card notation and layout (docs/rules.md section 1)."""
 
 import pytest
 from hypothesis import given

@@ -66,7 +66,7 @@ def test_policy_parameter_indices_match_their_names():
 
 
 def test_deal_card_totals():
-    # RULES.md section 2 and 7: 152 card points + the last-trick 10 in a suit contract,
+    # docs/rules.md section 2 and 7: 152 card points + the last-trick 10 in a suit contract,
     # 120 + 10 in NT, 248 + 10 in AT.
     assert T.DEAL_CARD_TOTAL.tolist() == [162, 162, 162, 162, 130, 258]
     assert T.SUIT_DEAL_CARD_TOTAL == 162

@@ -1,4 +1,5 @@
-"""Options not covered clause by clause elsewhere, each on and off (RULES.md 6.1, 7, 10, 12)."""
+"""Options not covered clause by clause elsewhere, each on and off (docs/rules.md
+6.1, 7, 10, 12)."""
 
 from belote_sim import Rules, replay, score_deal
 from belote_sim.deal.declarations import hand_declarations

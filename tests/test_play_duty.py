@@ -1,4 +1,4 @@
-"""The three encodings of the play duty (RULES.md section 5) agree.
+"""The three encodings of the play duty (docs/rules.md section 5) agree.
 
 The duty is written three times for speed: ``kernels.core.legal_mask`` (the move
 generator), ``kernels.core.broken_duty`` (which duty an illegal card breaks) and

@@ -1,4 +1,4 @@
-"""Random legal playouts: invariants (RULES.md sections 2, 5, 7)."""
+"""Random legal playouts: invariants (docs/rules.md sections 2, 5, 7)."""
 
 import numpy as np
 import pytest

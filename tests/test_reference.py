@@ -1,4 +1,4 @@
-"""Tests of tests/reference.py against the clauses and worked examples of RULES.md."""
+"""Tests of tests/reference.py against the clauses and worked examples of docs/rules.md."""
 
 import os
 import random

@@ -1,13 +1,13 @@
 """Hand-computed rule-clause tests for ``belote_sim.deal.replay``.
 
-Every expected value below was derived by hand from shared/RULES.md (section
+Every expected value below was derived by hand from shared/docs/rules.md (section
 numbers in the comments); none was produced by running an implementation.
 
 Conventions used in the comments:
 - "T3 L2: JD KD 8D AD -> s1, 17" means: trick 3, led by seat 2, cards in
   playing order (seat 2, 3, 0, 1), won by seat 1, worth 17 card points.
 - Trump order J 9 A T K Q 8 7 (points 20 14 11 10 4 3 0 0); plain order
-  A T K Q J 9 8 7 (points 11 10 4 3 2 0 0 0)  (RULES.md section 2).
+  A T K Q J 9 8 7 (points 11 10 4 3 2 0 0 0)  (docs/rules.md section 2).
 - Team 0 = seats {0, 2}, team 1 = seats {1, 3}.
 - Illegal-card trick indices are taken as 0-based (index into ``tricks``).
 """

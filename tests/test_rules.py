@@ -1,4 +1,4 @@
-"""Rules presets and options (RULES.md section 13)."""
+"""Rules presets and options (docs/rules.md section 13)."""
 
 import dataclasses
 
@@ -8,7 +8,7 @@ import pytest
 from belote_sim import Rules
 from belote_sim.kernels import tables as T
 
-# RULES.md section 13, column by column.
+# docs/rules.md section 13, column by column.
 PRESET_TABLE = {
     "raise_over_partner": (False, True, True),
     "undertrump": (True, False, True),

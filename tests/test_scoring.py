@@ -1,6 +1,6 @@
-"""Deal scoring (RULES.md sections 7, 8, 10, 14.9-14.15) and the game (section 9).
+"""Deal scoring (docs/rules.md sections 7, 8, 10, 14.9-14.15) and the game (section 9).
 
-Expected values are worked out by hand from RULES.md in the comments.
+Expected values are worked out by hand from docs/rules.md in the comments.
 """
 
 import pytest

@@ -431,7 +431,7 @@ def test_game_deal_log_and_cut_deck_effect():
         (per_game["mp0"] + per_game["mp1"] + held).to_numpy()
         == (done["score0"] + done["score1"]).to_numpy()
     ).all()
-    # an unshuffled (cut) deck deals more long runs than a shuffled one (RULES.md 3)
+    # an unshuffled (cut) deck deals more long runs than a shuffled one (docs/rules.md 3)
     from belote_sim.analysis.report_tables import declaration_frequencies
 
     cut = declaration_frequencies(deals).set_index(["scope", "event"])

@@ -1,5 +1,5 @@
 """Kernels vs the independent pure-Python reference for the 2-player, 3-player and
-open-belot games (tests/reference_variants.py, written from RULES.md without seeing
+open-belot games (tests/reference_variants.py, written from docs/rules.md without seeing
 the kernels).
 
 Deals come from the simulator (greedy and random play, several rule options); each

@@ -1,4 +1,4 @@
-"""The games where every player is alone (RULES.md section 11): 3 players, 2 players,
+"""The games where every player is alone (docs/rules.md section 11): 3 players, 2 players,
 open belot -- rules, dealing, bidding, simulation invariants, exports, reports, CLI."""
 
 import json
@@ -73,7 +73,7 @@ def test_solo_rules_defaults_and_errors():
 @pytest.mark.parametrize("players, open_table", [(3, False), (2, False), (2, True)])
 def test_deal_packets_follow_the_deck_positions(players, open_table):
     """Dealing an unshuffled deck (position i holds card i) shows the packet layout of
-    RULES.md section 11, dealt from dealer + 1."""
+    docs/rules.md section 11, dealt from dealer + 1."""
     deck = np.arange(32 if open_table else 24, dtype=np.int64)
     hands = np.zeros(players, dtype=np.int64)
     bid = np.zeros(players, dtype=np.int64)
@@ -95,7 +95,7 @@ def test_deal_packets_follow_the_deck_positions(players, open_table):
 
 
 def _expected_auction(bid_masks, dealer, players, thresholds=(50.0, 52.0, 75.0)):
-    """Take-or-pass (RULES.md 4.3) with the threshold policy, written out plainly."""
+    """Take-or-pass (docs/rules.md 4.3) with the threshold policy, written out plainly."""
     score_of = {}
     for strain_i, strain in enumerate(["C", "D", "H", "S", "NT", "AT"]):
         score_of[strain_i] = lambda cards, strain=strain: sum(
@@ -435,7 +435,7 @@ def test_solver_rejects_solo_records():
 
 
 def _replay_game(deals, players, target=151):
-    """Accumulate a game from its deal log, written out plainly (RULES.md 9, 11)."""
+    """Accumulate a game from its deal log, written out plainly (docs/rules.md 9, 11)."""
     scores = [0] * players
     pot = 0
     for row in deals.itertuples():

@@ -23,6 +23,7 @@ from typing import Any
 import numpy as np
 import pandas as pd
 
+from belote_sim.analysis import Z95
 from belote_sim.analysis.exact import (
     CARRE_RANKS,
     RANKS,
@@ -42,7 +43,6 @@ from belote_sim.kernels.tables import (
     STRAIN_NT,
 )
 
-Z95 = 1.959963984540054
 STRAINS = list(STRAIN_NAMES)
 OUTCOMES = list(OUTCOME_NAMES)
 
@@ -126,7 +126,7 @@ def checked_source(source: Any, allow_incomplete: bool = False) -> tuple[Any, di
 
     path = Path(source)
     if path.is_dir():
-        from belote_sim.simulation.distributed import dataset_status
+        from belote_sim.simulation.dataset import dataset_status
 
         st = dataset_status(path, allow_incomplete)
         return st["paths"], {

@@ -1,4 +1,4 @@
-"""Declarations of a hand as readable entries (RULES.md section 6).
+"""Declarations of a hand as readable entries (docs/rules.md section 6).
 
 The kernels (``belote_sim.kernels.declarations``) find a hand's declarations as
 masks; this module turns them into entries ``{"seat", "kind", "cards", "points"}``

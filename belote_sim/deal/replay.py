@@ -8,9 +8,9 @@ Record (one JSON object)::
      "plays": ["7C", ...0 to 32 cards], "belote_silent": [seats]}
 
 Unknown top-level fields are errors, except ``id`` (echoed) and names starting with
-``_`` (RULES.md 14.17).  The result's fields are documented on ``replay``.
+``_`` (docs/rules.md 14.17).  The result's fields are documented on ``replay``.
 
-Fields of the other games (RULES.md sections 3, 11):
+Fields of the other games (docs/rules.md sections 3, 11):
 
 - ``"players": 3`` (or 2): the games where every player is alone; ``hands`` then
   lists one hand per player (8 cards from the 24-card deck 9..A for 3 players, 9
@@ -23,7 +23,7 @@ Fields of the other games (RULES.md sections 3, 11):
 - ``"turned": "JH"`` (french preset only, optional): the card turned up after the
   5-card packets; the taker must hold it.
 
-Reading chosen for ``revoke_penalty`` (RULES.md section 12): the non-offending team
+Reading chosen for ``revoke_penalty`` (docs/rules.md section 12): the non-offending team
 scores the deal's card total plus every declaration announced before the illegal
 card -- the runs and carrés of each seat that had already legally played a card
 (they are announced with the first card) and the belotes already announced -- and

@@ -1,4 +1,4 @@
-"""Scoring a deal (RULES.md sections 7, 8, 10) and a game (section 9).
+"""Scoring a deal (docs/rules.md sections 7, 8, 10) and a game (section 9).
 
 Units: card points (cards in tricks + 10 for the last trick), raw points (card
 points + declarations + belote, doubled in NT with ``nt_double_raw``) and match

@@ -4,7 +4,7 @@ Every value here is the number of **card points** (the last-trick 10 included) t
 the taker's team (``taker_team``, 0 = seats {0, 2}) wins from the given position on,
 the cards already in the trick in progress included, when all four players see all
 cards and play perfectly under the play rules of the chosen ruleset
-(``raise_over_partner`` and ``undertrump``, RULES.md section 5).  Declarations and
+(``raise_over_partner`` and ``undertrump``, docs/rules.md section 5).  Declarations and
 belote do not depend on the play and are not part of the value; the one exception,
 ``belote_on_discard`` off (a belote card played as a discard forfeits the belote), is
 ignored: the solver optimises card points only.

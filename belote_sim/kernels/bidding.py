@@ -1,4 +1,4 @@
-"""Bidding policies (RULES.md section 4): the auction, the french two rounds, fixed contracts.
+"""Bidding policies (docs/rules.md section 4): the auction, the french two rounds, fixed contracts.
 
 Strain scores from the five cards seen during bidding (``cards`` is a mask; the
 french turned card is added for its bidding):

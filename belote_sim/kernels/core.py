@@ -1,9 +1,9 @@
-"""Legal moves (RULES.md section 5) and trick winners.
+"""Legal moves (docs/rules.md section 5) and trick winners.
 
 The state of a trick in progress is four scalars: ``led_suit``, ``n_played``, the
 ``win_card`` that would win if the trick ended now and ``win_pos``, its position
 (0 = leader) in the trick.  The player to move is at position ``n_played``; his
-partner is at ``n_played - 2``.  In the 2- and 3-player games (RULES.md section 11)
+partner is at ``n_played - 2``.  In the 2- and 3-player games (docs/rules.md section 11)
 every player is alone: callers pass ``win_pos = NO_PARTNER``, so the "partner is
 winning" exemptions never apply -- ``win_pos`` serves no other purpose here.
 """
@@ -19,7 +19,7 @@ from belote_sim.kernels.tables import (
     WIN_KEY,
 )
 
-# Codes of the duty an illegal card broke (RULES.md 14.16); 0 = legal.
+# Codes of the duty an illegal card broke (docs/rules.md 14.16); 0 = legal.
 (
     DUTY_NONE,
     DUTY_NOT_IN_HAND,
@@ -53,7 +53,7 @@ def beats(card, win_card, led_suit, strain):
 
 @kernel
 def legal_mask(hand, led_suit, n_played, win_card, win_pos, strain, raise_over_partner, undertrump):
-    """Mask of the cards the player to move may play (RULES.md section 5).
+    """Mask of the cards the player to move may play (docs/rules.md section 5).
 
     Parameters are the player's hand (uint32 mask), the trick state (see module
     docstring; ignored when ``n_played == 0``), the strain code and the two play

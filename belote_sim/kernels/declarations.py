@@ -1,4 +1,4 @@
-"""Declarations (RULES.md section 6): runs, carrés, belote and the team comparison.
+"""Declarations (docs/rules.md section 6): runs, carrés, belote and the team comparison.
 
 A hand's declarations are summarised by five ints (see ``hand_declarations``):
 the ranks of its declared carrés (a byte), the mask of cards in its declared runs,

@@ -6,7 +6,7 @@ cards other players announced (declarations still in their hands, the other card
 an announced belote) and the play options.  Its choice is a pure function of that
 observation: the random draws of the endgame are seeded from a hash of it.
 
-What it infers (``infer_forbidden`` of the solver, RULES.md 5): a player who did not
+What it infers (``infer_forbidden`` of the solver, docs/rules.md 5): a player who did not
 follow suit holds none of the led suit; one who did not raise on a trump lead holds
 no higher trump; one who had to trump and discarded holds no trump (or none above
 the winning trump when undertrumping is not required); one who trumped under an

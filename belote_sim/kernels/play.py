@@ -430,7 +430,7 @@ def play_solo_deal(
     out_winners,
     out_player,
 ):
-    """Play a deal of a game where every player is alone (RULES.md section 11).
+    """Play a deal of a game where every player is alone (docs/rules.md section 11).
 
     ``hands`` (P,) masks; ``table`` (P, 4, 2): open belot's piles ``[face-down,
     face-up]`` (cards, or -1 for games without a table).  A player chooses from his

@@ -1,4 +1,4 @@
-"""Deal scoring (RULES.md sections 7, 8, 10, 14.9-14.15) and game accumulation (9).
+"""Deal scoring (docs/rules.md sections 7, 8, 10, 14.9-14.15) and game accumulation (9).
 
 Units: *card points* are the points of the cards in tricks (plus 10 for the last
 trick); *raw points* add declarations and belote (and are doubled in NT when
@@ -211,7 +211,7 @@ def score_players(
     out_mp,
     out_held,
 ):
-    """Score a deal of a game where every player is alone (RULES.md section 11).
+    """Score a deal of a game where every player is alone (docs/rules.md section 11).
 
     Inputs per player (P,): card points (last trick included), scored declaration
     points, belote points, tricks won; ``first_seat`` is dealer + 1.  Two players

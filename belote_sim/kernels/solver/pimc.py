@@ -18,7 +18,7 @@ from belote_sim.kernels.tables import HIGHER_TRUMP_BYTE, STRAIN_AT, STRAIN_NT
 
 @kernel
 def infer_forbidden(plays, n_plays, first_leader, strain, raise_op, undertrump, out):
-    """Cards each seat cannot hold, as shown by the cards it played (RULES.md 5).
+    """Cards each seat cannot hold, as shown by the cards it played (docs/rules.md 5).
 
     ``plays``: the cards of the deal in playing order (``n_plays`` of them), the first
     trick led by ``first_leader``.  ``out`` (4,) receives, per seat, the mask of the
