@@ -49,6 +49,8 @@ import numpy as np
 from belote_sim.kernels._jit import kernel
 from belote_sim.kernels.bits import lowest_card, popcount
 from belote_sim.kernels.core import beats, legal_mask, trick_state
+from belote_sim.kernels.policies import _extreme as _pick_avoiding
+from belote_sim.kernels.policies import _trump_mask
 from belote_sim.kernels.solver import infer_forbidden, pimc_best_card
 from belote_sim.kernels.tables import (
     CARD_POINTS,
@@ -90,27 +92,6 @@ def _higher_mask(card, strain):
     if strain == STRAIN_AT or suit == strain:
         return HIGHER_TRUMP_BYTE[card & 7] << (8 * suit)
     return HIGHER_PLAIN_BYTE[card & 7] << (8 * suit)
-
-
-@kernel(inline="always")
-def _cost(card, strain):
-    """Ordering key for 'cheapest': card points first, then rank in play order."""
-    return CARD_POINTS[strain, card] * 32 + WIN_KEY[strain, card]
-
-
-@kernel
-def _pick(cards, strain, richest):
-    """Cheapest (or, with ``richest``, most valuable) card of a non-empty mask."""
-    best = -1
-    best_cost = 0
-    while cards:
-        card = lowest_card(cards)
-        cards &= cards - 1
-        cost = _cost(card, strain)
-        if best < 0 or (cost > best_cost if richest else cost < best_cost):
-            best_cost = cost
-            best = card
-    return best
 
 
 @kernel
@@ -173,7 +154,7 @@ def _rule_card(
             top = _highest(my_trumps, strain)
             if _higher_mask(top, strain) & others == 0:
                 return top
-            return _pick(my_trumps, strain, False)
+            return _pick_avoiding(my_trumps, strain, 0, False)
         # sure tricks: masters no opponent can beat or ruff
         sure = 0
         cards = legal
@@ -193,9 +174,9 @@ def _rule_card(
                     continue
             sure |= 1 << card
         if sure & ~trumps:
-            return _pick(sure & ~trumps, strain, True)
+            return _pick_avoiding(sure & ~trumps, strain, 0, True)
         if sure and (on_taker_side or (opp_poss & trumps) == 0):
-            return _pick(sure, strain, True)
+            return _pick_avoiding(sure, strain, 0, True)
         # partner's ruff: he is void in a side suit and may hold trumps
         if trumps and poss[partner] & trumps and not flags & X_NO_PARTNER_RUFF:
             for suit in range(4):
@@ -204,7 +185,7 @@ def _rule_card(
                     continue
                 if poss[rho] & sm == 0 and poss[rho] & trumps:
                     continue  # the opponent after him could over-ruff
-                return _pick(legal & sm, strain, False)
+                return _pick_avoiding(legal & sm, strain, 0, False)
         if flags & X_GREEDY_LOW_LEAD:
             best_suit = -1
             best_len = 0
@@ -214,8 +195,8 @@ def _rule_card(
                     best_len = length
                     best_suit = suit
             if best_suit < 0:
-                return _pick(legal, strain, False)
-            return _pick(legal & _suit_mask(best_suit), strain, False)
+                return _pick_avoiding(legal, strain, 0, False)
+            return _pick_avoiding(legal & _suit_mask(best_suit), strain, 0, False)
         # a low card of the side suit that costs least to give up
         best_suit = -1
         best_score = 0
@@ -224,7 +205,7 @@ def _rule_card(
             mine = legal & sm
             if mine == 0:
                 continue
-            low = _pick(mine, strain, False)
+            low = _pick_avoiding(mine, strain, 0, False)
             score = 4 * CARD_POINTS[strain, low]
             n_mine = popcount(mine)
             if suit == strain or strain == STRAIN_AT:
@@ -245,7 +226,7 @@ def _rule_card(
             if best_suit < 0 or score < best_score:
                 best_suit = suit
                 best_score = score
-        return _pick(legal & _suit_mask(best_suit), strain, False)
+        return _pick_avoiding(legal & _suit_mask(best_suit), strain, 0, False)
 
     # --- following ------------------------------------------------------------------
     partner_winning = n_trick >= 2 and wp == n_trick - 2
@@ -254,7 +235,9 @@ def _rule_card(
         safe = last or not _may_beat(poss[lho], others, wc, led, trumps, strain, thin)
         if safe:
             if flags & X_GREEDY_SMEAR:
-                return _pick(legal & ~trumps if legal & ~trumps else legal, strain, True)
+                return _pick_avoiding(
+                    legal & ~trumps if legal & ~trumps else legal, strain, 0, True
+                )
             return _smear(legal, strain, trumps, others)
         # can we take it over for sure (no later opponent can beat our card)?
         sure = 0
@@ -267,7 +250,7 @@ def _rule_card(
             ):
                 sure |= 1 << card
         if sure & ~trumps:
-            return _pick(sure & ~trumps, strain, False)
+            return _pick_avoiding(sure & ~trumps, strain, 0, False)
         return _discard(hand, legal, strain, trumps, others, flags)
     winners = 0
     cards = legal
@@ -278,7 +261,7 @@ def _rule_card(
             winners |= 1 << card
     if winners:
         if last:
-            return _pick(winners, strain, False)
+            return _pick_avoiding(winners, strain, 0, False)
         sure = 0
         cards = winners
         while cards:
@@ -287,19 +270,12 @@ def _rule_card(
             if not _may_beat(poss[lho], others, card, led, trumps, strain, thin):
                 sure |= 1 << card
         if sure:
-            return _pick(sure, strain, False)
-        w = _pick(winners, strain, False)
+            return _pick_avoiding(sure, strain, 0, False)
+        w = _pick_avoiding(winners, strain, 0, False)
         cheap = CARD_POINTS[strain, w] <= 4
         if cheap or (trick_pts >= 10 and n_trick == 2) or flags & X_GREEDY_WIN:
             return w
     return _discard(hand, legal, strain, trumps, others, flags)
-
-
-@kernel
-def _trump_mask(strain):
-    if strain < STRAIN_NT:
-        return 0xFF << (8 * strain)
-    return 0
 
 
 @kernel
@@ -327,7 +303,7 @@ def _smear(legal, strain, trumps, others):
 def _discard(hand, legal, strain, trumps, others, flags):
     """Card to give up: cheapest, keeping trumps, masters and guards of tens."""
     if flags & X_GREEDY_DISCARD:
-        return _pick(legal & ~trumps if legal & ~trumps else legal, strain, False)
+        return _pick_avoiding(legal & ~trumps if legal & ~trumps else legal, strain, 0, False)
     best = -1
     best_v = 0
     has_trumps = (hand & trumps) != 0
