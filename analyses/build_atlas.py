@@ -22,8 +22,9 @@ from belote_sim.simulation.atlas_table import DEFAULT_ATLAS
 
 
 def main() -> int:
-    parser = argparse.ArgumentParser(description=__doc__,
-                                     formatter_class=argparse.RawDescriptionHelpFormatter)
+    parser = argparse.ArgumentParser(
+        description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter
+    )
     parser.add_argument("-o", "--output", default=str(DEFAULT_ATLAS))
     parser.add_argument("--work-dir", default="analyses/output/atlas_work")
     parser.add_argument("--threads", type=int, default=None)
@@ -34,8 +35,16 @@ def main() -> int:
 
     bar = tqdm(unit="deal", unit_scale=True, file=sys.stderr, mininterval=10)
     start = time.perf_counter()
-    table = build_atlas(args.output, "common", "greedy", seed=args.seed, threads=args.threads,
-                        workers=args.workers, work_dir=args.work_dir, progress=bar.update)
+    table = build_atlas(
+        args.output,
+        "common",
+        "greedy",
+        seed=args.seed,
+        threads=args.threads,
+        workers=args.workers,
+        work_dir=args.work_dir,
+        progress=bar.update,
+    )
     bar.close()
     print(json.dumps({**table.meta, "wall_seconds": round(time.perf_counter() - start, 1)}))
     return 0

@@ -12,13 +12,12 @@ from pathlib import Path
 
 import pandas as pd
 
-from belote_sim.simulation.runner import simulate
 from belote_sim.analysis.strength import fit_strength, hand_strength
+from belote_sim.simulation.runner import simulate
 
 SEED = 303
 N_DEALS = 20_000
-HANDS = ["JH 9H AH TS 7C", "JH 9H 7H 8H AS", "JC JD JH AS TS", "AC AD AH TC KS",
-         "JH QH 7H AC 8D"]
+HANDS = ["JH 9H AH TS 7C", "JH 9H 7H 8H AS", "JC JD JH AS TS", "AC AD AH TC KS", "JH QH 7H AC 8D"]
 OUT = Path(__file__).parent / "output"
 
 

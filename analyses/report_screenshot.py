@@ -34,11 +34,22 @@ def browser() -> str:
 
 def screenshot(index: Path, png: Path, width: int = 1100, height: int = 2400) -> None:
     """Photograph ``index`` (a local HTML file) at ``width`` x ``height`` CSS pixels."""
-    subprocess.run([browser(), "--headless", "--no-sandbox", "--disable-gpu",
-                    "--hide-scrollbars", "--force-device-scale-factor=1",
-                    f"--window-size={width},{height}", f"--screenshot={png}",
-                    index.resolve().as_uri()],
-                   check=True, capture_output=True, timeout=120)
+    subprocess.run(
+        [
+            browser(),
+            "--headless",
+            "--no-sandbox",
+            "--disable-gpu",
+            "--hide-scrollbars",
+            "--force-device-scale-factor=1",
+            f"--window-size={width},{height}",
+            f"--screenshot={png}",
+            index.resolve().as_uri(),
+        ],
+        check=True,
+        capture_output=True,
+        timeout=120,
+    )
 
 
 def shrink(png: Path, limit: int = 500_000) -> None:
@@ -62,10 +73,10 @@ def main() -> None:
     work = Path(args.keep) if args.keep else Path(tempfile.mkdtemp())
     work.mkdir(parents=True, exist_ok=True)
     table = work / "deals.parquet"
-    simulate_to_parquet(str(table), args.deals, make_study("common", None, "greedy",
-                                                          seed=SEED))
-    index = write_report(str(table), work / "report",
-                         title=f"belote-sim default study ({args.deals:,} deals)")
+    simulate_to_parquet(str(table), args.deals, make_study("common", None, "greedy", seed=SEED))
+    index = write_report(
+        str(table), work / "report", title=f"belote-sim default study ({args.deals:,} deals)"
+    )
     out = Path(args.out)
     out.parent.mkdir(parents=True, exist_ok=True)
     screenshot(index, out, height=args.height)

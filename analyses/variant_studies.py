@@ -20,8 +20,12 @@ from belote_sim.simulation.runner import simulate, simulate_games
 SEED = 707
 N_DEALS = 200_000
 N_GAMES = 3_000
-GAMES = {"4 players (bulgarian)": {}, "3 players": {"players": 3},
-         "2 players": {"players": 2}, "open belot": {"variant": "open"}}
+GAMES = {
+    "4 players (bulgarian)": {},
+    "3 players": {"players": 3},
+    "2 players": {"players": 2},
+    "open belot": {"variant": "open"},
+}
 OUT = Path(__file__).parent / "output"
 
 
@@ -44,8 +48,9 @@ def contracts_and_declarations() -> tuple[pd.DataFrame, pd.DataFrame]:
 def cut_vs_shuffle() -> pd.DataFrame:
     rows = []
     for dealing in ("shuffle", "cut"):
-        _, deals = simulate_games(N_GAMES, "common", options={"dealing": dealing}, seed=SEED,
-                                  deal_log=True)
+        _, deals = simulate_games(
+            N_GAMES, "common", options={"dealing": dealing}, seed=SEED, deal_log=True
+        )
         decl = declaration_frequencies(deals)
         part = decl[decl["scope"] == "hand8"][["event", "rate", "exact"]]
         part.insert(0, "dealing", dealing)
@@ -65,11 +70,17 @@ def main() -> None:
     cut = cut_vs_shuffle()
     cut.to_csv(OUT / "cut_vs_shuffle.csv", index=False)
     pd.set_option("display.width", 160)
-    print(contracts[["game", "strain", "n", "share_of_deals", "rate", "low", "high",
-                     "thrown_in"]].to_string(index=False, float_format=lambda v: f"{v:.3f}"))
+    print(
+        contracts[
+            ["game", "strain", "n", "share_of_deals", "rate", "low", "high", "thrown_in"]
+        ].to_string(index=False, float_format=lambda v: f"{v:.3f}")
+    )
     hand = declarations[declarations["scope"].isin(["hand8", "hand9", "hand12"])]
-    print(hand[["game", "scope", "event", "rate", "exact", "z"]]
-          .to_string(index=False, float_format=lambda v: f"{v:.4f}"))
+    print(
+        hand[["game", "scope", "event", "rate", "exact", "z"]].to_string(
+            index=False, float_format=lambda v: f"{v:.4f}"
+        )
+    )
     print(cut.to_string(index=False, float_format=lambda v: f"{v:.4f}"))
 
 

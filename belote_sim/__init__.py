@@ -15,14 +15,26 @@ from belote_sim.cards import (
     parse_hands,
     parse_strain,
 )
-from belote_sim.rules import Rules
+from belote_sim.deal.perft import perft
 from belote_sim.deal.replay import replay
 from belote_sim.deal.scoring import score_deal, score_game
-from belote_sim.deal.perft import perft
+from belote_sim.rules import Rules
 from belote_sim.simulation.runner import simulate, simulate_games
 
 __all__ = [
-    "__version__", "Rules", "replay", "score_deal", "score_game", "perft", "simulate",
-    "simulate_games", "parse_card", "format_card", "parse_cards",
-    "parse_hand", "parse_hands", "format_cards", "parse_strain",
+    "Rules",
+    "__version__",
+    "format_card",
+    "format_cards",
+    "parse_card",
+    "parse_cards",
+    "parse_hand",
+    "parse_hands",
+    "parse_strain",
+    "perft",
+    "replay",
+    "score_deal",
+    "score_game",
+    "simulate",
+    "simulate_games",
 ]

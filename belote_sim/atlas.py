@@ -27,15 +27,16 @@ from __future__ import annotations
 import json
 import os
 import time
+from collections.abc import Callable, Sequence
 from pathlib import Path
-from typing import Any, Callable, Sequence
+from typing import Any
 
 import numpy as np
 import pandas as pd
 
 from belote_sim._version import __version__
 from belote_sim.analysis.report_tables import Z95, wilson_interval
-from belote_sim.cards import parse_cards, format_cards
+from belote_sim.cards import format_cards, parse_cards
 from belote_sim.kernels import atlas as KA
 from belote_sim.rules import Rules
 from belote_sim.simulation.atlas_table import (
@@ -56,14 +57,16 @@ STRAIN_NAMES = ["C", "D", "H", "S", "NT", "AT"]
 DEFAULT_SEED = 2026
 
 
-def _cells(kinds: Sequence[int], positions: Sequence[int],
-           class_rows: Sequence[int] | None) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+def _cells(
+    kinds: Sequence[int], positions: Sequence[int], class_rows: Sequence[int] | None
+) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
     """(kind, class row, position) of every cell, kind-major."""
     parts = []
     for kind in kinds:
         n = len(hand_classes(kind)[0])
-        rows = np.arange(n) if class_rows is None else \
-            np.unique([r for r in class_rows if 0 <= r < n])
+        rows = (
+            np.arange(n) if class_rows is None else np.unique([r for r in class_rows if 0 <= r < n])
+        )
         k, r, p = np.meshgrid([kind], rows, positions, indexing="ij")
         parts.append(np.stack([k.ravel(), r.ravel(), p.ravel()], axis=1))
     cells = np.concatenate(parts)
@@ -73,29 +76,61 @@ def _cells(kinds: Sequence[int], positions: Sequence[int],
 def _needed(made: np.ndarray, n: np.ndarray, se_target: float, max_deals: int) -> np.ndarray:
     """Deals each cell still needs for its P(made) standard error to reach the target."""
     p = (made + 0.5) / (n + 1.0)
-    want = np.ceil(p * (1 - p) / se_target ** 2).astype(np.int64)
+    want = np.ceil(p * (1 - p) / se_target**2).astype(np.int64)
     return np.clip(np.minimum(want, max_deals) - n, 0, None)
 
 
-def _run_chunk(hands, strains, positions, counts, seeds, rules_array, play_ids, play_params,
-               announce_mask, search_bits, threads=None) -> np.ndarray:
+def _run_chunk(
+    hands,
+    strains,
+    positions,
+    counts,
+    seeds,
+    rules_array,
+    play_ids,
+    play_params,
+    announce_mask,
+    search_bits,
+    threads=None,
+) -> np.ndarray:
     out = np.zeros((len(hands), KA.NUM_FIELDS), dtype=np.int64)
     with _threads(threads):
-        KA.atlas_cells(hands, strains, positions, counts, seeds, rules_array, play_ids,
-                       play_params, announce_mask, search_bits, out)
+        KA.atlas_cells(
+            hands,
+            strains,
+            positions,
+            counts,
+            seeds,
+            rules_array,
+            play_ids,
+            play_params,
+            announce_mask,
+            search_bits,
+            out,
+        )
     return out
 
 
-def build_atlas(path: str | os.PathLike | None, rules: Rules | str = "common",
-                play: Any = "greedy", seed: int = DEFAULT_SEED, se_target: float = 0.02,
-                first_deals: int = 200, max_deals: int = 1000, rounds: int = 16,
-                chunk_cells: int = 4096, threads: int | None = None,
-                workers: int | None = None, scheduler: str | None = None,
-                work_dir: str | os.PathLike | None = None,
-                progress: Callable[[int], None] | None = None,
-                options: dict[str, Any] | None = None,
-                kinds: Sequence[str] = KINDS, positions: Sequence[int] = (1, 2, 3, 4),
-                class_rows: Sequence[int] | None = None) -> AtlasTable:
+def build_atlas(
+    path: str | os.PathLike | None,
+    rules: Rules | str = "common",
+    play: Any = "greedy",
+    seed: int = DEFAULT_SEED,
+    se_target: float = 0.02,
+    first_deals: int = 200,
+    max_deals: int = 1000,
+    rounds: int = 16,
+    chunk_cells: int = 4096,
+    threads: int | None = None,
+    workers: int | None = None,
+    scheduler: str | None = None,
+    work_dir: str | os.PathLike | None = None,
+    progress: Callable[[int], None] | None = None,
+    options: dict[str, Any] | None = None,
+    kinds: Sequence[str] = KINDS,
+    positions: Sequence[int] = (1, 2, 3, 4),
+    class_rows: Sequence[int] | None = None,
+) -> AtlasTable:
     """Build an atlas (module docstring) and write it to ``path`` (if given).
 
     ``kinds``/``positions``/``class_rows`` (rows of ``hand_classes``) restrict the cells
@@ -118,8 +153,9 @@ def build_atlas(path: str | os.PathLike | None, rules: Rules | str = "common",
         raise ValueError(f"kinds must be among {', '.join(KINDS)}, got {sorted(bad)}")
     if not positions or set(positions) - {1, 2, 3, 4}:
         raise ValueError("positions must be among 1..4")
-    kind_ids = [KINDS.index(k) for k in kinds if study.rules.strain_allowed(
-        KIND_STRAIN[KINDS.index(k)])]
+    kind_ids = [
+        KINDS.index(k) for k in kinds if study.rules.strain_allowed(KIND_STRAIN[KINDS.index(k)])
+    ]
     start = time.perf_counter()
     kind, row, pos = _cells(kind_ids, sorted(set(positions)), class_rows)
     hands = np.concatenate([key_hands(hand_classes(k)[0], k) for k in range(3)])
@@ -130,41 +166,70 @@ def build_atlas(path: str | os.PathLike | None, rules: Rules | str = "common",
     play_ids, play_params = study.play_arrays
     from belote_sim.policies import search_bits as _search_bits
 
-    common = (study.rules.to_array(), play_ids, play_params, study.announce_mask,
-              _search_bits(study.play))
+    common = (
+        study.rules.to_array(),
+        play_ids,
+        play_params,
+        study.announce_mask,
+        _search_bits(study.play),
+    )
     if work_dir is not None:
         work_dir = Path(work_dir)
         work_dir.mkdir(parents=True, exist_ok=True)
-        stamp = {"rules": study.rules.name, "options": study.rules.options(),
-                 "play": str(study.play[0]), "seed": seed, "se_target": se_target,
-                 "first_deals": first_deals, "max_deals": max_deals,
-                 "chunk_cells": chunk_cells, "kinds": list(kinds),
-                 "positions": sorted(set(positions)),
-                 "class_rows": None if class_rows is None else [int(r) for r in class_rows]}
+        stamp = {
+            "rules": study.rules.name,
+            "options": study.rules.options(),
+            "play": str(study.play[0]),
+            "seed": seed,
+            "se_target": se_target,
+            "first_deals": first_deals,
+            "max_deals": max_deals,
+            "chunk_cells": chunk_cells,
+            "kinds": list(kinds),
+            "positions": sorted(set(positions)),
+            "class_rows": None if class_rows is None else [int(r) for r in class_rows],
+        }
         stamp_path = work_dir / "build.json"
-        if stamp_path.exists() and json.loads(stamp_path.read_text()) != \
-                json.loads(json.dumps(stamp)):
+        if stamp_path.exists() and json.loads(stamp_path.read_text()) != json.loads(
+            json.dumps(stamp)
+        ):
             raise ValueError(f"{work_dir} holds the chunks of another atlas build")
         stamp_path.write_text(json.dumps(stamp))
     client = cluster = None
     if workers or scheduler:
-        from dask.distributed import Client, LocalCluster
+        from belote_sim.simulation.distributed import require_dask
+
+        Client, LocalCluster, _ = require_dask()
 
         if scheduler is None:
-            _run_chunk(cell_hands[:1], cell_strains[:1], pos[:1], np.ones(1, np.int64),
-                       np.zeros(1, np.int64), *common)  # compile before the workers load
-            cluster = LocalCluster(n_workers=workers, threads_per_worker=1, processes=True,
-                                   host="127.0.0.1", dashboard_address="127.0.0.1:0")
+            _run_chunk(
+                cell_hands[:1],
+                cell_strains[:1],
+                pos[:1],
+                np.ones(1, np.int64),
+                np.zeros(1, np.int64),
+                *common,
+            )  # compile before the workers load
+            cluster = LocalCluster(
+                n_workers=workers,
+                threads_per_worker=1,
+                processes=True,
+                host="127.0.0.1",
+                dashboard_address="127.0.0.1:0",
+            )
         client = Client(cluster if cluster is not None else scheduler)
     total_deals = 0
     try:
         for r in range(rounds):
-            counts = np.full(len(kind), first_deals, dtype=np.int64) if r == 0 else \
-                _needed(totals[:, KA.F_MADE], totals[:, KA.F_N], se_target, max_deals)
+            counts = (
+                np.full(len(kind), first_deals, dtype=np.int64)
+                if r == 0
+                else _needed(totals[:, KA.F_MADE], totals[:, KA.F_N], se_target, max_deals)
+            )
             todo = np.flatnonzero(counts)
             if len(todo) == 0:
                 break
-            chunks = [todo[i:i + chunk_cells] for i in range(0, len(todo), chunk_cells)]
+            chunks = [todo[i : i + chunk_cells] for i in range(0, len(todo), chunk_cells)]
             pending = {}
             for c, idx in enumerate(chunks):
                 file = work_dir / f"round{r}_chunk{c:05d}.npy" if work_dir else None
@@ -174,17 +239,21 @@ def build_atlas(path: str | os.PathLike | None, rules: Rules | str = "common",
                     if progress:
                         progress(int(counts[idx].sum()))
                     continue
-                seeds = np.random.SeedSequence(int(seed), spawn_key=(r, c)).generate_state(
-                    len(idx), dtype=np.uint64).view(np.int64)
-                args = (cell_hands[idx], cell_strains[idx], pos[idx], counts[idx], seeds,
-                        *common)
+                seeds = (
+                    np.random.SeedSequence(int(seed), spawn_key=(r, c))
+                    .generate_state(len(idx), dtype=np.uint64)
+                    .view(np.int64)
+                )
+                args = (cell_hands[idx], cell_strains[idx], pos[idx], counts[idx], seeds, *common)
                 if client is not None:
                     pending[client.submit(_run_chunk, *args, pure=False)] = (c, idx, file)
                 else:
                     part = _run_chunk(*args, threads=threads)
                     _store(part, totals, idx, file, progress, counts)
             if client is not None:
-                from dask.distributed import as_completed
+                from belote_sim.simulation.distributed import require_dask
+
+                _, _, as_completed = require_dask()
 
                 for future in as_completed(list(pending)):
                     c, idx, file = pending.pop(future)
@@ -196,23 +265,31 @@ def build_atlas(path: str | os.PathLike | None, rules: Rules | str = "common",
         if cluster is not None:
             cluster.close()
     elapsed = time.perf_counter() - start
-    sums = [np.zeros((len(hand_classes(k)[0]), 4, KA.NUM_FIELDS), dtype=np.int64)
-            for k in range(3)]
+    sums = [np.zeros((len(hand_classes(k)[0]), 4, KA.NUM_FIELDS), dtype=np.int64) for k in range(3)]
     for k in range(3):
         sel = kind == k
         sums[k][row[sel], pos[sel] - 1] = totals[sel]
-    meta = {"belote_sim": __version__, "ruleset": study.rules.name,
-            "options": study.rules.options(), "play": str(study.play[0]), "seed": int(seed),
-            "se_target": se_target, "first_deals": first_deals, "max_deals": max_deals,
-            "rounds": rounds, "chunk_cells": chunk_cells, "kinds": list(kinds),
-            "positions": sorted(set(positions)),
-            "class_rows": None if class_rows is None else len(class_rows),
-            "deals": int(totals[:, KA.F_N].sum()), "cells": int(len(kind)),
-            "build_seconds": round(elapsed, 1)}
+    meta = {
+        "belote_sim": __version__,
+        "ruleset": study.rules.name,
+        "options": study.rules.options(),
+        "play": str(study.play[0]),
+        "seed": int(seed),
+        "se_target": se_target,
+        "first_deals": first_deals,
+        "max_deals": max_deals,
+        "rounds": rounds,
+        "chunk_cells": chunk_cells,
+        "kinds": list(kinds),
+        "positions": sorted(set(positions)),
+        "class_rows": None if class_rows is None else len(class_rows),
+        "deals": int(totals[:, KA.F_N].sum()),
+        "cells": len(kind),
+        "build_seconds": round(elapsed, 1),
+    }
     keys = [hand_classes(0)[0], hand_classes(1)[0], hand_classes(2)[0]]
     mult = [hand_classes(k)[1] for k in range(3)]
-    table = AtlasTable(json.loads(json.dumps(meta)), keys, mult, sums,
-                       str(path) if path else None)
+    table = AtlasTable(json.loads(json.dumps(meta)), keys, mult, sums, str(path) if path else None)
     if path is not None:
         save_atlas(table, path)
         load_atlas.cache_clear()
@@ -260,15 +337,19 @@ def cell_stats(sums: np.ndarray) -> dict[str, np.ndarray]:
         out["card_points"], out["card_points_se"] = mean_se(KA.F_CARD, KA.F_CARD2)
         for level, x in enumerate((1, 2, 4)):
             base = KA.F_LEVEL + 6 * level
-            for name, off in (("taker_mp", KA.L_TAKER), ("defender_mp", KA.L_DEF),
-                              ("net_mp", KA.L_NET)):
+            for name, off in (
+                ("taker_mp", KA.L_TAKER),
+                ("defender_mp", KA.L_DEF),
+                ("net_mp", KA.L_NET),
+            ):
                 mean, se = mean_se(base + off, base + off + 1)
                 out[f"{name}_x{x}"], out[f"{name}_x{x}_se"] = mean, se
     return out
 
 
-def atlas_frame(table: AtlasTable, kinds: Sequence[str] = KINDS,
-                positions: Sequence[int] = (1, 2, 3, 4)) -> pd.DataFrame:
+def atlas_frame(
+    table: AtlasTable, kinds: Sequence[str] = KINDS, positions: Sequence[int] = (1, 2, 3, 4)
+) -> pd.DataFrame:
     """One row per cell: ``kind``, ``key``, ``hand`` (a representative; suit classes
     with clubs trumps), ``multiplicity``, ``position`` and the ``cell_stats`` columns."""
     frames = []
@@ -278,9 +359,16 @@ def atlas_frame(table: AtlasTable, kinds: Sequence[str] = KINDS,
         hands = key_hands(keys, k)
         for position in positions:
             stats = cell_stats(table.sums[k][:, position - 1])
-            df = pd.DataFrame({"kind": name, "key": keys,
-                               "hand": [" ".join(format_cards(int(h))) for h in hands],
-                               "multiplicity": table.mult[k], "position": position, **stats})
+            df = pd.DataFrame(
+                {
+                    "kind": name,
+                    "key": keys,
+                    "hand": [" ".join(format_cards(int(h))) for h in hands],
+                    "multiplicity": table.mult[k],
+                    "position": position,
+                    **stats,
+                }
+            )
             frames.append(df)
     return pd.concat(frames, ignore_index=True)
 
@@ -290,9 +378,14 @@ def position_of(seat: int, dealer: int) -> int:
     return (seat - dealer - 1) % 4 + 1
 
 
-def hand_from_atlas(hand: str, position: int = 1, table: AtlasTable | None = None,
-                    rules: Rules | str = "common", play: Any = "greedy",
-                    options: dict[str, Any] | None = None) -> pd.DataFrame | None:
+def hand_from_atlas(
+    hand: str,
+    position: int = 1,
+    table: AtlasTable | None = None,
+    rules: Rules | str = "common",
+    play: Any = "greedy",
+    options: dict[str, Any] | None = None,
+) -> pd.DataFrame | None:
     """Answer one 5-card hand from the atlas, or None when the atlas does not cover the
     rules (preset and options) and play policy asked for.
 
@@ -312,8 +405,9 @@ def hand_from_atlas(hand: str, position: int = 1, table: AtlasTable | None = Non
         table = load_atlas(None)
     from belote_sim.policies import PLAY_POLICIES, parse_policy
 
-    if not table.covers(rules) or str(parse_policy(play, PLAY_POLICIES, "play")) != \
-            table.meta.get("play"):
+    if not table.covers(rules) or str(parse_policy(play, PLAY_POLICIES, "play")) != table.meta.get(
+        "play"
+    ):
         return None
     mask = sum(1 << c for c in cards)
     rows = []
@@ -323,18 +417,32 @@ def hand_from_atlas(hand: str, position: int = 1, table: AtlasTable | None = Non
         stats = cell_stats(table.lookup(mask, strain, position))
         if stats["n"] == 0:
             return None
-        rows.append({"strain": name, "n": int(stats["n"]), "p_made": float(stats["p_made"]),
-                     "p_made_low": float(stats["p_made_low"]),
-                     "p_made_high": float(stats["p_made_high"]),
-                     "net_mp_x1": float(stats["net_mp_x1"]),
-                     "net_mp_x2": float(stats["net_mp_x2"]), "source": "atlas"})
+        rows.append(
+            {
+                "strain": name,
+                "n": int(stats["n"]),
+                "p_made": float(stats["p_made"]),
+                "p_made_low": float(stats["p_made_low"]),
+                "p_made_high": float(stats["p_made_high"]),
+                "net_mp_x1": float(stats["net_mp_x1"]),
+                "net_mp_x2": float(stats["net_mp_x2"]),
+                "source": "atlas",
+            }
+        )
     return pd.DataFrame(rows)
 
 
-def hand_by_simulation(hand: str, seat: int = 0, dealer: int = 3, deals: int = 20_000,
-                       rules: Rules | str = "common", play: Any = "greedy", seed: int = 0,
-                       options: dict[str, Any] | None = None,
-                       threads: int | None = None) -> pd.DataFrame:
+def hand_by_simulation(
+    hand: str,
+    seat: int = 0,
+    dealer: int = 3,
+    deals: int = 20_000,
+    rules: Rules | str = "common",
+    play: Any = "greedy",
+    seed: int = 0,
+    options: dict[str, Any] | None = None,
+    threads: int | None = None,
+) -> pd.DataFrame:
     """The columns of ``hand_from_atlas`` by direct simulation (``source`` =
     "simulation"): per strain, ``deals`` deals with the hand predealt to ``seat`` (5
     bidding cards or all 8), that seat taking undoubled and, on the same deals (same
@@ -353,17 +461,33 @@ def hand_by_simulation(hand: str, seat: int = 0, dealer: int = 3, deals: int = 2
             if doubling > rules.max_doubling:
                 nets.append(float("nan"))
                 continue
-            df = simulate(deals, rules=rules, bidding=f"fixed:{seat},{strain},{doubling}",
-                          play=play, seed=seed, predeal={seat: hand}, dealer=dealer,
-                          threads=threads)
+            df = simulate(
+                deals,
+                rules=rules,
+                bidding=f"fixed:{seat},{strain},{doubling}",
+                play=play,
+                seed=seed,
+                predeal={seat: hand},
+                dealer=dealer,
+                threads=threads,
+            )
             net = (df[f"mp{team}"] - df[f"mp{1 - team}"]).to_numpy(float)
             nets.append(float(net.mean()))
             if doubling == 0:
                 made = int((df["outcome"] == "made").sum())
         low, high = wilson_interval(made, deals)
-        rows.append({"strain": name, "n": int(deals), "p_made": made / deals,
-                     "p_made_low": float(low), "p_made_high": float(high),
-                     "net_mp_x1": nets[0], "net_mp_x2": nets[1], "source": "simulation"})
+        rows.append(
+            {
+                "strain": name,
+                "n": int(deals),
+                "p_made": made / deals,
+                "p_made_low": float(low),
+                "p_made_high": float(high),
+                "net_mp_x1": nets[0],
+                "net_mp_x2": nets[1],
+                "source": "simulation",
+            }
+        )
     return pd.DataFrame(rows)
 
 
@@ -373,6 +497,16 @@ def best_call(table: pd.DataFrame) -> str:
     return str(best["strain"]) if best["net_mp_x1"] > 0 else "pass"
 
 
-__all__ = ["build_atlas", "atlas_frame", "cell_stats", "hand_from_atlas", "best_call",
-           "hand_by_simulation",
-           "position_of", "load_atlas", "DEFAULT_ATLAS", "Z95", "kind_of"]
+__all__ = [
+    "DEFAULT_ATLAS",
+    "Z95",
+    "atlas_frame",
+    "best_call",
+    "build_atlas",
+    "cell_stats",
+    "hand_by_simulation",
+    "hand_from_atlas",
+    "kind_of",
+    "load_atlas",
+    "position_of",
+]

@@ -1,4 +1,4 @@
-"""Cards, hands and their text notation (RULES.md section 1).
+"""Cards, hands and their text notation (docs/rules.md section 1).
 
 Bit layout (one layout for the whole package)::
 
@@ -21,7 +21,8 @@ canonical two-character form.  Card lists are ordered by suit C D H S, then rank
 
 from __future__ import annotations
 
-from typing import Iterable, Iterator, TypeAlias
+from collections.abc import Iterable, Iterator
+from typing import TypeAlias
 
 from belote_sim.kernels.tables import NUM_CARDS, RANK_CHARS, STRAIN_NAMES, SUIT_CHARS
 
@@ -33,10 +34,25 @@ ALL_CARDS_MASK: CardMask = (1 << NUM_CARDS) - 1
 SUIT_SYMBOLS = {"♣": "C", "♦": "D", "♥": "H", "♠": "S"}
 
 __all__ = [
-    "Card", "CardMask", "Seat", "ALL_CARDS_MASK", "parse_card", "format_card",
-    "parse_cards", "parse_hand", "parse_hands", "format_cards", "iter_cards",
-    "mask_of", "cards_of", "popcount", "parse_strain", "format_strain", "STRAIN_NAMES",
-    "RANK_CHARS", "SUIT_CHARS",
+    "ALL_CARDS_MASK",
+    "RANK_CHARS",
+    "STRAIN_NAMES",
+    "SUIT_CHARS",
+    "Card",
+    "CardMask",
+    "Seat",
+    "cards_of",
+    "format_card",
+    "format_cards",
+    "format_strain",
+    "iter_cards",
+    "mask_of",
+    "parse_card",
+    "parse_cards",
+    "parse_hand",
+    "parse_hands",
+    "parse_strain",
+    "popcount",
 ]
 
 
@@ -57,8 +73,10 @@ def parse_card(text: str) -> Card:
     if s.startswith("10"):
         s = "T" + s[2:]
     if len(s) != 2 or s[0] not in RANK_CHARS or s[1] not in SUIT_CHARS:
-        raise ValueError(f"unknown card {raw!r}: expected rank 7 8 9 T(10) J Q K A "
-                         f"then suit C D H S (or ♣ ♦ ♥ ♠)")
+        raise ValueError(
+            f"unknown card {raw!r}: expected rank 7 8 9 T(10) J Q K A "
+            f"then suit C D H S (or ♣ ♦ ♥ ♠)"
+        )
     return 8 * SUIT_CHARS.index(s[1]) + RANK_CHARS.index(s[0])
 
 

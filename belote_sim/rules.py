@@ -1,4 +1,4 @@
-"""Rule presets and options (RULES.md section 13) as one immutable object.
+"""Rule presets and options (docs/rules.md section 13) as one immutable object.
 
 ``Rules.preset("bulgarian", kirtik=True)`` gives the ``bulgarian`` rules with one
 option changed; ``rules.to_array()`` gives the int64 array every kernel takes (its
@@ -9,8 +9,9 @@ names, wrong types and impossible combinations raise ``ValueError``.
 from __future__ import annotations
 
 import dataclasses
+from collections.abc import Mapping
 from dataclasses import dataclass, field
-from typing import Any, Mapping
+from typing import Any
 
 import numpy as np
 
@@ -19,12 +20,17 @@ from belote_sim.kernels import tables as T
 PRESETS = ("common", "bulgarian", "french")
 #: Choice options: each value's name and its code in the rules array.
 _CODES: dict[str, dict[str, int]] = {
-    "declarations_compare": {"best_run": T.COMPARE_BEST_RUN,
-                             "best_declaration": T.COMPARE_BEST_DECLARATION},
+    "declarations_compare": {
+        "best_run": T.COMPARE_BEST_RUN,
+        "best_declaration": T.COMPARE_BEST_DECLARATION,
+    },
     "scoring": {"mp": T.SCORING_MP, "french": T.SCORING_FRENCH},
     "dealing": {"shuffle": T.DEALING_SHUFFLE, "cut": T.DEALING_CUT},
-    "bidding": {"auction": T.BIDDING_AUCTION, "two_round": T.BIDDING_TWO_ROUND,
-                "take_or_pass": T.BIDDING_TAKE_OR_PASS},
+    "bidding": {
+        "auction": T.BIDDING_AUCTION,
+        "two_round": T.BIDDING_TWO_ROUND,
+        "take_or_pass": T.BIDDING_TAKE_OR_PASS,
+    },
     "variant": {"standard": T.VARIANT_STANDARD, "open": T.VARIANT_OPEN},
 }
 _CHOICES = {name: tuple(codes) for name, codes in _CODES.items()}
@@ -32,9 +38,9 @@ _CHOICES = {name: tuple(codes) for name, codes in _CODES.items()}
 
 @dataclass(frozen=True)
 class Rules:
-    """A complete rule set: a preset name plus every option of RULES.md.
+    """A complete rule set: a preset name plus every option of docs/rules.md.
 
-    Attributes follow RULES.md section 13 (section numbers in brackets):
+    Attributes follow docs/rules.md section 13 (section numbers in brackets):
     ``raise_over_partner``/``undertrump`` [5], ``card_in_one_declaration``,
     ``nt_four_aces`` [6.1], ``belote_on_discard`` [6.2], ``declarations_compare``
     (``best_run`` | ``best_declaration``) and ``declarations_need_trick`` [6.3],
@@ -84,22 +90,25 @@ class Rules:
 
     # -- construction -------------------------------------------------------------
     @classmethod
-    def preset(cls, name: str = "common", **options: Any) -> "Rules":
+    def preset(cls, name: str = "common", **options: Any) -> Rules:
         """The preset ``name`` (common, bulgarian, french) with ``options`` changed."""
         if name not in PRESETS:
             raise ValueError(f"unknown ruleset {name!r}: expected one of {', '.join(PRESETS)}")
         base = dict(_PRESET_OPTIONS[name])
         unknown = sorted(set(options) - set(OPTION_NAMES))
         if unknown:
-            raise ValueError(f"unknown rule option(s) {', '.join(map(repr, unknown))}; "
-                             f"known options: {', '.join(OPTION_NAMES)}")
+            raise ValueError(
+                f"unknown rule option(s) {', '.join(map(repr, unknown))}; "
+                f"known options: {', '.join(OPTION_NAMES)}"
+            )
         base.update(_solo_defaults(options))
         base.update(options)
         return cls(name=name, **base)
 
     @classmethod
-    def from_spec(cls, ruleset: str | "Rules" | None = "common",
-                  options: Mapping[str, Any] | None = None) -> "Rules":
+    def from_spec(
+        cls, ruleset: str | Rules | None = "common", options: Mapping[str, Any] | None = None
+    ) -> Rules:
         """Rules from a preset name (or Rules) and a mapping of option overrides."""
         if isinstance(ruleset, Rules):
             return ruleset.replace(**dict(options)) if options else ruleset
@@ -107,7 +116,7 @@ class Rules:
             raise ValueError(f"options must be an object of option: value, got {options!r}")
         return cls.preset(ruleset if ruleset is not None else "common", **dict(options or {}))
 
-    def replace(self, **options: Any) -> "Rules":
+    def replace(self, **options: Any) -> Rules:
         """A copy with some options changed (validated again)."""
         unknown = sorted(set(options) - set(OPTION_NAMES))
         if unknown:
@@ -133,31 +142,44 @@ class Rules:
                 if isinstance(value, bool) or not isinstance(value, (int, np.integer)):
                     raise ValueError(f"option {f.name} must be an integer, got {value!r}")
             elif f.name in _CHOICES and value not in _CHOICES[f.name]:
-                raise ValueError(f"option {f.name} must be one of "
-                                 f"{', '.join(_CHOICES[f.name])}, got {value!r}")
+                raise ValueError(
+                    f"option {f.name} must be one of {', '.join(_CHOICES[f.name])}, got {value!r}"
+                )
         if self.players not in (2, 3, 4):
             raise ValueError(f"players must be 2, 3 or 4, got {self.players!r}")
         if self.variant == "open" and self.players != 2:
-            raise ValueError(f"open belot is a 2-player game (variant=open needs players=2, "
-                             f"got {self.players})")
+            raise ValueError(
+                f"open belot is a 2-player game (variant=open needs players=2, got {self.players})"
+            )
         if self.solo:
-            what = ("open belot" if self.variant == "open"
-                    else f"the {self.players}-player game")
+            what = "open belot" if self.variant == "open" else f"the {self.players}-player game"
             if self.bidding != "take_or_pass":
-                raise ValueError(f"{what} bids take-or-pass (RULES.md 4.3), not {self.bidding}")
+                raise ValueError(
+                    f"{what} bids take-or-pass (docs/rules.md 4.3), not {self.bidding}"
+                )
             if self.scoring != "mp":
-                raise ValueError(f"{what} scores match points; scoring={self.scoring} is for "
-                                 "the 4-player french game")
-            for opt in ("revoke_penalty", "third_double", "at_double_ends_auction",
-                        "dealer_must_take"):
+                raise ValueError(
+                    f"{what} scores match points; scoring={self.scoring} is for "
+                    "the 4-player french game"
+                )
+            for opt in (
+                "revoke_penalty",
+                "third_double",
+                "at_double_ends_auction",
+                "dealer_must_take",
+            ):
                 if getattr(self, opt):
                     raise ValueError(f"option {opt} is not defined for {what}")
             if self.dealing == "cut":
-                raise ValueError(f"dealing=cut (the played cards, cut) is defined for the "
-                                 f"4-player game, not {what}")
+                raise ValueError(
+                    f"dealing=cut (the played cards, cut) is defined for the "
+                    f"4-player game, not {what}"
+                )
         elif self.bidding == "take_or_pass":
-            raise ValueError("take-or-pass bidding is for the 2- and 3-player games and open "
-                             "belot (players=2/3 or variant=open)")
+            raise ValueError(
+                "take-or-pass bidding is for the 2- and 3-player games and open "
+                "belot (players=2/3 or variant=open)"
+            )
         if self.scoring == "french":
             for opt in ("kirtik", "third_double"):
                 if getattr(self, opt):
@@ -165,14 +187,19 @@ class Rules:
         if self.french_allow_nt_at and self.bidding != "two_round":
             raise ValueError("option french_allow_nt_at needs the french two-round bidding")
         if self.capot_points < T.SUIT_DEAL_CARD_TOTAL:
-            raise ValueError(f"capot_points={self.capot_points} is below the "
-                             f"{T.SUIT_DEAL_CARD_TOTAL} card points of a deal")
+            raise ValueError(
+                f"capot_points={self.capot_points} is below the "
+                f"{T.SUIT_DEAL_CARD_TOTAL} card points of a deal"
+            )
         if self.game_target <= 0:
             raise ValueError(f"game_target must be positive, got {self.game_target}")
-        if self.bidding == "two_round" and (self.third_double or self.at_double_ends_auction
-                                            or self.dealer_must_take):
-            raise ValueError("third_double, at_double_ends_auction and dealer_must_take are "
-                             "auction options; the french two-round bidding has no doubling")
+        if self.bidding == "two_round" and (
+            self.third_double or self.at_double_ends_auction or self.dealer_must_take
+        ):
+            raise ValueError(
+                "third_double, at_double_ends_auction and dealer_must_take are "
+                "auction options; the french two-round bidding has no doubling"
+            )
 
     def _build_array(self) -> np.ndarray:
         arr = np.zeros(T.NUM_RULE_FIELDS, dtype=np.int64)
@@ -181,8 +208,7 @@ class Rules:
         arr[T.R_CARD_IN_ONE_DECLARATION] = self.card_in_one_declaration
         arr[T.R_BELOTE_ON_DISCARD] = self.belote_on_discard
         arr[T.R_NT_FOUR_ACES] = self.nt_four_aces
-        arr[T.R_DECLARATIONS_COMPARE] = _CODES["declarations_compare"][
-            self.declarations_compare]
+        arr[T.R_DECLARATIONS_COMPARE] = _CODES["declarations_compare"][self.declarations_compare]
         arr[T.R_DECLARATIONS_NEED_TRICK] = self.declarations_need_trick
         arr[T.R_NT_DOUBLE_RAW] = self.nt_double_raw
         arr[T.R_SCORING] = _CODES["scoring"][self.scoring]
@@ -249,7 +275,7 @@ class Rules:
 
 def _solo_defaults(options: Mapping[str, Any]) -> dict[str, Any]:
     """Defaults that follow from choosing a game where every player is alone: take-or-pass
-    bidding without doubling (RULES.md 4.3) unless the options say otherwise."""
+    bidding without doubling (docs/rules.md 4.3) unless the options say otherwise."""
     if options.get("players", 4) != 4 or options.get("variant") == "open":
         out: dict[str, Any] = {"bidding": "take_or_pass", "doubling": False}
         if options.get("variant") == "open" and "players" not in options:
@@ -258,15 +284,29 @@ def _solo_defaults(options: Mapping[str, Any]) -> dict[str, Any]:
     return {}
 
 
-OPTION_NAMES = tuple(f.name for f in dataclasses.fields(Rules)
-                     if f.name != "name" and not f.name.startswith("_"))
+OPTION_NAMES = tuple(
+    f.name for f in dataclasses.fields(Rules) if f.name != "name" and not f.name.startswith("_")
+)
 
 _PRESET_OPTIONS: dict[str, dict[str, Any]] = {
     "common": {},
-    "bulgarian": dict(raise_over_partner=True, undertrump=False, belote_on_discard=False,
-                      declarations_need_trick=True, valat_nt_double=False),
-    "french": dict(raise_over_partner=True, undertrump=True, belote_on_discard=True,
-                   declarations_compare="best_declaration", nt_double_raw=False,
-                   scoring="french", valat_nt_double=False, bidding="two_round",
-                   game_target=1000, doubling=False),
+    "bulgarian": dict(
+        raise_over_partner=True,
+        undertrump=False,
+        belote_on_discard=False,
+        declarations_need_trick=True,
+        valat_nt_double=False,
+    ),
+    "french": dict(
+        raise_over_partner=True,
+        undertrump=True,
+        belote_on_discard=True,
+        declarations_compare="best_declaration",
+        nt_double_raw=False,
+        scoring="french",
+        valat_nt_double=False,
+        bidding="two_round",
+        game_target=1000,
+        doubling=False,
+    ),
 }

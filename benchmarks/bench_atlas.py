@@ -39,7 +39,7 @@ def main() -> None:
     kind, row, pos = _cells([0, 1, 2], [1, 2, 3, 4], None)
     pick = np.random.default_rng(0).choice(len(kind), args.cells, replace=False)
     kind, row, pos = kind[pick], row[pick], pos[pick]
-    hands = np.array([key_hands(hand_classes(k)[0][r:r + 1], k)[0] for k, r in zip(kind, row)])
+    hands = np.array([key_hands(hand_classes(k)[0][r : r + 1], k)[0] for k, r in zip(kind, row)])
     strains = np.array(KIND_STRAIN)[kind]
     counts = np.full(len(kind), args.per_cell, dtype=np.int64)
     seeds = np.arange(len(kind), dtype=np.int64)
@@ -47,8 +47,19 @@ def main() -> None:
     n = int(counts.sum())
 
     def atlas_run():
-        _run_chunk(hands, strains, pos, counts, seeds, study.rules.to_array(), play_ids,
-                   play_params, study.announce_mask, search_bits(study.play), args.threads)
+        _run_chunk(
+            hands,
+            strains,
+            pos,
+            counts,
+            seeds,
+            study.rules.to_array(),
+            play_ids,
+            play_params,
+            study.announce_mask,
+            search_bits(study.play),
+            args.threads,
+        )
 
     def sim_run():
         simulate(n, play=args.play, seed=1, threads=args.threads)
@@ -57,8 +68,18 @@ def main() -> None:
         simulate(n, bidding="fixed:0,2,0", play=args.play, seed=1, threads=args.threads)
 
     runs = {"atlas": atlas_run, "simulate": sim_run, "simulate_fixed": fixed_run}
-    _run_chunk(hands[:2], strains[:2], pos[:2], counts[:2], seeds[:2], study.rules.to_array(),
-               play_ids, play_params, study.announce_mask, 1)  # compile
+    _run_chunk(
+        hands[:2],
+        strains[:2],
+        pos[:2],
+        counts[:2],
+        seeds[:2],
+        study.rules.to_array(),
+        play_ids,
+        play_params,
+        study.announce_mask,
+        1,
+    )  # compile
     simulate(100, play=args.play)
     simulate(100, bidding="fixed:0,2,0", play=args.play)
     best = {k: float("inf") for k in runs}
@@ -68,10 +89,15 @@ def main() -> None:
                 start = time.perf_counter()
                 run()
                 best[name] = min(best[name], time.perf_counter() - start)
-    out = {"deals": n, "play": args.play, "threads": threads,
-           "atlas_deals_per_s": n / best["atlas"], "simulate_deals_per_s": n / best["simulate"],
-           "simulate_fixed_deals_per_s": n / best["simulate_fixed"],
-           "loadavg": os.getloadavg()[0]}
+    out = {
+        "deals": n,
+        "play": args.play,
+        "threads": threads,
+        "atlas_deals_per_s": n / best["atlas"],
+        "simulate_deals_per_s": n / best["simulate"],
+        "simulate_fixed_deals_per_s": n / best["simulate_fixed"],
+        "loadavg": os.getloadavg()[0],
+    }
     out["ratio"] = out["atlas_deals_per_s"] / out["simulate_deals_per_s"]
     print(json.dumps(out))
 

@@ -34,10 +34,10 @@ import time
 
 sys.path.insert(0, os.path.join(os.path.dirname(os.path.abspath(__file__)), ".."))
 
-import numba  # noqa: E402
+import numba
 
-from belote_sim import __version__  # noqa: E402
-from belote_sim.simulation.runner import make_study, simulate, simulate_to_parquet  # noqa: E402
+from belote_sim import __version__
+from belote_sim.simulation.runner import make_study, simulate, simulate_to_parquet
 
 
 def cpu_seconds(client=None):
@@ -61,7 +61,8 @@ def main():
     # worker processes import belote_sim from this checkout too
     root = os.path.join(os.path.dirname(os.path.abspath(__file__)), "..")
     os.environ["PYTHONPATH"] = os.path.abspath(root) + (
-        os.pathsep + os.environ["PYTHONPATH"] if os.environ.get("PYTHONPATH") else "")
+        os.pathsep + os.environ["PYTHONPATH"] if os.environ.get("PYTHONPATH") else ""
+    )
 
     from dask.distributed import Client, LocalCluster
 
@@ -75,21 +76,33 @@ def main():
     tmp = tempfile.mkdtemp(prefix="bench_dask_")
     try:
         threads_s, dask_s, threads_cpu, dask_cpu = [], [], [], []
-        with LocalCluster(n_workers=2, threads_per_worker=1, processes=True,
-                          host="127.0.0.1", dashboard_address="127.0.0.1:0") as cluster, \
-                Client(cluster) as client:
+        with (
+            LocalCluster(
+                n_workers=2,
+                threads_per_worker=1,
+                processes=True,
+                host="127.0.0.1",
+                dashboard_address="127.0.0.1:0",
+            ) as cluster,
+            Client(cluster) as client,
+        ):
             client.run(study.run_chunk, 0, 1000)  # load the kernels in the workers
             for k in range(args.repeat):  # interleaved, best of each
                 cpu = cpu_seconds()
                 start = time.perf_counter()
-                simulate_to_parquet(os.path.join(tmp, f"threads{k}.parquet"), args.deals, study,
-                                    threads)
+                simulate_to_parquet(
+                    os.path.join(tmp, f"threads{k}.parquet"), args.deals, study, threads
+                )
                 threads_s.append(time.perf_counter() - start)
                 threads_cpu.append(cpu_seconds() - cpu)
                 os.unlink(os.path.join(tmp, f"threads{k}.parquet"))
                 cpu = cpu_seconds(client)
-                summary = bd.run_study(study, args.deals, os.path.join(tmp, f"dask{k}"),
-                                       scheduler=cluster.scheduler_address)
+                summary = bd.run_study(
+                    study,
+                    args.deals,
+                    os.path.join(tmp, f"dask{k}"),
+                    scheduler=cluster.scheduler_address,
+                )
                 dask_s.append(summary["seconds"])
                 dask_cpu.append(cpu_seconds(client) - cpu)
                 shutil.rmtree(os.path.join(tmp, f"dask{k}"))
@@ -109,14 +122,20 @@ def main():
             start = time.perf_counter()
             simulate(args.deals, seed=args.seed, chunk_size=args.chunk_size, threads=threads)
             result["threads_inmemory_deals_per_s"] = round(
-                args.deals / (time.perf_counter() - start))
+                args.deals / (time.perf_counter() - start)
+            )
     finally:
         shutil.rmtree(tmp, ignore_errors=True)
     import dask
 
-    result.update(loadavg=[round(load_before, 2), round(os.getloadavg()[0], 2)],
-                  threads=threads, dask=dask.__version__, numba=numba.__version__,
-                  belote_sim=__version__, cpus=os.cpu_count())
+    result.update(
+        loadavg=[round(load_before, 2), round(os.getloadavg()[0], 2)],
+        threads=threads,
+        dask=dask.__version__,
+        numba=numba.__version__,
+        belote_sim=__version__,
+        cpus=os.cpu_count(),
+    )
     print(json.dumps(result))
 
 

@@ -21,12 +21,12 @@ import time
 os.environ.setdefault("NUMBA_NUM_THREADS", "1")
 sys.path.insert(0, os.path.join(os.path.dirname(os.path.abspath(__file__)), ".."))
 
-import numba  # noqa: E402
-import numpy as np  # noqa: E402
+import numba
+import numpy as np
 
-from belote_sim import Rules, __version__  # noqa: E402
-from belote_sim.kernels.core import legal_masks_batch  # noqa: E402
-from belote_sim.kernels.play import random_playouts  # noqa: E402
+from belote_sim import Rules, __version__
+from belote_sim.kernels.core import legal_masks_batch
+from belote_sim.kernels.play import random_playouts
 
 
 def best_of(fn, repeats=3):
@@ -66,16 +66,20 @@ def main():
     random_playouts(10, 0, rules, out[:10])
     t_play = best_of(lambda: random_playouts(args.deals, 1, rules, out))
 
-    print(json.dumps({
-        "legal_mask_calls_per_s": round(args.positions / t_legal),
-        "random_playouts_per_s": round(args.deals / t_play),
-        "random_playout_ns": round(t_play / args.deals * 1e9, 1),
-        "threads": 1,
-        "numba": numba.__version__,
-        "numpy": np.__version__,
-        "python": platform.python_version(),
-        "belote_sim": __version__,
-    }))
+    print(
+        json.dumps(
+            {
+                "legal_mask_calls_per_s": round(args.positions / t_legal),
+                "random_playouts_per_s": round(args.deals / t_play),
+                "random_playout_ns": round(t_play / args.deals * 1e9, 1),
+                "threads": 1,
+                "numba": numba.__version__,
+                "numpy": np.__version__,
+                "python": platform.python_version(),
+                "belote_sim": __version__,
+            }
+        )
+    )
 
 
 if __name__ == "__main__":

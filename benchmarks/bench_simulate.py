@@ -73,19 +73,9 @@ def main():
     result["greedy_2threads_dataframe"] = round(args.deals / (time.perf_counter() - start))
     with tempfile.TemporaryDirectory() as tmp:
         path = os.path.join(tmp, "deals.parquet")
-        argv = [
-            "simulate",
-            "--deals",
-            str(args.deals),
-            "--play",
-            "greedy",
-            "--seed",
-            "5",
-            "--threads",
-            str(min(2, numba.config.NUMBA_NUM_THREADS)),
-            "-o",
-            path,
-        ]
+        threads = str(min(2, numba.config.NUMBA_NUM_THREADS))
+        argv = ["simulate", "--deals", str(args.deals), "--play", "greedy", "--seed", "5"]
+        argv += ["--threads", threads, "-o", path]
         start = time.perf_counter()
         with contextlib.redirect_stdout(io.StringIO()):
             status = cli_main(argv)

@@ -26,16 +26,16 @@ import time
 os.environ.setdefault("NUMBA_NUM_THREADS", "1")
 sys.path.insert(0, os.path.join(os.path.dirname(os.path.abspath(__file__)), ".."))
 
-import numpy as np  # noqa: E402
+import numpy as np
 
-from belote_sim import __version__  # noqa: E402
-from belote_sim.deal import solver as BS  # noqa: E402
-from belote_sim.cards import format_cards  # noqa: E402
-from belote_sim.kernels import solver as K  # noqa: E402
-from belote_sim.kernels.tables import STRAIN_NAMES  # noqa: E402
-from belote_sim.deal.playout import random_record  # noqa: E402
-from belote_sim.deal.replay import replay  # noqa: E402
-from belote_sim.rules import Rules  # noqa: E402
+from belote_sim import __version__
+from belote_sim.cards import format_cards
+from belote_sim.deal import solver as BS
+from belote_sim.deal.playout import random_record
+from belote_sim.deal.replay import replay
+from belote_sim.kernels import solver as K
+from belote_sim.kernels.tables import STRAIN_NAMES
+from belote_sim.rules import Rules
 
 
 def full_deals(n, seed, rules):
@@ -44,8 +44,20 @@ def full_deals(n, seed, rules):
     tricks = np.zeros((n, 4), np.int64)
     n_tricks = np.zeros(n, np.int64)
     strains = np.zeros(n, np.int64)
-    K.random_positions(seed, n, 0, 0, -1, int(rules.raise_over_partner), int(rules.undertrump),
-                       hands, leaders, tricks, n_tricks, strains)
+    K.random_positions(
+        seed,
+        n,
+        0,
+        0,
+        -1,
+        int(rules.raise_over_partner),
+        int(rules.undertrump),
+        hands,
+        leaders,
+        tricks,
+        n_tricks,
+        strains,
+    )
     return hands, leaders, strains
 
 
@@ -61,8 +73,9 @@ def main():
     solver = BS.Solver()
 
     hands, leaders, strains = full_deals(args.deals, args.seed, rules)
-    BS.solve([int(h) for h in hands[0]], int(strains[0]), int(leaders[0]), 0, rules,
-             solver=solver)  # compile
+    BS.solve(
+        [int(h) for h in hands[0]], int(strains[0]), int(leaders[0]), 0, rules, solver=solver
+    )  # compile
     times = []
     for i in range(args.deals):
         h = [int(x) for x in hands[i]]
@@ -89,8 +102,9 @@ def main():
         seat = r["to_play"]
         played = set(rec["plays"])
         hand = [c for c in rec["hands"][seat].split() if c not in played]
-        observations.append((hand, seat, rec["plays"], (rec["dealer"] + 1) % 4,
-                             rec["contract"]["strain"]))
+        observations.append(
+            (hand, seat, rec["plays"], (rec["dealer"] + 1) % 4, rec["contract"]["strain"])
+        )
     BS.pimc_scores(*observations[0], rules=rules, samples=2, solver=solver)  # compile
     start = time.perf_counter()
     for i, obs in enumerate(observations):
@@ -102,23 +116,27 @@ def main():
         sel = strains == code
         if sel.any():
             per_strain[name] = round(float(np.median(times_ms[sel])), 3)
-    print(json.dumps({
-        "solve_median_ms": round(float(np.median(times_ms)), 3),
-        "solve_p99_ms": round(float(np.percentile(times_ms, 99)), 3),
-        "solve_mean_ms": round(float(times_ms.mean()), 3),
-        "solve_median_ms_by_strain": per_strain,
-        "dd_table_median_ms": round(float(np.median(table_times)) * 1e3, 3),
-        "pimc30_decisions_per_s": round(args.decisions / pimc_s, 3),
-        "deals": args.deals,
-        "tables": args.tables,
-        "decisions": args.decisions,
-        "rules": rules.name,
-        "threads": 1,
-        "example_deal": [" ".join(format_cards(int(h))) for h in hands[0]],
-        "version": __version__,
-        "machine": platform.machine(),
-        "python": platform.python_version(),
-    }))
+    print(
+        json.dumps(
+            {
+                "solve_median_ms": round(float(np.median(times_ms)), 3),
+                "solve_p99_ms": round(float(np.percentile(times_ms, 99)), 3),
+                "solve_mean_ms": round(float(times_ms.mean()), 3),
+                "solve_median_ms_by_strain": per_strain,
+                "dd_table_median_ms": round(float(np.median(table_times)) * 1e3, 3),
+                "pimc30_decisions_per_s": round(args.decisions / pimc_s, 3),
+                "deals": args.deals,
+                "tables": args.tables,
+                "decisions": args.decisions,
+                "rules": rules.name,
+                "threads": 1,
+                "example_deal": [" ".join(format_cards(int(h))) for h in hands[0]],
+                "version": __version__,
+                "machine": platform.machine(),
+                "python": platform.python_version(),
+            }
+        )
+    )
 
 
 if __name__ == "__main__":

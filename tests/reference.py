@@ -1,6 +1,6 @@
-"""Independent, deliberately simple reference implementation of shared/RULES.md.
+"""Independent, deliberately simple reference implementation of shared/docs/rules.md.
 
-This module is an oracle for the tests: it is written from RULES.md alone, never
+This module is an oracle for the tests: it is written from docs/rules.md alone, never
 imports ``belote_sim``, and uses only plain Python (card strings, sets, lists,
 dicts). Clarity wins over speed.
 
@@ -15,7 +15,7 @@ Conventions (a contract with the tests)
   :func:`resolve_rules`, and ``None`` (= the ``common`` preset).
 - Card lists in outputs are sorted by suit C, D, H, S, then rank 7 8 9 T J Q K A.
 
-Readings of RULES.md chosen here (each is repeated next to the code)
+Readings of docs/rules.md chosen here (each is repeated next to the code)
 --------------------------------------------------------------------
 R1  Trick winner in AT: every suit is "trump", but a card of another suit than
     the led one never wins; the winner is the highest card of the led suit in
@@ -74,25 +74,25 @@ from __future__ import annotations
 from itertools import combinations
 
 __all__ = [
-    "RANKS",
-    "SUITS",
-    "STRAINS",
     "ALL_CARDS",
     "OPTION_NAMES",
     "PRESETS",
-    "resolve_rules",
-    "card_points",
-    "sort_cards",
-    "legal_cards",
-    "illegal_rule",
-    "trick_winner",
-    "hand_declarations",
+    "RANKS",
+    "STRAINS",
+    "SUITS",
     "belote_pairs",
+    "card_points",
+    "hand_declarations",
+    "illegal_rule",
+    "legal_cards",
+    "perft",
+    "play_game",
+    "replay",
+    "resolve_rules",
     "round_mp",
     "score_mp",
-    "replay",
-    "play_game",
-    "perft",
+    "sort_cards",
+    "trick_winner",
 ]
 
 # ---------------------------------------------------------------------------
@@ -564,7 +564,7 @@ def _score_mp(raw, taker_team, strain, doubling, valat, opts, inside_team=None):
     ``inside_team`` forces the inside side (revoke penalty, R8).
     """
     m = round_mp(raw, strain)
-    mult = 2 ** doubling
+    mult = 2**doubling
     taker, defender = taker_team, 1 - taker_team
     outcome = _outcome(raw, taker_team)
     mp, held = [0, 0], [0, 0]
@@ -602,8 +602,9 @@ def _score_mp(raw, taker_team, strain, doubling, valat, opts, inside_team=None):
 def score_mp(raw, taker_team, strain, doubling=0, valat=None, rules=None):
     """Public wrapper: {"outcome", "mp", "held_mp"} for raw points (MP scoring)."""
     _check_strain(strain)
-    outcome, mp, held = _score_mp(list(raw), taker_team, strain, doubling, valat,
-                                  resolve_rules(rules))
+    outcome, mp, held = _score_mp(
+        list(raw), taker_team, strain, doubling, valat, resolve_rules(rules)
+    )
     return {"outcome": outcome, "mp": mp, "held_mp": held}
 
 
@@ -622,8 +623,9 @@ def _score_french(card_comp, runs_carres, belote_pts, taker_team, factor=1):
     if outcome == "made":
         mp = list(raw)
     elif outcome == "inside":  # failed (dedans)
-        mp[d] = factor * (card_comp[0] + card_comp[1] + runs_carres[0] + runs_carres[1]
-                          + belote_pts[d])
+        mp[d] = factor * (
+            card_comp[0] + card_comp[1] + runs_carres[0] + runs_carres[1] + belote_pts[d]
+        )
         mp[t] = factor * belote_pts[t]
     else:  # litige: defenders score now, the taker's team its belote now
         mp[d] = raw[d]
@@ -657,15 +659,17 @@ def replay(record):
     """Replay a recorded 4-player deal (see the module docstring and the brief)."""
     if not isinstance(record, dict):
         raise ValueError("record must be a dict")
-    unknown = [k for k in record if k not in _RECORD_FIELDS
-               and k != "id" and not str(k).startswith("_")]
+    unknown = [
+        k for k in record if k not in _RECORD_FIELDS and k != "id" and not str(k).startswith("_")
+    ]
     if unknown:
         raise ValueError(f"unknown record fields: {unknown}")  # §14.17
     for k in ("dealer", "hands", "contract"):
         if k not in record:
             raise ValueError(f"record lacks {k!r}")
-    ruleset, opts = _split_rules({"ruleset": record.get("ruleset", "common"),
-                                  "options": record.get("options") or {}})
+    ruleset, opts = _split_rules(
+        {"ruleset": record.get("ruleset", "common"), "options": record.get("options") or {}}
+    )
     dealer = _seat(record["dealer"], "dealer")
     hands_in = record["hands"]
     if not isinstance(hands_in, (list, tuple)) or len(hands_in) != 4:
@@ -733,8 +737,14 @@ def replay(record):
                 or (strain not in ("NT", "AT") and suit == strain)  # a trump
             )
             if counts and seat not in silent:
-                belotes.append({"seat": seat, "kind": "belote",
-                                "cards": ["Q" + suit, "K" + suit], "points": 20})
+                belotes.append(
+                    {
+                        "seat": seat,
+                        "kind": "belote",
+                        "cards": ["Q" + suit, "K" + suit],
+                        "points": 20,
+                    }
+                )
         hand[seat].discard(card)
         played[seat] += 1
         if not trick:
@@ -750,8 +760,10 @@ def replay(record):
             leader, trick = winner, []
 
     result = {
-        "tricks": [{"leader": t["leader"], "cards": list(t["cards"]), "winner": t["winner"]}
-                   for t in tricks],
+        "tricks": [
+            {"leader": t["leader"], "cards": list(t["cards"]), "winner": t["winner"]}
+            for t in tricks
+        ],
         "to_play": None,
         "legal": None,
         "illegal": illegal,
@@ -797,10 +809,18 @@ def replay(record):
         if french:
             outcome, mp, held = _outcome(raw, taker_team), list(raw), [0, 0]
         else:
-            outcome, mp, held = _score_mp(raw, taker_team, strain, doubling, None, opts,
-                                          inside_team=offender)
-        result.update(card_points=points, declarations=announced, raw=raw,
-                      outcome=outcome, valat=None, mp=mp, held_mp=held)
+            outcome, mp, held = _score_mp(
+                raw, taker_team, strain, doubling, None, opts, inside_team=offender
+            )
+        result.update(
+            card_points=points,
+            declarations=announced,
+            raw=raw,
+            outcome=outcome,
+            valat=None,
+            mp=mp,
+            held_mp=held,
+        )
         return result
     if n_played < 32:
         return result
@@ -812,8 +832,10 @@ def replay(record):
     belote_pts = [0, 0]
     for b in belotes:
         belote_pts[b["seat"] % 2] += 20
-    declarations = [sorted(scored[t] + [b for b in belotes if b["seat"] % 2 == t],
-                           key=_team_sort_key) for t in (0, 1)]
+    declarations = [
+        sorted(scored[t] + [b for b in belotes if b["seat"] % 2 == t], key=_team_sort_key)
+        for t in (0, 1)
+    ]
     card_comp = list(points)
     if french and valat is not None:
         # §10 / §14.15: the capot team counts capot_points (+ the AT/NT difference)
@@ -824,8 +846,15 @@ def replay(record):
         outcome, mp, held = _score_french(card_comp, runs_carres, belote_pts, taker_team, factor)
     else:
         outcome, mp, held = _score_mp(raw, taker_team, strain, doubling, valat, opts)
-    result.update(card_points=points, declarations=declarations, raw=raw,
-                  outcome=outcome, valat=valat, mp=mp, held_mp=held)
+    result.update(
+        card_points=points,
+        declarations=declarations,
+        raw=raw,
+        outcome=outcome,
+        valat=valat,
+        mp=mp,
+        held_mp=held,
+    )
     return result
 
 
@@ -862,8 +891,12 @@ def play_game(deals, rules):
         if opts["third_double"] and deal.get("doubling", 0) == 3 and deal_winner is not None:
             # R11: a third-level double decides the game.
             return {"scores": scores, "held": pending, "ended_after": i, "winner": deal_winner}
-        if (max(scores) >= target and pending == 0 and deal.get("valat") is None
-                and scores[0] != scores[1]):
+        if (
+            max(scores) >= target
+            and pending == 0
+            and deal.get("valat") is None
+            and scores[0] != scores[1]
+        ):
             winner = 0 if scores[0] > scores[1] else 1
             return {"scores": scores, "held": pending, "ended_after": i, "winner": winner}
     return {"scores": scores, "held": pending, "ended_after": None, "winner": None}

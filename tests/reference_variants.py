@@ -1,5 +1,5 @@
 """Independent, deliberately simple reference of the 2-player, 3-player and
-open-belot variants (shared/RULES.md §11 plus the readings fixed below).
+open-belot variants (shared/docs/rules.md §11 plus the readings fixed below).
 
 Like tests/reference.py this is a test oracle: plain Python (card strings,
 sets, lists, dicts), written from the rules text alone, never importing
@@ -12,7 +12,7 @@ Conventions (a contract with the tests)
 - Seats 0..P-1 in playing order, P = 2 or 3; every player is alone.  Dealer d;
   seat (d+1) % P leads the first trick; the winner of a trick leads the next.
 - ``rules``: ``{"ruleset": ..., "options": {...}}`` as in tests/reference.py,
-  plus the variant option ``doubling`` (RULES.md §4.3, default off) which
+  plus the variant option ``doubling`` (docs/rules.md §4.3, default off) which
   allows doubling levels 1 and 2 in records.
 - Card lists in outputs are sorted by suit C, D, H, S then rank 7..A.
 
@@ -76,18 +76,18 @@ import os
 import sys
 
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
-import reference as ref  # noqa: E402
+import reference as ref
 
 __all__ = [
     "DECK24",
     "DECK32",
-    "legal_cards_solo",
     "illegal_rule_solo",
-    "trick_winner_solo",
-    "round_mp_players",
-    "score_players",
+    "legal_cards_solo",
     "player_declarations",
     "replay_variant",
+    "round_mp_players",
+    "score_players",
+    "trick_winner_solo",
 ]
 
 DECK24 = [r + s for s in ref.SUITS for r in "9TJQKA"]
@@ -254,8 +254,11 @@ def player_declarations(seat_decls, strain, first_seat, tricks_won, opts):
             if s == winner:
                 scored[s] += runs[s]
     else:  # best_declaration
-        every = [(_french_key(e, strain, first_seat, players), s)
-                 for s in range(players) for e in entries[s]]
+        every = [
+            (_french_key(e, strain, first_seat, players), s)
+            for s in range(players)
+            for e in entries[s]
+        ]
         if every:
             winner = max(every)[1]
             scored[winner] = list(entries[winner])
@@ -300,7 +303,7 @@ def score_players(raw, taker, strain, doubling, valat, rules, first_seat):
     if players not in (2, 3):
         raise ValueError("2 or 3 players expected")
     m = round_mp_players(raw, strain)
-    mult = 2 ** doubling
+    mult = 2**doubling
     mp = [0] * players
     held = [0] * players
     inside = None  # the player who is inside (for kirtik)
@@ -354,8 +357,18 @@ def score_players(raw, taker, strain, doubling, valat, rules, first_seat):
 # Replay
 # ---------------------------------------------------------------------------
 
-_RECORD_FIELDS = {"ruleset", "options", "players", "variant", "table", "dealer", "hands",
-                  "contract", "plays", "belote_silent"}
+_RECORD_FIELDS = {
+    "ruleset",
+    "options",
+    "players",
+    "variant",
+    "table",
+    "dealer",
+    "hands",
+    "contract",
+    "plays",
+    "belote_silent",
+}
 
 
 def _parse_cards(value, what, deck):
@@ -382,8 +395,9 @@ def replay_variant(record):
     """Replay a recorded 2-player, 3-player or open-belot deal."""
     if not isinstance(record, dict):
         raise ValueError("record must be a dict")
-    unknown = [k for k in record if k not in _RECORD_FIELDS
-               and k != "id" and not str(k).startswith("_")]
+    unknown = [
+        k for k in record if k not in _RECORD_FIELDS and k != "id" and not str(k).startswith("_")
+    ]
     if unknown:
         raise ValueError(f"unknown record fields: {unknown}")
     for k in ("dealer", "hands", "contract"):
@@ -406,8 +420,9 @@ def replay_variant(record):
         if "table" in record:
             raise ValueError("table is only for open belot")
 
-    _, opts = _resolve({"ruleset": record.get("ruleset", "common"),
-                        "options": record.get("options") or {}})
+    _, opts = _resolve(
+        {"ruleset": record.get("ruleset", "common"), "options": record.get("options") or {}}
+    )
     if opts["scoring"] == "french":
         raise ValueError("french scoring is not defined for the variants")
     if opts["revoke_penalty"]:
@@ -468,8 +483,10 @@ def replay_variant(record):
     # V4: what each player can see when runs/carres are announced
     visible = [set(hands[s]) | {p[1] for p in piles[s]} for s in range(players)]
     seat_decls = [ref._hand_declarations(visible[s], strain, opts) for s in range(players)]
-    belote_suits = [ref._belote_suits(playable(s) | set().union(*piles[s]) if is_open
-                                      else hand[s], strain) for s in range(players)]
+    belote_suits = [
+        ref._belote_suits(playable(s) | set().union(*piles[s]) if is_open else hand[s], strain)
+        for s in range(players)
+    ]
     belote_decided = set()
     belotes = []
     played = 0
@@ -504,8 +521,14 @@ def replay_variant(record):
                 or (strain not in ("NT", "AT") and suit == strain)
             )
             if holds and counts and seat not in silent:
-                belotes.append({"seat": seat, "kind": "belote",
-                                "cards": ["Q" + suit, "K" + suit], "points": 20})
+                belotes.append(
+                    {
+                        "seat": seat,
+                        "kind": "belote",
+                        "cards": ["Q" + suit, "K" + suit],
+                        "points": 20,
+                    }
+                )
         if card in hand[seat]:
             hand[seat].discard(card)
         else:  # a face-up table card: the card beneath turns face up
@@ -527,8 +550,10 @@ def replay_variant(record):
             leader, trick = winner, []
 
     result = {
-        "tricks": [{"leader": t["leader"], "cards": list(t["cards"]), "winner": t["winner"]}
-                   for t in tricks],
+        "tricks": [
+            {"leader": t["leader"], "cards": list(t["cards"]), "winner": t["winner"]}
+            for t in tricks
+        ],
         "to_play": None,
         "legal": None,
         "illegal": illegal,
@@ -555,11 +580,22 @@ def replay_variant(record):
     scored = player_declarations(seat_decls, strain, first_seat, tricks_won, opts)
     belote_pts = [20 * sum(1 for b in belotes if b["seat"] == s) for s in range(players)]
     factor = 2 if strain == "NT" and opts["nt_double_raw"] else 1
-    raw = [factor * (points[s] + sum(d["points"] for d in scored[s]) + belote_pts[s])
-           for s in range(players)]
-    declarations = [sorted(scored[s] + [b for b in belotes if b["seat"] == s],
-                           key=ref._team_sort_key) for s in range(players)]
+    raw = [
+        factor * (points[s] + sum(d["points"] for d in scored[s]) + belote_pts[s])
+        for s in range(players)
+    ]
+    declarations = [
+        sorted(scored[s] + [b for b in belotes if b["seat"] == s], key=ref._team_sort_key)
+        for s in range(players)
+    ]
     sc = score_players(raw, taker, strain, doubling, valat, opts, first_seat)
-    result.update(card_points=points, declarations=declarations, raw=raw,
-                  outcome=sc["outcome"], valat=valat, mp=sc["mp"], held_mp=sc["held_mp"])
+    result.update(
+        card_points=points,
+        declarations=declarations,
+        raw=raw,
+        outcome=sc["outcome"],
+        valat=valat,
+        mp=sc["mp"],
+        held_mp=sc["held_mp"],
+    )
     return result

@@ -1,10 +1,10 @@
 """The per-decision agent API agrees with the simulator's policies."""
 
 import pytest
-
 import reference as ref
-from belote_sim.deal.agent import choose_card
+
 from belote_sim.cards import format_cards
+from belote_sim.deal.agent import choose_card
 from belote_sim.simulation.runner import simulate
 
 
@@ -22,24 +22,37 @@ def test_agent_plays_what_the_simulator_played(policy):
         for k, card in enumerate(plays):
             t, pos = divmod(k, 4)
             if pos == 0 and t > 0:
-                leader = ref.trick_winner(plays[4 * t - 4:4 * t], leader, strain)
+                leader = ref.trick_winner(plays[4 * t - 4 : 4 * t], leader, strain)
             seat = (leader + pos) % 4
-            obs = {"ruleset": "common", "dealer": int(row.dealer), "seat": seat,
-                   "hand": " ".join(sorted(hands[seat])),
-                   "contract": {"strain": strain, "taker": int(row.taker),
-                                "doubling": int(row.doubling)},
-                   "plays": plays[:k]}
+            obs = {
+                "ruleset": "common",
+                "dealer": int(row.dealer),
+                "seat": seat,
+                "hand": " ".join(sorted(hands[seat])),
+                "contract": {
+                    "strain": strain,
+                    "taker": int(row.taker),
+                    "doubling": int(row.doubling),
+                },
+                "plays": plays[:k],
+            }
             chosen = choose_card(obs, policy, seed=k)
-            assert chosen in ref.legal_cards(sorted(hands[seat]), plays[4 * t:k], leader,
-                                             strain, {"ruleset": "common"})
+            assert chosen in ref.legal_cards(
+                sorted(hands[seat]), plays[4 * t : k], leader, strain, {"ruleset": "common"}
+            )
             if policy.startswith("greedy"):
                 assert chosen == card
             hands[seat].discard(card)
 
 
 def test_agent_rejects_bad_observations():
-    obs = {"dealer": 3, "seat": 1, "hand": "7C 8C 9C TC JC QC KC AC",
-           "contract": {"strain": "H", "taker": 0}, "plays": []}
+    obs = {
+        "dealer": 3,
+        "seat": 1,
+        "hand": "7C 8C 9C TC JC QC KC AC",
+        "contract": {"strain": "H", "taker": 0},
+        "plays": [],
+    }
     with pytest.raises(ValueError, match="seat 0's turn"):
         choose_card(obs)
     with pytest.raises(ValueError, match="lacks 'hand'"):
@@ -61,15 +74,114 @@ def test_agent_dd_and_pimc():
     seat = state["to_play"]
     played = set(rec["plays"])
     hands = [" ".join(c for c in h.split() if c not in played) for h in rec["hands"]]
-    obs = {"dealer": rec["dealer"], "seat": seat, "hand": hands[seat], "hands": hands,
-           "contract": rec["contract"], "plays": rec["plays"]}
+    obs = {
+        "dealer": rec["dealer"],
+        "seat": seat,
+        "hand": hands[seat],
+        "hands": hands,
+        "contract": rec["contract"],
+        "plays": rec["plays"],
+    }
     card = choose_card(obs, "dd")
     assert card in state["legal"]
     trick = state["tricks"][-1]
-    scores = dd_scores(hands, rec["contract"]["strain"], trick["leader"], seat % 2, "common",
-                       trick=trick["cards"])
+    scores = dd_scores(
+        hands, rec["contract"]["strain"], trick["leader"], seat % 2, "common", trick=trick["cards"]
+    )
     assert scores[card] == max(scores.values())  # the best card for the mover's team
     assert choose_card(obs, "pimc:8", samples=8) in state["legal"]
     del obs["hands"]
     with pytest.raises(ValueError, match="give 'hands'"):
         choose_card(obs, "dd")
+
+
+def _announced(row, plays, k, leader0, strain):
+    """Declarations every player has seen after ``k`` cards (runs and carrés of the seats
+    that have played, belotes whose first card is down), as agent entries."""
+    from belote_sim.deal.declarations import hand_declarations
+
+    entries = []
+    played_by = [[], [], [], []]
+    leader = leader0
+    for j, card in enumerate(plays[:k]):
+        t, pos = divmod(j, 4)
+        if pos == 0 and t > 0:
+            leader = ref.trick_winner(plays[4 * t - 4 : 4 * t], leader, strain)
+        played_by[(leader + pos) % 4].append(card)
+    for s in range(4):
+        hand = format_cards(int(getattr(row, f"hand{s}")))
+        if played_by[s]:
+            for e in hand_declarations(" ".join(hand), strain, "common", seat=s):
+                entries.append({"seat": s, "kind": e["kind"], "cards": e["cards"]})
+        if strain != "NT":
+            for suit in "CDHS" if strain == "AT" else strain:
+                pair = {"K" + suit, "Q" + suit}
+                if pair <= set(hand) and pair & set(played_by[s]):
+                    entries.append({"seat": s, "kind": "belote", "cards": sorted(pair)})
+    return entries
+
+
+def test_agent_expert_plays_what_the_simulator_played():
+    """The agent, given only the observation (hand, plays, contract, announcements),
+    picks the card the simulator's expert played: its choice uses nothing else."""
+    df = simulate(40, play="expert", seed=8, trick_log=True)
+    df = df[df["outcome"] != "thrown_in"]
+    checked = 0
+    for row in df.itertuples():
+        plays = row.plays.split()
+        hands = [set(format_cards(int(getattr(row, f"hand{s}")))) for s in range(4)]
+        leader0 = leader = (row.dealer + 1) % 4
+        strain = str(row.strain)
+        for k, card in enumerate(plays):
+            t, pos = divmod(k, 4)
+            if pos == 0 and t > 0:
+                leader = ref.trick_winner(plays[4 * t - 4 : 4 * t], leader, strain)
+            seat = (leader + pos) % 4
+            obs = {
+                "dealer": int(row.dealer),
+                "seat": seat,
+                "hand": " ".join(sorted(hands[seat])),
+                "contract": {"strain": strain, "taker": int(row.taker)},
+                "plays": plays[:k],
+                "declarations": _announced(row, plays, k, leader0, strain),
+            }
+            assert choose_card(obs, "expert") == card
+            checked += 1
+            hands[seat].discard(card)
+    assert checked > 500
+
+
+def test_agent_declarations_validated_and_pimc_samples():
+    obs = {
+        "dealer": 3,
+        "seat": 0,
+        "hand": "7C 8C 9C TC JC QC KC AC",
+        "contract": {"strain": "H", "taker": 0},
+        "plays": [],
+    }
+    bad = [
+        ({"seat": 1, "kind": "tierce", "cards": "7S 8S TS"}, "in sequence"),
+        ({"seat": 1, "kind": "tierce", "cards": "7C 8C 9C"}, "mover's hand"),
+        ({"seat": 5, "kind": "tierce", "cards": "7S 8S 9S"}, "seat must be"),
+        ({"seat": 1, "kind": "sequence", "cards": "7S 8S 9S"}, "kind must be"),
+        ({"seat": 1, "kind": "belote", "cards": "KS QS"}, "trump suit"),
+        ({"seat": 1, "kind": "carre", "cards": "JS JH JD 9S"}, "one rank"),
+        ({"seat": 1, "cards": "7S 8S 9S"}, "needs"),
+    ]
+    for entry, message in bad:
+        with pytest.raises(ValueError, match=message):
+            choose_card(dict(obs, declarations=[entry]))
+    with pytest.raises(ValueError, match="turned"):
+        choose_card(dict(obs, turned={"card": "JH"}))
+    ok = dict(
+        obs,
+        declarations=[
+            {"seat": 1, "kind": "quinte", "cards": "7S 8S 9S TS JS"},
+            {"seat": 3, "kind": "belote", "cards": "KH QH"},
+        ],
+        turned={"card": "AH", "seat": 2},
+    )
+    for policy in ("expert", "greedy", "pimc:2"):
+        assert choose_card(ok, policy) in obs["hand"].split()
+    with pytest.raises(ValueError, match="samples"):
+        choose_card(ok, "pimc:0")

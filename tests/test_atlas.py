@@ -1,6 +1,6 @@
 """The hand atlas: exact hand classes, cells against direct simulation, the atlas policy."""
 
-from itertools import combinations, permutations
+from itertools import permutations
 from math import comb
 
 import numpy as np
@@ -70,7 +70,7 @@ def test_multiplicity_is_the_orbit_size():
     for kind, fixed in ((0, [0]), (1, [])):
         keys, mult = hand_classes(kind)
         for i in rng.choice(len(keys), 200, replace=False):
-            b = _bytes(int(key_hands(keys[i:i + 1], kind)[0]))
+            b = _bytes(int(key_hands(keys[i : i + 1], kind)[0]))
             free = [b[s] for s in range(4) if s not in fixed]
             orbit = len(set(permutations(free)))
             assert mult[i] == orbit
@@ -117,18 +117,32 @@ def sample_atlas(tmp_path_factory):
         keys = hand_classes(kind)[0]
         for text in CELL_HANDS:
             h = sum(1 << c for c in parse_cards(text))
-            rows.setdefault(kind, []).append(int(np.searchsorted(keys, hand_keys(
-                np.array([h]), strain)[0])))
+            rows.setdefault(kind, []).append(
+                int(np.searchsorted(keys, hand_keys(np.array([h]), strain)[0]))
+            )
     path = tmp_path_factory.mktemp("atlas") / "sample.npz"
-    table = build_atlas(path, seed=5, first_deals=600, max_deals=600, rounds=1,
-                        positions=(1, 4), class_rows=sorted({r for v in rows.values()
-                                                             for r in v}))
+    table = build_atlas(
+        path,
+        seed=5,
+        first_deals=600,
+        max_deals=600,
+        rounds=1,
+        positions=(1, 4),
+        class_rows=sorted({r for v in rows.values() for r in v}),
+    )
     return table, path
 
 
-@pytest.mark.parametrize("text,strain,position", [
-    ("JH 9H AH TS 7C", 2, 1), ("JH 9H AH TS 7C", 3, 4), ("AC AD TC KS QS", 4, 1),
-    ("JC JD 9S 8H AH", 5, 4), ("7D 8D 7H 8H 7S", 0, 1)])
+@pytest.mark.parametrize(
+    "text,strain,position",
+    [
+        ("JH 9H AH TS 7C", 2, 1),
+        ("JH 9H AH TS 7C", 3, 4),
+        ("AC AD TC KS QS", 4, 1),
+        ("JC JD 9S 8H AH", 5, 4),
+        ("7D 8D 7H 8H 7S", 0, 1),
+    ],
+)
 def test_cells_agree_with_direct_simulation(sample_atlas, text, strain, position):
     table, _ = sample_atlas
     mask = sum(1 << c for c in parse_cards(text))
@@ -136,8 +150,13 @@ def test_cells_agree_with_direct_simulation(sample_atlas, text, strain, position
     assert stats["n"] == 600
     dealer = (4 - position) % 4
     for doubling, x in ((0, 1), (1, 2)):
-        df = simulate(1500, bidding=f"fixed:0,{strain},{doubling}", predeal={0: text},
-                      dealer=dealer, seed=11 + doubling)
+        df = simulate(
+            1500,
+            bidding=f"fixed:0,{strain},{doubling}",
+            predeal={0: text},
+            dealer=dealer,
+            seed=11 + doubling,
+        )
         made = (df["outcome"] == "made").to_numpy(float)
         net = (df["mp0"] - df["mp1"]).to_numpy(float)
         se_p = np.hypot(stats["p_made_se"], made.std(ddof=1) / np.sqrt(len(made)))
@@ -147,8 +166,15 @@ def test_cells_agree_with_direct_simulation(sample_atlas, text, strain, position
 
 
 def test_build_is_reproducible_and_resumable(tmp_path):
-    kw = dict(seed=3, first_deals=20, max_deals=80, rounds=2, positions=(2,),
-              class_rows=range(0, 40, 7), chunk_cells=4)
+    kw = dict(
+        seed=3,
+        first_deals=20,
+        max_deals=80,
+        rounds=2,
+        positions=(2,),
+        class_rows=range(0, 40, 7),
+        chunk_cells=4,
+    )
     a = build_atlas(None, **kw)
     work = tmp_path / "work"
     b = build_atlas(None, threads=1, work_dir=work, **kw)
@@ -161,8 +187,16 @@ def test_build_is_reproducible_and_resumable(tmp_path):
 
 
 def test_adaptive_rounds_reach_the_standard_error():
-    t = build_atlas(None, seed=1, first_deals=30, max_deals=2000, rounds=6, positions=(1,),
-                    kinds=("suit",), class_rows=[0, 5000, 20000, 38000])
+    t = build_atlas(
+        None,
+        seed=1,
+        first_deals=30,
+        max_deals=2000,
+        rounds=6,
+        positions=(1,),
+        kinds=("suit",),
+        class_rows=[0, 5000, 20000, 38000],
+    )
     s = cell_stats(t.sums[0][[0, 5000, 20000, 38000], 0])
     p = (s["p_made"] * s["n"] + 0.5) / (s["n"] + 1)
     assert (np.sqrt(p * (1 - p) / s["n"]) <= 0.0205).all()
@@ -171,8 +205,16 @@ def test_adaptive_rounds_reach_the_standard_error():
 def test_hand_from_atlas_and_fallback(sample_atlas):
     table, _ = sample_atlas
     out = hand_from_atlas("JH 9H AH TS 7C", position=1, table=table)
-    assert list(out.columns) == ["strain", "n", "p_made", "p_made_low", "p_made_high",
-                                 "net_mp_x1", "net_mp_x2", "source"]
+    assert list(out.columns) == [
+        "strain",
+        "n",
+        "p_made",
+        "p_made_low",
+        "p_made_high",
+        "net_mp_x1",
+        "net_mp_x2",
+        "source",
+    ]
     assert list(out["strain"]) == ["C", "D", "H", "S", "NT", "AT"]
     assert (out["source"] == "atlas").all()
     assert (out["p_made_low"] <= out["p_made"]).all()
@@ -192,7 +234,7 @@ def full_atlas(tmp_path_factory):
 
 
 def _check_auction(auction, strain, taker, doubling, dealer):
-    """Auction legality (RULES.md 4.1) from the call string alone."""
+    """Auction legality (docs/rules.md 4.1) from the call string alone."""
     order = "CDHSNA"
     current, bidder, level, passes = -1, -1, 0, 0
     seat = (dealer + 1) % 4
@@ -228,8 +270,11 @@ def test_atlas_bidding_is_legal_and_follows_the_atlas(full_atlas):
             if seat % 2 == 0 and call in "CDHSNA":
                 code = "CDHSNA".index(call)
                 hand = getattr(r, f"bid{seat}")
-                hand = hand if isinstance(hand, (int, np.integer)) else \
-                    sum(1 << c for c in parse_cards(hand))
+                hand = (
+                    hand
+                    if isinstance(hand, (int, np.integer))
+                    else sum(1 << c for c in parse_cards(hand))
+                )
                 stats = cell_stats(table.lookup(int(hand), code, position_of(seat, r.dealer)))
                 assert stats["net_mp_x1"] > 0
             seat = (seat + 1) % 4
@@ -248,8 +293,7 @@ def test_atlas_bidding_clear_errors(full_atlas, tmp_path):
 def test_atlas_games_mode(full_atlas):
     from belote_sim.simulation.runner import simulate_games
 
-    g = simulate_games(20, bidding=[f"atlas:{full_atlas}", "threshold"] * 2, seed=2,
-                       max_deals=60)
+    g = simulate_games(20, bidding=[f"atlas:{full_atlas}", "threshold"] * 2, seed=2, max_deals=60)
     assert len(g) == 20 and (g["deals"] > 0).all()
 
 
@@ -275,15 +319,40 @@ def test_cli_atlas_hand_and_bidding_duel(full_atlas, tmp_path, capsys):
     assert main(["atlas", "show", "-o", str(full_atlas), "--csv", str(tmp_path / "c.csv")]) == 0
     assert (tmp_path / "c.csv").exists()
     capsys.readouterr()
-    assert main(["hand", "JH 9H AH TS 7C", "--position", "2", "--simulate", "--json",
-                 "--deals", "300"]) == 0
+    assert (
+        main(
+            ["hand", "JH 9H AH TS 7C", "--position", "2", "--simulate", "--json", "--deals", "300"]
+        )
+        == 0
+    )
     rows = json.loads(capsys.readouterr().out)
     assert [r["strain"] for r in rows] == ["C", "D", "H", "S", "NT", "AT"]
-    assert set(rows[0]) == {"strain", "n", "p_made", "p_made_low", "p_made_high",
-                            "net_mp_x1", "net_mp_x2", "source"}
+    assert set(rows[0]) == {
+        "strain",
+        "n",
+        "p_made",
+        "p_made_low",
+        "p_made_high",
+        "net_mp_x1",
+        "net_mp_x2",
+        "source",
+    }
     assert {r["source"] for r in rows} == {"simulation"}
-    assert main(["duel", "--bid-a", f"atlas:{full_atlas}", "--bid-b", "threshold",
-                 "--deals", "300", "--json"]) == 0
+    assert (
+        main(
+            [
+                "duel",
+                "--bid-a",
+                f"atlas:{full_atlas}",
+                "--bid-b",
+                "threshold",
+                "--deals",
+                "300",
+                "--json",
+            ]
+        )
+        == 0
+    )
     r = json.loads(capsys.readouterr().out)
     assert r["deals"] == 300 and np.isfinite(r["mean"])
     assert main(["duel", "--bid-a", "atlas", "--deals", "10"]) == 2
@@ -292,8 +361,16 @@ def test_cli_atlas_hand_and_bidding_duel(full_atlas, tmp_path, capsys):
 
 def test_build_on_a_local_dask_cluster_matches_threads():
     pytest.importorskip("dask.distributed")
-    kw = dict(seed=8, first_deals=10, max_deals=10, rounds=1, positions=(3,),
-              kinds=("nt",), class_rows=range(0, 10808, 1500), chunk_cells=3)
+    kw = dict(
+        seed=8,
+        first_deals=10,
+        max_deals=10,
+        rounds=1,
+        positions=(3,),
+        kinds=("nt",),
+        class_rows=range(0, 10808, 1500),
+        chunk_cells=3,
+    )
     a = build_atlas(None, **kw)
     b = build_atlas(None, workers=1, **kw)
     assert (a.sums[1] == b.sums[1]).all() and a.sums[1][:, 2, 0].sum() == 80
@@ -335,8 +412,13 @@ def test_shipped_atlas_against_direct_simulation():
         position = int(rng.integers(1, 5))
         stats = cell_stats(table.lookup(hand, strain, position))
         text = " ".join(format_cards(hand))
-        df = simulate(2500, bidding=f"fixed:0,{strain},0", predeal={0: text},
-                      dealer=(4 - position) % 4, seed=100 + strain)
+        df = simulate(
+            2500,
+            bidding=f"fixed:0,{strain},0",
+            predeal={0: text},
+            dealer=(4 - position) % 4,
+            seed=100 + strain,
+        )
         made = (df["outcome"] == "made").to_numpy(float)
         net = (df["mp0"] - df["mp1"]).to_numpy(float)
         se_p = np.hypot(stats["p_made_se"], made.std(ddof=1) / np.sqrt(len(made)))

@@ -1,7 +1,8 @@
-"""Card notation and layout (RULES.md section 1)."""
+"""Card notation and layout (docs/rules.md section 1)."""
 
 import pytest
-from hypothesis import given, strategies as st
+from hypothesis import given
+from hypothesis import strategies as st
 
 from belote_sim import cards as C
 
@@ -48,8 +49,12 @@ def test_duplicate_card_named():
 
 
 def test_card_held_twice_across_hands():
-    hands = ["7C 8C 9C TC JC QC KC AC", "7D 8D 9D TD JD QD KD AD",
-             "7H 8H 9H TH JH QH KH AH", "7S 8S 9S TS JS QS KS AC"]
+    hands = [
+        "7C 8C 9C TC JC QC KC AC",
+        "7D 8D 9D TD JD QD KD AD",
+        "7H 8H 9H TH JH QH KH AH",
+        "7S 8S 9S TS JS QS KS AC",
+    ]
     with pytest.raises(ValueError, match="AC is held twice"):
         C.parse_hands(hands)
 
@@ -77,6 +82,14 @@ def test_mask_round_trip(cards):
 
 
 def test_strains():
-    assert [C.parse_strain(s) for s in ["C", "d", "H", "S", "nt", "AT", "♥"]] == [0, 1, 2, 3, 4, 5, 2]
+    assert [C.parse_strain(s) for s in ["C", "d", "H", "S", "nt", "AT", "♥"]] == [
+        0,
+        1,
+        2,
+        3,
+        4,
+        5,
+        2,
+    ]
     with pytest.raises(ValueError, match="unknown strain"):
         C.parse_strain("SA")

@@ -13,8 +13,14 @@ ROOT = Path(__file__).resolve().parents[1]
 
 def test_replay_command_lines_and_errors(tmp_path, capsys):
     good = random_record(1, "common")
-    lines = [json.dumps(good), "", "{not json", json.dumps(dict(good, play=[])),
-             json.dumps(dict(good, hands=good["hands"][:3])), json.dumps({**good, "id": 7})]
+    lines = [
+        json.dumps(good),
+        "",
+        "{not json",
+        json.dumps(dict(good, play=[])),
+        json.dumps(dict(good, hands=good["hands"][:3])),
+        json.dumps({**good, "id": 7}),
+    ]
     src = tmp_path / "in.jsonl"
     src.write_text("\n".join(lines) + "\n")
     dst = tmp_path / "out.jsonl"
@@ -57,8 +63,26 @@ def test_main_job(tmp_path, capsys):
 
 def test_simulate_and_export_commands(tmp_path, capsys):
     table = tmp_path / "d.parquet"
-    assert main(["simulate", "--deals", "2000", "--seed", "5", "--ruleset", "bulgarian",
-                 "--option", "kirtik=true", "--play-seat", "1:random", "-o", str(table)]) == 0
+    assert (
+        main(
+            [
+                "simulate",
+                "--deals",
+                "2000",
+                "--seed",
+                "5",
+                "--ruleset",
+                "bulgarian",
+                "--option",
+                "kirtik=true",
+                "--play-seat",
+                "1:random",
+                "-o",
+                str(table),
+            ]
+        )
+        == 0
+    )
     out = capsys.readouterr().out
     assert "2,000 deals" in out and "made" in out
     records = tmp_path / "r.jsonl"
@@ -77,14 +101,17 @@ def test_simulate_bad_options_one_line(capsys):
 
 
 def test_games_command(tmp_path, capsys):
-    assert main(["simulate", "--games", "50", "--dealing", "cut", "-o",
-                 str(tmp_path / "g.parquet")]) == 0
+    assert (
+        main(["simulate", "--games", "50", "--dealing", "cut", "-o", str(tmp_path / "g.parquet")])
+        == 0
+    )
     assert "50 games" in capsys.readouterr().out
 
 
 def test_python_dash_m_entry_point():
-    proc = subprocess.run([sys.executable, "-m", "belote_sim", "--version"], cwd=ROOT,
-                          capture_output=True, text=True)
+    proc = subprocess.run(
+        [sys.executable, "-m", "belote_sim", "--version"], cwd=ROOT, capture_output=True, text=True
+    )
     assert proc.returncode == 0 and proc.stdout.startswith("belote-sim ")
 
 
@@ -96,8 +123,23 @@ def test_report_hand_study_commands(tmp_path, capsys):
     assert main(["hand", "JH 9H AH TS 7C", "--deals", "500"]) == 0
     out = capsys.readouterr().out
     assert "P(made)" in out and "AT" in out
-    assert main(["study", "bidding", "--param", "suit", "--values", "45,55", "--deals",
-                 "2000", "-o", str(tmp_path / "s.csv")]) == 0
+    assert (
+        main(
+            [
+                "study",
+                "bidding",
+                "--param",
+                "suit",
+                "--values",
+                "45,55",
+                "--deals",
+                "2000",
+                "-o",
+                str(tmp_path / "s.csv"),
+            ]
+        )
+        == 0
+    )
     out = capsys.readouterr().out
     assert "best: suit =" in out or "no significant difference" in out
     assert main(["study", "bidding", "--param", "colour", "--deals", "10"]) == 2
@@ -117,8 +159,10 @@ def test_analyses_scripts_use_only_the_public_api():
 
 
 def test_solve_and_duel_commands(tmp_path, capsys):
-    hands = "7C 8C 9C TC JC QC KC AC | 7D 8D 9D TD JD QD KD AD | 7H 8H 9H TH JH QH KH AH | " \
-            "7S 8S 9S TS JS QS KS AS"
+    hands = (
+        "7C 8C 9C TC JC QC KC AC | 7D 8D 9D TD JD QD KD AD | 7H 8H 9H TH JH QH KH AH | "
+        "7S 8S 9S TS JS QS KS AS"
+    )
     assert main(["solve", hands, "--strain", "C", "--leader", "0"]) == 0
     out = json.loads(capsys.readouterr().out.splitlines()[0])
     assert out["value"] == 162 and len(out["scores"]) == 8
@@ -131,3 +175,55 @@ def test_solve_and_duel_commands(tmp_path, capsys):
     assert set(lines[0]) == {"value", "scores"} and "error" in lines[1]
     assert main(["duel", "--a", "greedy", "--b", "random", "--deals", "3000"]) == 0
     assert "greedy gains +" in capsys.readouterr().out
+
+
+def test_duel_json_threads_and_options(capsys):
+    """--json prints exactly the documented keys; the result does not depend on the
+    number of threads; --ruleset/--option reach the simulation."""
+    import numba
+
+    args = [
+        "duel",
+        "--a",
+        "expert",
+        "--b",
+        "greedy",
+        "--deals",
+        "300",
+        "--json",
+        "--ruleset",
+        "bulgarian",
+        "--option",
+        "raise_over_partner=false",
+    ]
+    outs = []
+    for threads in (1, min(2, numba.config.NUMBA_NUM_THREADS)):
+        assert main(args + ["--threads", str(threads)]) == 0
+        lines = capsys.readouterr().out.splitlines()
+        assert len(lines) == 1
+        outs.append(json.loads(lines[0]))
+    r = outs[0]
+    assert list(r) == [
+        "a",
+        "b",
+        "ruleset",
+        "deals",
+        "played",
+        "thrown_in",
+        "mean",
+        "se",
+        "by_strain",
+    ]
+    assert outs[0] == outs[1]
+    assert r["ruleset"] == "bulgarian" and r["deals"] == 300
+    assert r["played"] + r["thrown_in"] == 300 and r["played"] > 200
+    assert sum(v["pairs"] for v in r["by_strain"].values()) == r["played"]
+    assert set(r["by_strain"]) <= {"C", "D", "H", "S", "NT", "AT"}
+    for v in r["by_strain"].values():
+        assert set(v) == {"pairs", "mean", "se"}
+    total = sum(v["pairs"] * v["mean"] for v in r["by_strain"].values()) / r["played"]
+    assert abs(total - r["mean"]) < 1e-9
+    assert (
+        main(["duel", "--a", "greedy", "--b", "random", "--deals", "10", "--option", "nonsense=1"])
+        == 2
+    )

@@ -22,8 +22,7 @@ import pytest
 
 from belote_sim.cli import main
 from belote_sim.simulation.deal_table import format_summary, read_deals
-from belote_sim.simulation.runner import RunInterrupted, make_study, simulate, \
-    simulate_to_parquet
+from belote_sim.simulation.runner import RunInterrupted, make_study, simulate, simulate_to_parquet
 
 ROOT = str(Path(__file__).resolve().parents[1])
 CHUNK = 300
@@ -79,8 +78,10 @@ def hidden(path):
 
 # --------------------------------------------------------------------------- item 1
 
+
 def test_item1_interrupted_run_leaves_no_final_file_and_readers_refuse_the_partial(
-        tmp_path, study, finished):
+    tmp_path, study, finished
+):
     path = tmp_path / "out.parquet"
     with pytest.raises(RunInterrupted, match=r"kept 2 of 5 chunks \(600 of 1,500 deals\)"):
         simulate_to_parquet(str(path), N, study, progress=stop_after(2))
@@ -98,7 +99,7 @@ def test_item1_interrupted_run_leaves_no_final_file_and_readers_refuse_the_parti
     one_line_error(rc, err, "incomplete")
     # ... unless asked: the report then says so in its title
     assert len(read_deals(str(partial), allow_incomplete=True)) == 600
-    rc, out, err = run_cli(["report", partial, "-o", tmp_path / "rep", "--allow-incomplete"])
+    rc, _out, err = run_cli(["report", partial, "-o", tmp_path / "rep", "--allow-incomplete"])
     assert rc == 0, err
     assert "incomplete: 2 of 5 chunks" in (tmp_path / "rep" / "index.html").read_text()
     # the complete file is accepted by every reader
@@ -113,14 +114,22 @@ def test_item1_row_count_differing_from_the_metadata_is_refused(tmp_path, finish
     table = pq.read_table(finished)
     short = table.slice(0, 600)
     no_mark = tmp_path / "no_mark.parquet"
-    pq.write_table(short.replace_schema_metadata(
-        {k: v for k, v in table.schema.metadata.items() if k != b"belote_sim_complete"}),
-        no_mark)
+    pq.write_table(
+        short.replace_schema_metadata(
+            {k: v for k, v in table.schema.metadata.items() if k != b"belote_sim_complete"}
+        ),
+        no_mark,
+    )
     lying = tmp_path / "lying.parquet"
     writer = pq.ParquetWriter(lying, short.schema)
     writer.write_table(short)
-    writer.add_key_value_metadata({"belote_sim_complete": json.dumps(
-        {"complete": True, "rows": N, "chunks": 5, "n_chunks": 5})})
+    writer.add_key_value_metadata(
+        {
+            "belote_sim_complete": json.dumps(
+                {"complete": True, "rows": N, "chunks": 5, "n_chunks": 5}
+            )
+        }
+    )
     writer.close()
     for path, why in ((no_mark, "no completion mark"), (lying, "600 rows")):
         with pytest.raises(ValueError, match=why):
@@ -152,8 +161,8 @@ def test_item1_resumed_file_is_identical_to_an_uninterrupted_one(tmp_path, study
 
 # --------------------------------------------------------------------------- item 2
 
-def test_item2_existing_output_is_never_overwritten_without_overwrite(tmp_path, study,
-                                                                        finished):
+
+def test_item2_existing_output_is_never_overwritten_without_overwrite(tmp_path, study, finished):
     path = tmp_path / "out.parquet"
     path.write_bytes(finished.read_bytes())
     before = path.read_bytes()
@@ -162,8 +171,13 @@ def test_item2_existing_output_is_never_overwritten_without_overwrite(tmp_path, 
     one_line_error(rc, err, "exists", "--overwrite")
     # an interrupted --overwrite run leaves the old table whole
     with pytest.raises(RunInterrupted, match="untouched"):
-        simulate_to_parquet(str(path), 900, make_study(seed=9, chunk_size=CHUNK),
-                            progress=stop_after(1), overwrite=True)
+        simulate_to_parquet(
+            str(path),
+            900,
+            make_study(seed=9, chunk_size=CHUNK),
+            progress=stop_after(1),
+            overwrite=True,
+        )
     assert path.read_bytes() == before
     rc, out, err = run_cli(other + ["--overwrite"])
     assert rc == 0, err
@@ -181,11 +195,27 @@ def test_item2_existing_output_is_never_overwritten_without_overwrite(tmp_path, 
 
 # --------------------------------------------------------------------------- item 3
 
+
 def _simulate_process(path, *extra):
     env = dict(os.environ, PYTHONPATH=ROOT + os.pathsep + os.environ.get("PYTHONPATH", ""))
-    cmd = [sys.executable, "-m", "belote_sim", "simulate", "--deals", "3000000",
-           "--chunk-size", "2000", "--seed", "3", "--threads", "1", "-q", "-o", str(path),
-           *extra]
+    cmd = [
+        sys.executable,
+        "-m",
+        "belote_sim",
+        "simulate",
+        "--deals",
+        "3000000",
+        "--chunk-size",
+        "2000",
+        "--seed",
+        "3",
+        "--threads",
+        "1",
+        "-q",
+        "-o",
+        str(path),
+        *extra,
+    ]
     return subprocess.Popen(cmd, stdout=subprocess.PIPE, stderr=subprocess.PIPE, env=env)
 
 
@@ -210,7 +240,7 @@ def test_item3_signal_stops_cleanly_with_one_line(tmp_path, sig, status):
     proc = _simulate_process(path)
     _wait_for_chunks(proc, writing)
     proc.send_signal(sig)
-    out, err = proc.communicate(timeout=60)
+    _out, err = proc.communicate(timeout=60)
     err = err.decode()
     assert proc.returncode == status, err
     assert "Traceback" not in err and len(err.strip().splitlines()) == 1, err
@@ -241,14 +271,16 @@ def test_item3_kill9_leaves_nothing_under_the_final_name(tmp_path):
 
 # --------------------------------------------------------------------------- datasets
 
+
 @pytest.fixture(scope="module")
 def cluster():
     """An in-process dask cluster (threads): quick to start."""
     pytest.importorskip("dask.distributed")
     from dask.distributed import LocalCluster
 
-    with LocalCluster(n_workers=1, threads_per_worker=2, processes=False,
-                      dashboard_address="127.0.0.1:0") as c:
+    with LocalCluster(
+        n_workers=1, threads_per_worker=2, processes=False, dashboard_address="127.0.0.1:0"
+    ) as c:
         yield c
 
 
@@ -271,8 +303,9 @@ def test_item4_report_uses_the_manifest_and_refuses_unfinished_datasets(tmp_path
     whole = report_tables(simulate(N, seed=7, chunk_size=CHUNK))["outcomes"]
     # a stray copy of a part is ignored, not counted
     (dataset / "part-000000 (copy).parquet").write_bytes(
-        (dataset / "part-000000.parquet").read_bytes())
-    rc, out, err = run_cli(["report", dataset, "-o", tmp_path / "r"])
+        (dataset / "part-000000.parquet").read_bytes()
+    )
+    rc, _out, err = run_cli(["report", dataset, "-o", tmp_path / "r"])
     assert rc == 0, err
     assert report_tables(str(dataset))["outcomes"].equals(whole)
     # an unfinished dataset (2 of 5 chunks) is refused, or reported as such
@@ -310,8 +343,11 @@ def test_item5_one_run_per_directory_and_manifest_rebuilt(tmp_path, cluster, stu
 
     lock = dataset / "_belote_sim.lock"
     # a live run holds the lock: refused, with its owner named
-    lock.write_text(json.dumps({"pid": os.getppid(), "host": socket.gethostname(),
-                                "time": "2026-01-01T00:00:00Z"}))
+    lock.write_text(
+        json.dumps(
+            {"pid": os.getppid(), "host": socket.gethostname(), "time": "2026-01-01T00:00:00Z"}
+        )
+    )
     with pytest.raises(ValueError, match=f"another run \\(pid {os.getppid()}"):
         run_study(study, N, dataset, scheduler=cluster.scheduler_address)
     # a dead run's lock is stale: taken over (and released at the end)
@@ -323,8 +359,9 @@ def test_item5_one_run_per_directory_and_manifest_rebuilt(tmp_path, cluster, stu
     assert "all already there" in format_summary(summary)  # not "0 deals/s" (item 9)
     # the single-file output has its lock too
     path = tmp_path / "one.parquet"
-    (tmp_path / ".one.parquet.lock").write_text(json.dumps(
-        {"pid": os.getppid(), "host": socket.gethostname()}))
+    (tmp_path / ".one.parquet.lock").write_text(
+        json.dumps({"pid": os.getppid(), "host": socket.gethostname()})
+    )
     rc, _, err = run_cli(["simulate", "--deals", 10, "-q", "-o", path])
     one_line_error(rc, err, "being written by another run")
     # a lost manifest: runs are refused, and the command rebuilds it from the parts
@@ -368,9 +405,12 @@ def test_item6_old_datasets_with_manifest_json_still_read(cluster, study, datase
 
 # --------------------------------------------------------------------------- item 7
 
+
 def test_item7_bad_policies_are_one_line_errors():
-    for argv in (["simulate", "--deals", 10, "--play", "pimc:-5", "-o", "x.parquet"],
-                 ["duel", "--a", "pimc:-5", "--b", "greedy", "--deals", 10]):
+    for argv in (
+        ["simulate", "--deals", 10, "--play", "pimc:-5", "-o", "x.parquet"],
+        ["duel", "--a", "pimc:-5", "--b", "greedy", "--deals", 10],
+    ):
         rc, _, err = run_cli(argv)
         one_line_error(rc, err, "pimc samples must be an integer")
 
@@ -381,8 +421,9 @@ def test_item7_a_bad_line_never_stops_replay_or_solve(tmp_path):
     good = json.dumps(random_record(3, "common"))
     deep = "[" * 100_000 + "]" * 100_000
     source = tmp_path / "in.jsonl"
-    source.write_bytes(b"\n".join([good.encode(), deep.encode(), b'{"id": "\xff\xfe"}',
-                                   good.encode()]) + b"\n")
+    source.write_bytes(
+        b"\n".join([good.encode(), deep.encode(), b'{"id": "\xff\xfe"}', good.encode()]) + b"\n"
+    )
     for command in (["replay", source], ["solve", "--records", source]):
         rc, out, err = run_cli(command)
         lines = [json.loads(line) for line in out.splitlines()]
@@ -392,17 +433,25 @@ def test_item7_a_bad_line_never_stops_replay_or_solve(tmp_path):
         assert "not UTF-8" in lines[2]["error"]
 
 
-BASE_OBS = {"dealer": 3, "seat": 0, "hand": "7C 8C 9C TC JC QC KC AC",
-            "contract": {"strain": "H", "taker": 0}, "plays": []}
+BASE_OBS = {
+    "dealer": 3,
+    "seat": 0,
+    "hand": "7C 8C 9C TC JC QC KC AC",
+    "contract": {"strain": "H", "taker": 0},
+    "plays": [],
+}
 
 
-@pytest.mark.parametrize("change, words", [
-    ({"hand": 123}, "'hand' must be cards"),
-    ({"plays": None}, "'plays' must be cards"),
-    ({"seat": 0.7}, "seat must be a seat 0..3"),
-    ({"dealer": "3"}, "dealer must be a seat"),
-    ({"contract": {"strain": 2, "taker": 0}}, "strain must be text"),
-])
+@pytest.mark.parametrize(
+    "change, words",
+    [
+        ({"hand": 123}, "'hand' must be cards"),
+        ({"plays": None}, "'plays' must be cards"),
+        ({"seat": 0.7}, "seat must be a seat 0..3"),
+        ({"dealer": "3"}, "dealer must be a seat"),
+        ({"contract": {"strain": 2, "taker": 0}}, "strain must be text"),
+    ],
+)
 def test_item7_and_8_agent_bad_fields_are_value_errors(change, words):
     from belote_sim.deal.agent import choose_card
 
@@ -414,28 +463,33 @@ def test_item7_agent_bad_policy_and_seed():
     from belote_sim.deal.agent import choose_card
 
     assert choose_card(BASE_OBS) in BASE_OBS["hand"].split()
-    for kwargs, words in (({"policy": None}, "play policy must be a name"),
-                          ({"seed": "abc"}, "seed must be"),
-                          ({"policy": "pimc:0"}, "pimc samples"),
-                          ({"policy": "pimc", "samples": 0}, "samples must be")):
+    for kwargs, words in (
+        ({"policy": None}, "play policy must be a name"),
+        ({"seed": "abc"}, "seed must be"),
+        ({"policy": "pimc:0"}, "pimc samples"),
+        ({"policy": "pimc", "samples": 0}, "samples must be"),
+    ):
         with pytest.raises(ValueError, match=words):
             choose_card(BASE_OBS, **kwargs)
 
 
 # --------------------------------------------------------------------------- item 8
 
-@pytest.mark.parametrize("argv, words", [
-    (["simulate", "--deals", 0], "--deals must be at least 1"),
-    (["simulate", "--deals", 10**20], "need about"),
-    (["simulate", "--deals", 10, "--workers", 0], "--workers must be at least 1"),
-    (["simulate", "--games", 5, "--trick-log"], "--trick-log"),
-    (["duel", "--a", "pimc:0", "--b", "greedy", "--deals", 10], "pimc samples"),
-    (["duel", "--a", "pimc:1.5", "--b", "greedy", "--deals", 10], "pimc samples"),
-    (["simulate", "--deals", 10, "--play", "greedy:nan"], "finite"),
-])
+
+@pytest.mark.parametrize(
+    "argv, words",
+    [
+        (["simulate", "--deals", 0], "--deals must be at least 1"),
+        (["simulate", "--deals", 10**20], "need about"),
+        (["simulate", "--deals", 10, "--workers", 0], "--workers must be at least 1"),
+        (["simulate", "--games", 5, "--trick-log"], "--trick-log"),
+        (["duel", "--a", "pimc:0", "--b", "greedy", "--deals", 10], "pimc samples"),
+        (["duel", "--a", "pimc:1.5", "--b", "greedy", "--deals", 10], "pimc samples"),
+        (["simulate", "--deals", 10, "--play", "greedy:nan"], "finite"),
+    ],
+)
 def test_item8_silently_accepted_inputs_are_refused(tmp_path, argv, words):
-    rc, _, err = run_cli(argv + ["-o", tmp_path / "x.parquet"] if argv[0] == "simulate"
-                         else argv)
+    rc, _, err = run_cli(argv + ["-o", tmp_path / "x.parquet"] if argv[0] == "simulate" else argv)
     one_line_error(rc, err, words)
     assert not (tmp_path / "x.parquet").exists()
 
@@ -445,22 +499,26 @@ def test_item8_agent_refuses_a_card_of_a_suit_the_player_showed_out_of():
 
     # dealer 3: seat 0 leads trick 1 (7C), seat 1 discards 7D (no club), 9C, TC: seat 3
     # wins and leads trick 2 (AC), seat 0 plays JC; seat 1 "holds" 8C now
-    obs = {"dealer": 3, "seat": 1, "contract": {"strain": "H", "taker": 0},
-           "plays": ["7C", "7D", "9C", "TC", "AC", "JC"],
-           "hand": "8C 8D 9D TD JD QD KD"}
-    with pytest.raises(ValueError, match="seat 1 showed out of C earlier, yet its hand "
-                                         "holds 8C"):
+    obs = {
+        "dealer": 3,
+        "seat": 1,
+        "contract": {"strain": "H", "taker": 0},
+        "plays": ["7C", "7D", "9C", "TC", "AC", "JC"],
+        "hand": "8C 8D 9D TD JD QD KD",
+    }
+    with pytest.raises(ValueError, match="seat 1 showed out of C earlier, yet its hand holds 8C"):
         choose_card(obs)
 
 
 # --------------------------------------------------------------------------- item 9
 
+
 def test_item9_messages(tmp_path, study, finished):
-    rc, _, err = run_cli(["simulate", "--deals", 10, "--constraint", "1:min_H=abc",
-                          "-o", tmp_path / "x.parquet"])
+    rc, _, err = run_cli(
+        ["simulate", "--deals", 10, "--constraint", "1:min_H=abc", "-o", tmp_path / "x.parquet"]
+    )
     one_line_error(rc, err, "constraint min_H must be an integer, got 'abc'")
-    text = format_summary({"deals": 2_000_000, "computed": 0, "seconds": 2.6,
-                           "deals_per_s": 0.0})
+    text = format_summary({"deals": 2_000_000, "computed": 0, "seconds": 2.6, "deals_per_s": 0.0})
     assert "0 deals/s" not in text and "nothing simulated" in text
 
 
@@ -470,9 +528,26 @@ def test_item9_ctrl_c_of_a_dask_run_prints_one_line(tmp_path):
     out = tmp_path / "ds"
     env = dict(os.environ, PYTHONPATH=ROOT + os.pathsep + os.environ.get("PYTHONPATH", ""))
     proc = subprocess.Popen(
-        [sys.executable, "-m", "belote_sim", "simulate", "--deals", "4000000", "--chunk-size",
-         "2000", "--workers", "1", "-q", "-o", str(out)],
-        stdout=subprocess.PIPE, stderr=subprocess.PIPE, env=env, start_new_session=True)
+        [
+            sys.executable,
+            "-m",
+            "belote_sim",
+            "simulate",
+            "--deals",
+            "4000000",
+            "--chunk-size",
+            "2000",
+            "--workers",
+            "1",
+            "-q",
+            "-o",
+            str(out),
+        ],
+        stdout=subprocess.PIPE,
+        stderr=subprocess.PIPE,
+        env=env,
+        start_new_session=True,
+    )
     end = time.monotonic() + 120
     while not (out / "part-000001.parquet").exists():
         assert proc.poll() is None and time.monotonic() < end, proc.communicate()

@@ -18,11 +18,11 @@ import pytest
 
 pytest.importorskip("dask.distributed")
 
-from dask.distributed import Client, LocalCluster  # noqa: E402
+from dask.distributed import Client, LocalCluster
 
-from belote_sim.simulation import distributed as bd  # noqa: E402
-from belote_sim.kernels.tables import STRAIN_NAMES  # noqa: E402
-from belote_sim.simulation.runner import make_study, simulate  # noqa: E402
+from belote_sim.kernels.tables import STRAIN_NAMES
+from belote_sim.simulation import distributed as bd
+from belote_sim.simulation.runner import make_study, simulate
 
 ROOT = str(Path(__file__).resolve().parents[1])
 CHUNK = 2000
@@ -37,8 +37,13 @@ def importable(monkeypatch):
 
 
 def local_cluster(n_workers=2):
-    return LocalCluster(n_workers=n_workers, threads_per_worker=1, processes=True,
-                        dashboard_address="127.0.0.1:0", host="127.0.0.1")
+    return LocalCluster(
+        n_workers=n_workers,
+        threads_per_worker=1,
+        processes=True,
+        dashboard_address="127.0.0.1:0",
+        host="127.0.0.1",
+    )
 
 
 @pytest.fixture(scope="module", autouse=True)
@@ -87,8 +92,11 @@ def aggregates_by_pandas(df):
         rows = strain == s
         out["contracts"][s] = int(rows.sum())
         out["made"][s] = int((rows & (played["outcome"] == "made")).sum())
-        out["mean_mp"][s] = ({"taker": taker_mp[rows].mean(),
-                              "defenders": defender_mp[rows].mean()} if rows.any() else None)
+        out["mean_mp"][s] = (
+            {"taker": taker_mp[rows].mean(), "defenders": defender_mp[rows].mean()}
+            if rows.any()
+            else None
+        )
     out["thrown_in"] = int((df["outcome"] == "thrown_in").sum())
     return out
 
@@ -102,7 +110,8 @@ def assert_same_aggregates(summary, expected):
         else:
             for side in ("taker", "defenders"):
                 assert summary["mean_mp"][s][side] == pytest.approx(
-                    expected["mean_mp"][s][side], rel=1e-12)
+                    expected["mean_mp"][s][side], rel=1e-12
+                )
 
 
 def test_two_worker_local_cluster_matches_local_simulation(tmp_path, reference):
@@ -116,8 +125,9 @@ def test_two_worker_local_cluster_matches_local_simulation(tmp_path, reference):
     assert_same_table(read_sorted(out), reference)
     # the summary was reduced from the tasks' aggregates
     assert_same_aggregates(summary, aggregates_by_pandas(reference))
-    assert {k: summary[k] for k in ("contracts", "made", "thrown_in", "mp")} == \
-        bd.frame_aggregates(reference)
+    assert {k: summary[k] for k in ("contracts", "made", "thrown_in", "mp")} == bd.frame_aggregates(
+        reference
+    )
     # one part per chunk, the manifest records seeds, rows and checksums
     names = sorted(os.listdir(out))
     assert names == ["_manifest.json"] + [f"part-{c:06d}.parquet" for c in range(10)]
@@ -134,7 +144,7 @@ def test_two_worker_local_cluster_matches_local_simulation(tmp_path, reference):
 
     part = read_deals(str(out / "part-000003.parquet"))
     assert part.attrs["belote_sim"] == manifest["provenance"]
-    assert_same_table(part, reference.iloc[3 * CHUNK:4 * CHUNK].reset_index(drop=True))
+    assert_same_table(part, reference.iloc[3 * CHUNK : 4 * CHUNK].reset_index(drop=True))
 
 
 def test_killed_worker_loses_and_doubles_nothing(tmp_path):
@@ -154,8 +164,13 @@ def test_killed_worker_loses_and_doubles_nothing(tmp_path):
                 os.kill(pids[busy[0]], signal.SIGKILL)
                 killed.append(busy[0])
 
-        summary = bd.run_study(make_study(seed=3, chunk_size=chunk), n_deals, out,
-                               scheduler=cluster.scheduler_address, progress=kill_busy_worker)
+        summary = bd.run_study(
+            make_study(seed=3, chunk_size=chunk),
+            n_deals,
+            out,
+            scheduler=cluster.scheduler_address,
+            progress=kill_busy_worker,
+        )
         assert killed, "no worker was busy after the first chunk"
         assert set(pids.values()) != set(client.run(os.getpid).values())  # one was replaced
     assert summary["computed_chunks"] == list(range(n_chunks))
@@ -192,8 +207,9 @@ def test_rerun_resumes_only_missing_chunks(tmp_path, cluster, reference):
     assert summary["skipped_chunks"] == [0, 1, 3, 5, 6, 8]
     for c in summary["skipped_chunks"]:  # not rewritten
         assert os.stat(out / f"part-{c:06d}.parquet").st_mtime_ns == stamp[c]
-    assert sorted(os.listdir(out)) == \
-        ["_manifest.json"] + [f"part-{c:06d}.parquet" for c in range(10)]
+    assert sorted(os.listdir(out)) == ["_manifest.json"] + [
+        f"part-{c:06d}.parquet" for c in range(10)
+    ]
     assert bd.verify_dataset(out) == []
     assert json.loads((out / "_manifest.json").read_text())["complete"]
     assert_same_table(read_sorted(out), reference)
@@ -206,31 +222,40 @@ def test_rerun_resumes_only_missing_chunks(tmp_path, cluster, reference):
 
 def test_other_study_in_the_directory_is_an_error(tmp_path, cluster):
     out = tmp_path / "ds"
-    bd.run_study(make_study(seed=11, chunk_size=CHUNK), 4000, out,
-                 scheduler=cluster.scheduler_address)
+    bd.run_study(
+        make_study(seed=11, chunk_size=CHUNK), 4000, out, scheduler=cluster.scheduler_address
+    )
     with pytest.raises(ValueError, match=r"different study \(seed: 11 there, 12 now\)"):
-        bd.run_study(make_study(seed=12, chunk_size=CHUNK), 4000, out,
-                     scheduler=cluster.scheduler_address)
+        bd.run_study(
+            make_study(seed=12, chunk_size=CHUNK), 4000, out, scheduler=cluster.scheduler_address
+        )
     with pytest.raises(ValueError, match="n_deals: 4000 there, 6000 now"):
-        bd.run_study(make_study(seed=11, chunk_size=CHUNK), 6000, out,
-                     scheduler=cluster.scheduler_address)
+        bd.run_study(
+            make_study(seed=11, chunk_size=CHUNK), 6000, out, scheduler=cluster.scheduler_address
+        )
     with pytest.raises(ValueError, match="different study.*play"):
-        bd.run_study(make_study(seed=11, chunk_size=CHUNK, play="random"), 4000, out,
-                     scheduler=cluster.scheduler_address)
+        bd.run_study(
+            make_study(seed=11, chunk_size=CHUNK, play="random"),
+            4000,
+            out,
+            scheduler=cluster.scheduler_address,
+        )
     other = tmp_path / "other"
     other.mkdir()
     (other / "part-000000.parquet").write_bytes(b"x")
     with pytest.raises(ValueError, match="no _manifest.json"):
-        bd.run_study(make_study(seed=11, chunk_size=CHUNK), 4000, other,
-                     scheduler=cluster.scheduler_address)
+        bd.run_study(
+            make_study(seed=11, chunk_size=CHUNK), 4000, other, scheduler=cluster.scheduler_address
+        )
     with pytest.raises(ValueError, match="not both"):
         bd.run_study(make_study(), 10, tmp_path / "x", scheduler="tcp://127.0.0.1:1", workers=2)
 
 
 def test_dataset_summary_streams_the_same_numbers(tmp_path, cluster, reference):
     out = tmp_path / "ds"
-    summary = bd.run_study(make_study(seed=11, chunk_size=CHUNK), N_DEALS, out,
-                           scheduler=cluster.scheduler_address)
+    summary = bd.run_study(
+        make_study(seed=11, chunk_size=CHUNK), N_DEALS, out, scheduler=cluster.scheduler_address
+    )
     dataset = bd.read_dataset(out)
     assert dataset.count_rows() == N_DEALS
     meta = dataset.schema.metadata[b"belote_sim"]
@@ -258,20 +283,49 @@ def test_dask_scheduler_and_worker_commands(tmp_path, reference):
     address = f"tcp://127.0.0.1:{port}"
     dask_cli = [sys.executable, "-m", "dask"]
     logs = open(tmp_path / "dask.log", "wb")
-    procs = [subprocess.Popen(dask_cli + ["scheduler", "--host", "127.0.0.1", "--port", str(port),
-                                          "--dashboard-address", "127.0.0.1:0"],
-                              stdout=logs, stderr=logs)]
+    procs = [
+        subprocess.Popen(
+            dask_cli
+            + [
+                "scheduler",
+                "--host",
+                "127.0.0.1",
+                "--port",
+                str(port),
+                "--dashboard-address",
+                "127.0.0.1:0",
+            ],
+            stdout=logs,
+            stderr=logs,
+        )
+    ]
     try:
-        procs.append(subprocess.Popen(
-            dask_cli + ["worker", address, "--nworkers", "2", "--nthreads", "1",
-                        "--host", "127.0.0.1", "--no-dashboard"], stdout=logs, stderr=logs))
+        procs.append(
+            subprocess.Popen(
+                dask_cli
+                + [
+                    "worker",
+                    address,
+                    "--nworkers",
+                    "2",
+                    "--nthreads",
+                    "1",
+                    "--host",
+                    "127.0.0.1",
+                    "--no-dashboard",
+                ],
+                stdout=logs,
+                stderr=logs,
+            )
+        )
         with Client(address, timeout=60) as client:
             client.wait_for_workers(2, timeout=60)
         out = tmp_path / "study1"
-        summary = bd.run_study(make_study(seed=11, chunk_size=CHUNK), 4 * CHUNK, out,
-                               scheduler=address)
+        summary = bd.run_study(
+            make_study(seed=11, chunk_size=CHUNK), 4 * CHUNK, out, scheduler=address
+        )
         assert summary["computed_chunks"] == [0, 1, 2, 3]
-        assert_same_table(read_sorted(out), reference.iloc[:4 * CHUNK])
+        assert_same_table(read_sorted(out), reference.iloc[: 4 * CHUNK])
     finally:
         for proc in reversed(procs):
             proc.terminate()
@@ -286,20 +340,40 @@ def test_dask_scheduler_and_worker_commands(tmp_path, reference):
 def test_cli_workers_and_reports_on_the_dataset(tmp_path, reference):
     """`belote-sim simulate --workers 2` writes a dataset; the report tables computed
     from its part files equal those of the in-memory table."""
-    from belote_sim.cli import main
     from belote_sim.analysis.report_tables import report_tables
+    from belote_sim.cli import main
 
     out = tmp_path / "study"
-    assert main(["simulate", "--deals", "6000", "--seed", "5", "--chunk-size", "2000",
-                 "--workers", "2", "-q", "-o", str(out)]) == 0
+    assert (
+        main(
+            [
+                "simulate",
+                "--deals",
+                "6000",
+                "--seed",
+                "5",
+                "--chunk-size",
+                "2000",
+                "--workers",
+                "2",
+                "-q",
+                "-o",
+                str(out),
+            ]
+        )
+        == 0
+    )
     assert len(list(out.glob("part-*.parquet"))) == 3
     from belote_sim.simulation.runner import simulate
 
     df = simulate(6000, seed=5, chunk_size=2000)
     on_disk, in_memory = report_tables(str(out)), report_tables(df)
     for name in in_memory:
-        pd.testing.assert_frame_equal(on_disk[name].reset_index(drop=True),
-                                      in_memory[name].reset_index(drop=True), check_dtype=False)
+        pd.testing.assert_frame_equal(
+            on_disk[name].reset_index(drop=True),
+            in_memory[name].reset_index(drop=True),
+            check_dtype=False,
+        )
 
 
 def test_three_player_study_on_the_cluster(tmp_path, cluster):

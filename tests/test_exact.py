@@ -72,6 +72,7 @@ def test_team_closed_relations():
 
 # --- 24-card deck (2- and 3-player variants) and the open-belot 12 cards -----------------
 
+
 @pytest.mark.parametrize("deck, k", [(24, 5), (24, 6), (24, 8), (24, 9), (32, 12)])
 def test_closed_form_equals_enumeration_other_decks(deck, k):
     assert exact.closed_form(k, deck=deck) == exact.enumerated(k, deck=deck)
@@ -95,8 +96,9 @@ def test_24_card_hands_by_brute_force(k):
     """All C(24, k) hands (735,471 for k = 8) enumerated directly."""
     cards = np.array(exact.deck_cards(24), dtype=np.int64)
     n = comb(24, k)
-    idx = np.fromiter(chain.from_iterable(combinations(range(24), k)), dtype=np.int8,
-                      count=n * k).reshape(n, k)
+    idx = np.fromiter(
+        chain.from_iterable(combinations(range(24), k)), dtype=np.int8, count=n * k
+    ).reshape(n, k)
     hands = (np.int64(1) << cards[idx]).sum(axis=1)
     assert len(np.unique(hands)) == n
     events = hand_events(hands)

@@ -1,8 +1,8 @@
 """Game end after a thrown-in deal (rules section 9: the test runs after every deal)."""
 
 import numpy as np
-
 import reference as ref
+
 from belote_sim import Rules
 from belote_sim.kernels.scoring import play_game, solo_game_step
 from belote_sim.kernels.tables import OUTCOME_NAMES
@@ -15,15 +15,18 @@ def _kernel_game(deals, rules="common"):
     outcomes = np.array([OUTCOME[d["outcome"]] for d in deals], dtype=np.int64)
     takers = np.array([d.get("taker_team", 0) or 0 for d in deals], dtype=np.int64)
     doublings = np.array([d.get("doubling", 0) for d in deals], dtype=np.int64)
-    valats = np.array([-1 if d.get("valat") is None else d["valat"] for d in deals],
-                      dtype=np.int64)
+    valats = np.array([-1 if d.get("valat") is None else d["valat"] for d in deals], dtype=np.int64)
     mp = np.array([d.get("mp") or [0, 0] for d in deals], dtype=np.int64).reshape(n, 2)
     held = np.array([d.get("held_mp") or [0, 0] for d in deals], dtype=np.int64).reshape(n, 2)
-    s0, s1, pot, ended, winner = play_game(outcomes, takers, doublings, valats, mp, held,
-                                           Rules.preset(rules).to_array())
-    return {"scores": [int(s0), int(s1)], "held": int(pot),
-            "ended_after": None if ended < 0 else int(ended),
-            "winner": None if winner < 0 else int(winner)}
+    s0, s1, pot, ended, winner = play_game(
+        outcomes, takers, doublings, valats, mp, held, Rules.preset(rules).to_array()
+    )
+    return {
+        "scores": [int(s0), int(s1)],
+        "held": int(pot),
+        "ended_after": None if ended < 0 else int(ended),
+        "winner": None if winner < 0 else int(winner),
+    }
 
 
 def test_thrown_in_deal_after_a_valat_past_the_target_ends_the_game():

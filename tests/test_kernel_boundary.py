@@ -20,12 +20,27 @@ OBJECT_MODE_PATTERN = re.compile(r"forceobj|objmode|object_mode")
 
 
 def test_jit_pattern_matches_every_spelling():
-    for line in ("@jit", "@jit(cache=True)", "@njit", "@njit(nogil=True)",
-                 "f = numba.njit(g)", "@numba.jit", "@numba.njit(cache=True)",
-                 "from numba import njit", "    kernel = jit(f)", "@nb.njit"):
+    for line in (
+        "@jit",
+        "@jit(cache=True)",
+        "@njit",
+        "@njit(nogil=True)",
+        "f = numba.njit(g)",
+        "@numba.jit",
+        "@numba.njit(cache=True)",
+        "from numba import njit",
+        "    kernel = jit(f)",
+        "@nb.njit",
+    ):
         assert JIT_PATTERN.search(line), line
-    for line in ("jitter = 3", "unjitted code", "# the injection point", "adjitable",
-                 "x.jit_options", "import numba"):
+    for line in (
+        "jitter = 3",
+        "unjitted code",
+        "# the injection point",
+        "adjitable",
+        "x.jit_options",
+        "import numba",
+    ):
         assert not JIT_PATTERN.search(line), line
 
 
@@ -44,8 +59,11 @@ def jit_offenders(package):
 
 def object_mode_offenders(kernels):
     """Files of the ``kernels`` tree (subfolders included) using object mode."""
-    return [str(p.relative_to(kernels)) for p in kernels.rglob("*.py")
-            if OBJECT_MODE_PATTERN.search(p.read_text(encoding="utf-8"))]
+    return [
+        str(p.relative_to(kernels))
+        for p in kernels.rglob("*.py")
+        if OBJECT_MODE_PATTERN.search(p.read_text(encoding="utf-8"))
+    ]
 
 
 def test_boundary_checks_see_offenders(tmp_path):
@@ -72,8 +90,9 @@ def test_no_object_mode_in_kernels():
 
 
 def test_kernel_cache_locators_cover_the_whole_kernels_tree():
-    from belote_sim.kernels import _cache
     from numba.core import caching
+
+    from belote_sim.kernels import _cache
 
     assert any(getattr(c, "_belote_sim", False) for c in caching.CacheImpl._locator_classes)
     # a function outside the package is left to numba's own locators
@@ -81,7 +100,7 @@ def test_kernel_cache_locators_cover_the_whole_kernels_tree():
     assert not _cache._is_ours(str(PACKAGE / "cards.py"))
     assert _cache._is_ours(str(KERNELS / "core.py"))
     assert _cache._is_ours(str(KERNELS / "solver" / "search.py"))
-    assert _cache.SOURCES_HASH == _cache.sources_hash(KERNELS)
+    assert _cache.sources_hash(KERNELS) == _cache.SOURCES_HASH
 
 
 def test_editing_a_kernel_in_a_subfolder_changes_the_stamp(tmp_path):

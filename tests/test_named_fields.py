@@ -18,8 +18,12 @@ def test_option_codes_in_the_rules_array():
         ("dealing", "cut", T.R_DEALING, T.DEALING_CUT),
         ("scoring", "mp", T.R_SCORING, T.SCORING_MP),
         ("declarations_compare", "best_run", T.R_DECLARATIONS_COMPARE, T.COMPARE_BEST_RUN),
-        ("declarations_compare", "best_declaration", T.R_DECLARATIONS_COMPARE,
-         T.COMPARE_BEST_DECLARATION),
+        (
+            "declarations_compare",
+            "best_declaration",
+            T.R_DECLARATIONS_COMPARE,
+            T.COMPARE_BEST_DECLARATION,
+        ),
     ]
     for option, value, field, code in cases:
         assert Rules.preset("common", **{option: value}).to_array()[field] == code
@@ -36,14 +40,25 @@ def test_option_codes_in_the_rules_array():
 def test_policy_parameter_indices_match_their_names():
     threshold = BID_POLICIES["threshold"].param_names
     assert [threshold.index(n) for n in ("suit", "nt", "at", "double", "redouble")] == [
-        B.THRESHOLD_SUIT, B.THRESHOLD_NT, B.THRESHOLD_AT, B.THRESHOLD_DOUBLE,
-        B.THRESHOLD_REDOUBLE]
+        B.THRESHOLD_SUIT,
+        B.THRESHOLD_NT,
+        B.THRESHOLD_AT,
+        B.THRESHOLD_DOUBLE,
+        B.THRESHOLD_REDOUBLE,
+    ]
     take = BID_POLICIES["take"].param_names
     assert [take.index(n) for n in ("round1", "round2", "nt", "at")] == [
-        B.TAKE_ROUND1, B.TAKE_ROUND2, B.TAKE_NT, B.TAKE_AT]
+        B.TAKE_ROUND1,
+        B.TAKE_ROUND2,
+        B.TAKE_NT,
+        B.TAKE_AT,
+    ]
     fixed = BID_POLICIES["fixed"].param_names
     assert [fixed.index(n) for n in ("seat", "strain", "doubling")] == [
-        B.FIXED_SEAT, B.FIXED_STRAIN, B.FIXED_DOUBLING]
+        B.FIXED_SEAT,
+        B.FIXED_STRAIN,
+        B.FIXED_DOUBLING,
+    ]
     greedy = PLAY_POLICIES["greedy"].param_names
     assert greedy.index("draw_trumps") == P.GREEDY_DRAW_TRUMPS
     assert greedy.index("give_points") == P.GREEDY_GIVE_POINTS
@@ -51,8 +66,8 @@ def test_policy_parameter_indices_match_their_names():
 
 
 def test_deal_card_totals():
-    # RULES.md section 2 and 7: 152 card points + the last-trick 10 in a suit contract,
+    # docs/rules.md section 2 and 7: 152 card points + the last-trick 10 in a suit contract,
     # 120 + 10 in NT, 248 + 10 in AT.
     assert T.DEAL_CARD_TOTAL.tolist() == [162, 162, 162, 162, 130, 258]
     assert T.SUIT_DEAL_CARD_TOTAL == 162
-    assert T.NUM_STRAINS == len(T.STRAIN_NAMES)
+    assert len(T.STRAIN_NAMES) == T.NUM_STRAINS

@@ -20,8 +20,9 @@ def test_workers_without_dask_is_a_one_line_error(monkeypatch, tmp_path, capsys)
 def test_local_runs_do_not_import_dask(tmp_path):
     import subprocess
 
-    code = ("import sys; import belote_sim, belote_sim.cli, belote_sim.simulation.runner; "
-            "print('dask' in sys.modules)")
-    done = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True,
-                          check=True)
+    code = (
+        "import sys; import belote_sim, belote_sim.cli, belote_sim.simulation.runner; "
+        "print('dask' in sys.modules)"
+    )
+    done = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True)
     assert done.stdout.strip() == "False"

@@ -1,4 +1,5 @@
-"""Options not covered clause by clause elsewhere, each on and off (RULES.md 6.1, 7, 10, 12)."""
+"""Options not covered clause by clause elsewhere, each on and off (docs/rules.md
+6.1, 7, 10, 12)."""
 
 from belote_sim import Rules, replay, score_deal
 from belote_sim.deal.declarations import hand_declarations
@@ -15,7 +16,9 @@ def test_card_in_one_declaration_on_and_off():
     on = hand_declarations(KINGS_AND_RUN, "C", Rules.preset("common"))
     assert kinds(on) == [("carre", 100), ("quarte", 50)]
     # off: carré of kings and the whole run 9-K (a quinte) share the K of hearts
-    off = hand_declarations(KINGS_AND_RUN, "C", Rules.preset("common", card_in_one_declaration=False))
+    off = hand_declarations(
+        KINGS_AND_RUN, "C", Rules.preset("common", card_in_one_declaration=False)
+    )
     assert kinds(off) == [("carre", 100), ("quinte", 100)]
 
 
@@ -31,8 +34,9 @@ def test_nt_four_aces_on_and_off():
 
 def test_nt_double_raw_on_and_off():
     on = score_deal((76, 54), (0, 0), (0, 0), (4, 4), "NT", 0, 0, Rules.preset("common"))
-    off = score_deal((76, 54), (0, 0), (0, 0), (4, 4), "NT", 0, 0,
-                     Rules.preset("common", nt_double_raw=False))
+    off = score_deal(
+        (76, 54), (0, 0), (0, 0), (4, 4), "NT", 0, 0, Rules.preset("common", nt_double_raw=False)
+    )
     assert on["raw"] == [152, 108] and off["raw"] == [76, 54]
     # off, NT limit 5: 76 -> 8 (r=6 > 5), 54 -> 5 (r=4)
     assert off["mp"] == [8, 5]
@@ -40,19 +44,30 @@ def test_nt_double_raw_on_and_off():
 
 def test_capot_points_option():
     r250 = score_deal((162, 0), (0, 0), (0, 0), (8, 0), "S", 0, 0, "french")
-    r252 = score_deal((162, 0), (0, 0), (0, 0), (8, 0), "S", 0, 0,
-                      Rules.preset("french", capot_points=252))
+    r252 = score_deal(
+        (162, 0), (0, 0), (0, 0), (8, 0), "S", 0, 0, Rules.preset("french", capot_points=252)
+    )
     assert r250["mp"] == [250, 0] and r252["mp"] == [252, 0]
 
 
-HANDS = ["7C 8C 9C TC JC QC KC AC", "7D 8D 9D TD JD QD KD AD",
-         "7H 8H 9H TH JH QH KH AH", "7S 8S 9S TS JS QS KS AS"]
+HANDS = [
+    "7C 8C 9C TC JC QC KC AC",
+    "7D 8D 9D TD JD QD KD AD",
+    "7H 8H 9H TH JH QH KH AH",
+    "7S 8S 9S TS JS QS KS AS",
+]
 
 
 def revoke_record(options):
     # Seat 0 leads AC; seat 1 plays a heart it does not hold -> not_in_hand.
-    return {"ruleset": "common", "options": options, "dealer": 3, "hands": HANDS,
-            "contract": {"strain": "C", "taker": 0, "doubling": 0}, "plays": ["AC", "7H"]}
+    return {
+        "ruleset": "common",
+        "options": options,
+        "dealer": 3,
+        "hands": HANDS,
+        "contract": {"strain": "C", "taker": 0, "doubling": 0},
+        "plays": ["AC", "7H"],
+    }
 
 
 def test_revoke_penalty_off_scores_nothing():

@@ -4,14 +4,15 @@ from math import factorial
 from pathlib import Path
 
 import pytest
-
 import reference as ref
+
 from belote_sim import perft
 from belote_sim.deal.perft import read_perft_file
 
 DATA = Path(__file__).parent / "data"
-CASES = [(path.stem, case) for path in sorted(DATA.glob("*.perft"))
-         for case in read_perft_file(path)]
+CASES = [
+    (path.stem, case) for path in sorted(DATA.glob("*.perft")) for case in read_perft_file(path)
+]
 
 
 def test_suites_exist_for_every_preset():
@@ -27,8 +28,12 @@ def test_perft_counts(case):
 
 
 def test_closed_form():
-    hands = ["7C 8C 9C TC JC QC KC AC", "7D 8D 9D TD JD QD KD AD",
-             "7H 8H 9H TH JH QH KH AH", "7S 8S 9S TS JS QS KS AS"]
+    hands = [
+        "7C 8C 9C TC JC QC KC AC",
+        "7D 8D 9D TD JD QD KD AD",
+        "7H 8H 9H TH JH QH KH AH",
+        "7S 8S 9S TS JS QS KS AS",
+    ]
     for depth in (1, 4, 6, 8, 11):
         k, r = divmod(depth, 4)
         assert perft(hands, "C", 0, depth) == (factorial(8) // factorial(8 - k)) ** 4 * (8 - k) ** r
@@ -42,8 +47,12 @@ def test_small_positions_match_reference_at_full_depth():
             continue
         for depth in range(1, 4 * size + 1):
             assert perft(case.hands, case.strain, case.leader, depth, case.rules) == ref.perft(
-                [h.split() for h in case.hands], case.strain, case.leader,
-                {"ruleset": case.ruleset, "options": case.options}, depth), (case.id, depth)
+                [h.split() for h in case.hands],
+                case.strain,
+                case.leader,
+                {"ruleset": case.ruleset, "options": case.options},
+                depth,
+            ), (case.id, depth)
 
 
 def test_perft_rejects_bad_input():

@@ -1,4 +1,4 @@
-"""The three encodings of the play duty (RULES.md section 5) agree.
+"""The three encodings of the play duty (docs/rules.md section 5) agree.
 
 The duty is written three times for speed: ``kernels.core.legal_mask`` (the move
 generator), ``kernels.core.broken_duty`` (which duty an illegal card breaks) and
@@ -59,10 +59,15 @@ def shown_by_play(tricks, n_played, strains, cards, raise_op, undertrump):
     made ``card`` illegal (what playing ``card`` shows the player does not hold),
     from ``legal_mask`` alone."""
     n = len(cards)
-    pair_hands = ((np.int64(1) << cards)[:, None] | (np.int64(1) << ALL_CARDS)[None, :])
-    legal = legal_masks_batch(pair_hands.ravel(), np.repeat(tricks, 32, axis=0),
-                              np.repeat(n_played, 32), np.repeat(strains, 32),
-                              raise_op, undertrump).reshape(n, 32)
+    pair_hands = (np.int64(1) << cards)[:, None] | (np.int64(1) << ALL_CARDS)[None, :]
+    legal = legal_masks_batch(
+        pair_hands.ravel(),
+        np.repeat(tricks, 32, axis=0),
+        np.repeat(n_played, 32),
+        np.repeat(strains, 32),
+        raise_op,
+        undertrump,
+    ).reshape(n, 32)
     refused = ((legal >> cards[:, None]) & 1) == 0
     return (refused.astype(np.int64) << ALL_CARDS[None, :]).sum(axis=1)
 
@@ -81,8 +86,7 @@ def test_broken_duty_is_zero_exactly_for_legal_cards(raise_op, undertrump):
         legal = legal_mask(hand, led, n, win_card, win_pos, strain, raise_op, undertrump)
         assert legal & hand == legal and (legal or not hand)
         for card in range(32):
-            duty = broken_duty(hand, card, led, n, win_card, win_pos, strain, raise_op,
-                               undertrump)
+            duty = broken_duty(hand, card, led, n, win_card, win_pos, strain, raise_op, undertrump)
             if not (hand >> card) & 1:
                 assert duty == DUTY_NOT_IN_HAND
                 continue
@@ -108,8 +112,9 @@ def test_legal_mask_is_decided_card_by_card(raise_op, undertrump):
     legal = legal_masks_batch(hands, tricks, n_played, strains, raise_op, undertrump)
     rows = np.repeat(np.arange(n), 32)
     cards = np.tile(ALL_CARDS, n)
-    shown = shown_by_play(tricks[rows], n_played[rows], strains[rows], cards, raise_op,
-                          undertrump).reshape(n, 32)
+    shown = shown_by_play(
+        tricks[rows], n_played[rows], strains[rows], cards, raise_op, undertrump
+    ).reshape(n, 32)
     held = ((hands[:, None] >> ALL_CARDS[None, :]) & 1) == 1
     legal_bits = ((legal[:, None] >> ALL_CARDS[None, :]) & 1) == 1
     pairwise_legal = (shown & hands[:, None]) == 0
@@ -124,7 +129,7 @@ def test_infer_forbidden_agrees_with_legal_mask(raise_op, undertrump):
     rng = np.random.default_rng(31 + 2 * raise_op + undertrump)
     for _ in range(150):
         deck = rng.permutation(32)
-        hands = [int(sum(1 << int(c) for c in deck[8 * s:8 * s + 8])) for s in range(4)]
+        hands = [int(sum(1 << int(c) for c in deck[8 * s : 8 * s + 8])) for s in range(4)]
         strain = int(rng.integers(0, 6))
         first_leader = int(rng.integers(0, 4))
         plays = np.zeros(32, dtype=np.int64)
@@ -137,8 +142,7 @@ def test_infer_forbidden_agrees_with_legal_mask(raise_op, undertrump):
             n = i % 4
             seat = (leader + n) & 3
             led, win_card, win_pos = trick_state(trick, n, strain)
-            legal = legal_mask(hands[seat], led, n, win_card, win_pos, strain, raise_op,
-                               undertrump)
+            legal = legal_mask(hands[seat], led, n, win_card, win_pos, strain, raise_op, undertrump)
             options = [c for c in range(32) if (legal >> c) & 1]
             card = options[int(rng.integers(0, len(options)))]
             tricks[i] = trick
@@ -150,14 +154,14 @@ def test_infer_forbidden_agrees_with_legal_mask(raise_op, undertrump):
             if n == 3:
                 _, _, win_pos = trick_state(trick, 4, strain)
                 leader = (leader + win_pos) & 3
-        shown = shown_by_play(tricks, n_in_trick, np.full(32, strain), plays, raise_op,
-                              undertrump)
+        shown = shown_by_play(tricks, n_in_trick, np.full(32, strain), plays, raise_op, undertrump)
         expected = np.zeros(4, dtype=np.int64)
         out = np.zeros(4, dtype=np.int64)
         for i in range(32):
             expected[seats[i]] |= shown[i]
-            next_leader, n_trick = infer_forbidden(plays, i + 1, first_leader, strain,
-                                                   raise_op, undertrump, out)
+            next_leader, n_trick = infer_forbidden(
+                plays, i + 1, first_leader, strain, raise_op, undertrump, out
+            )
             assert out.tolist() == expected.tolist(), (i, strain)
             assert n_trick == (i + 1) % 4
             if i + 1 < 32:

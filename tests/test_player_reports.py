@@ -1,7 +1,6 @@
 """Reports a player reads: conditional exact values, report structure, CLI errors,
 mirrored bidding studies."""
 
-import numpy as np
 import pytest
 
 from belote_sim.analysis import exact
@@ -33,8 +32,9 @@ def test_conditional_hand_by_hand_counting():
     # another seat with rejection constraints: not a single enumeration
     assert exact.conditional_probabilities(0, 8, None, CONSTRAINT) is None
     # a constraint that rejects nothing: the bidding cards are a plain 5-card hand
-    assert exact.conditional_probabilities(1, 5, None, {1: {"min": {"H": 0}}}) == \
-        exact.closed_form(5)
+    assert exact.conditional_probabilities(1, 5, None, {1: {"min": {"H": 0}}}) == exact.closed_form(
+        5
+    )
 
 
 @pytest.mark.parametrize("conditions", [dict(predeal=PREDEAL), dict(constraints=CONSTRAINT)])
@@ -56,6 +56,7 @@ def test_conditioned_study_within_4_se_of_conditional_exact(conditions):
 
 # --- the report: structure for a reader ----------------------------------------------------
 
+
 @pytest.fixture(scope="module")
 def report_page(tmp_path_factory):
     from belote_sim.analysis.html_report import write_report
@@ -69,9 +70,9 @@ def report_page(tmp_path_factory):
 def test_report_opens_with_summary_headline_rates_and_contents(report_page):
     import re
 
-    index, text = report_page
+    _index, text = report_page
     assert "<title>My &lt;study&gt;</title>" in text and "<h1>My &lt;study&gt;</h1>" in text
-    body = text[text.index("<body>"):]
+    body = text[text.index("<body>") :]
     # order: title, summary paragraph, headline rates, contents, then the sections
     lead, cards, nav = body.index("class='lead'"), body.index("class='cards'"), body.index("<nav>")
     first_section = body.index("<section")
@@ -112,8 +113,9 @@ def test_report_tables_for_people(report_page):
     assert "True" not in text and "False" not in text
     assert "taker_position" not in text.split("<section id='study'>")[0]
     # cells: percentage, interval, group size; small groups greyed
-    assert re.search(r"\d+\.\d%<span class='ci'>\d+\.\d–\d+\.\d%</span><span class='n'>n ",
-                     contracts)
+    assert re.search(
+        r"\d+\.\d%<span class='ci'>\d+\.\d–\d+\.\d%</span><span class='n'>n ", contracts
+    )
     assert "class='small'" in contracts
     bidding = re.search(r"<section id='bidding-hand'>(.*?)</section>", text, re.S).group(1)
     for needle in ("J+9+A", "20-29", "aces", "jacks", "calibration.png"):
@@ -124,8 +126,10 @@ def test_bid_hand_features_hand_computed():
     from test_reports import MIXED, table
 
     # dealer 3: seat 0 takes C with bidding cards JC 9C AC 7D 8D (first five)
-    rows = [(3, MIXED, "C", 0, 0, "made", (100, 62), (10, 6), None),
-            (3, MIXED, "NT", 1, 0, "made", (100, 62), (10, 6), None)]
+    rows = [
+        (3, MIXED, "C", 0, 0, "made", (100, 62), (10, 6), None),
+        (3, MIXED, "NT", 1, 0, "made", (100, 62), (10, 6), None),
+    ]
     f = R.bid_hand_features(table(rows))
     first, second = f.iloc[0], f.iloc[1]
     assert (first.family, first.bid_trumps, first.honours) == ("suit", 3, "J 9 A")
@@ -136,6 +140,7 @@ def test_bid_hand_features_hand_computed():
 
 
 # --- comparisons and the command line -------------------------------------------------------
+
 
 def test_mirrored_bidding_study_baseline_is_exactly_zero():
     from belote_sim.analysis.comparisons import bidding_sweep
@@ -157,12 +162,28 @@ def test_report_errors_are_one_line_and_leave_no_folder(tmp_path, capsys):
 
     pd.DataFrame({"a": [1, 2]}).to_csv(tmp_path / "x.csv")
     pd.DataFrame({"a": [1, 2]}).to_parquet(tmp_path / "foreign.parquet")
-    assert main(["simulate", "--games", "2", "--max-deals", "3", "-q",
-                 "-o", str(tmp_path / "games.parquet")]) == 0
+    assert (
+        main(
+            [
+                "simulate",
+                "--games",
+                "2",
+                "--max-deals",
+                "3",
+                "-q",
+                "-o",
+                str(tmp_path / "games.parquet"),
+            ]
+        )
+        == 0
+    )
     capsys.readouterr()
-    for name, words in (("missing.parquet", "no such file"), ("x.csv", "not a Parquet file"),
-                        ("foreign.parquet", "not a belote-sim deals table"),
-                        ("games.parquet", "a games table")):
+    for name, words in (
+        ("missing.parquet", "no such file"),
+        ("x.csv", "not a Parquet file"),
+        ("foreign.parquet", "not a belote-sim deals table"),
+        ("games.parquet", "a games table"),
+    ):
         out = tmp_path / f"out_{name}"
         assert main(["report", str(tmp_path / name), "-o", str(out)]) == 2
         err = capsys.readouterr().err.strip()
@@ -190,9 +211,10 @@ def test_duel_reports_thrown_in_deals(capsys):
 
     assert main(["duel", "--a", "greedy", "--b", "random", "--deals", "400"]) == 0
     first = capsys.readouterr().out.splitlines()[0]
-    played, thrown = [int(x.replace(",", "")) for x in
-                      __import__("re").findall(r"([\d,]+) (?:mirrored deals played|of 400)",
-                                               first)]
+    played, thrown = [
+        int(x.replace(",", ""))
+        for x in __import__("re").findall(r"([\d,]+) (?:mirrored deals played|of 400)", first)
+    ]
     assert played + thrown == 400 and "thrown in" in first
 
 

@@ -1,21 +1,25 @@
-"""Random legal playouts: invariants (RULES.md sections 2, 5, 7)."""
+"""Random legal playouts: invariants (docs/rules.md sections 2, 5, 7)."""
 
 import numpy as np
 import pytest
-from hypothesis import given, settings, strategies as st
-
 import reference as ref
+from hypothesis import given, settings
+from hypothesis import strategies as st
+
 from belote_sim import Rules, replay
-from belote_sim.kernels.play import random_playouts
 from belote_sim.deal.playout import random_record
+from belote_sim.kernels.play import random_playouts
 
 TOTALS = {"C": 162, "D": 162, "H": 162, "S": 162, "NT": 130, "AT": 258}
 
 
 @pytest.mark.parametrize("ruleset", ["common", "bulgarian", "french"])
 def test_random_playouts_use_32_distinct_legal_cards(ruleset):
-    rules = Rules.preset(ruleset, french_allow_nt_at=True) if ruleset == "french" \
+    rules = (
+        Rules.preset(ruleset, french_allow_nt_at=True)
+        if ruleset == "french"
         else Rules.preset(ruleset)
+    )
     for seed in range(300):
         rec = random_record(seed, rules)
         plays = rec["plays"]
@@ -27,11 +31,10 @@ def test_random_playouts_use_32_distinct_legal_cards(ruleset):
         strain = rec["contract"]["strain"]
         ref_rules = {"ruleset": ruleset, "options": rec["options"]}
         for t in range(8):
-            trick = plays[4 * t:4 * t + 4]
+            trick = plays[4 * t : 4 * t + 4]
             for pos, card in enumerate(trick):
                 seat = (leader + pos) % 4
-                assert card in ref.legal_cards(hands[seat], trick[:pos], leader, strain,
-                                               ref_rules)
+                assert card in ref.legal_cards(hands[seat], trick[:pos], leader, strain, ref_rules)
                 hands[seat].remove(card)
             leader = ref.trick_winner(trick, leader, strain)
         out = replay(rec)

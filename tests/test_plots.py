@@ -8,14 +8,14 @@ import matplotlib
 
 matplotlib.use("Agg")
 
-import pandas as pd  # noqa: E402
-import pytest  # noqa: E402
-from matplotlib.figure import Figure  # noqa: E402
+import pandas as pd
+import pytest
+from matplotlib.figure import Figure
 
-from belote_sim.analysis import plots  # noqa: E402
-from belote_sim.analysis import report_tables as R  # noqa: E402
-from belote_sim.analysis.html_report import write_report  # noqa: E402
-from belote_sim.simulation.runner import simulate  # noqa: E402
+from belote_sim.analysis import plots
+from belote_sim.analysis import report_tables as R
+from belote_sim.analysis.html_report import write_report
+from belote_sim.simulation.runner import simulate
 
 
 @pytest.fixture(scope="module")
@@ -74,17 +74,29 @@ def test_mp_histograms_one_step_per_family_and_overflow_bin(tables):
 
 
 def test_sweep_curve_error_bars():
-    table = pd.DataFrame({"param": "suit", "value": [40, 50, 60], "delta": [-1, 0, 0.1],
-                          "delta_se": [0.05, 0.0, 0.04]})
+    table = pd.DataFrame(
+        {
+            "param": "suit",
+            "value": [40, 50, 60],
+            "delta": [-1, 0, 0.1],
+            "delta_se": [0.05, 0.0, 0.04],
+        }
+    )
     ax = plots.sweep_curve(table)
     assert len(ax.containers) == 1  # the errorbar container
     assert list(ax.containers[0].lines[0].get_xdata()) == [40, 50, 60]
 
 
 def test_calibration_plot():
-    table = pd.DataFrame({"family": "suit", "predicted": [0.2, 0.5, 0.8],
-                          "observed": [0.25, 0.5, 0.75], "low": [0.2, 0.45, 0.7],
-                          "high": [0.3, 0.55, 0.8]})
+    table = pd.DataFrame(
+        {
+            "family": "suit",
+            "predicted": [0.2, 0.5, 0.8],
+            "observed": [0.25, 0.5, 0.75],
+            "low": [0.2, 0.45, 0.7],
+            "high": [0.3, 0.55, 0.8],
+        }
+    )
     ax = plots.calibration(table)
     assert len(ax.containers) == 1 and len(ax.lines) >= 2
 

@@ -1,4 +1,4 @@
-"""Tests of tests/reference.py against the clauses and worked examples of RULES.md."""
+"""Tests of tests/reference.py against the clauses and worked examples of docs/rules.md."""
 
 import os
 import random
@@ -8,7 +8,7 @@ import time
 import pytest
 
 sys.path.insert(0, os.path.dirname(__file__))
-import reference as R  # noqa: E402
+import reference as R
 
 COMMON = {"ruleset": "common"}
 BULGARIAN = {"ruleset": "bulgarian"}
@@ -32,21 +32,39 @@ def test_presets():
     f = R.resolve_rules(FRENCH)
     assert set(c) == set(b) == set(f) == set(R.OPTION_NAMES)
     assert len(R.OPTION_NAMES) == 19
-    assert (c["raise_over_partner"], b["raise_over_partner"], f["raise_over_partner"]) == (False, True, True)
+    assert (c["raise_over_partner"], b["raise_over_partner"], f["raise_over_partner"]) == (
+        False,
+        True,
+        True,
+    )
     assert (c["undertrump"], b["undertrump"], f["undertrump"]) == (True, False, True)
-    assert (c["belote_on_discard"], b["belote_on_discard"], f["belote_on_discard"]) == (True, False, True)
+    assert (c["belote_on_discard"], b["belote_on_discard"], f["belote_on_discard"]) == (
+        True,
+        False,
+        True,
+    )
     assert f["declarations_compare"] == "best_declaration"
     assert c["declarations_compare"] == b["declarations_compare"] == "best_run"
-    assert (c["declarations_need_trick"], b["declarations_need_trick"], f["declarations_need_trick"]) == (False, True, False)
+    assert (
+        c["declarations_need_trick"],
+        b["declarations_need_trick"],
+        f["declarations_need_trick"],
+    ) == (False, True, False)
     assert (c["nt_double_raw"], b["nt_double_raw"], f["nt_double_raw"]) == (True, True, False)
     assert (c["scoring"], b["scoring"], f["scoring"]) == ("mp", "mp", "french")
-    assert (c["valat_nt_double"], b["valat_nt_double"], f["valat_nt_double"]) == (True, False, False)
+    assert (c["valat_nt_double"], b["valat_nt_double"], f["valat_nt_double"]) == (
+        True,
+        False,
+        False,
+    )
     assert c["capot_points"] == b["capot_points"] == f["capot_points"] == 250
     assert (c["game_target"], b["game_target"], f["game_target"]) == (151, 151, 1000)
     for o in (c, b, f):
         assert o["card_in_one_declaration"] and not o["nt_four_aces"] and not o["kirtik"]
         assert not o["revoke_penalty"] and o["dealing"] == "shuffle"
-        assert not o["third_double"] and not o["at_double_ends_auction"] and not o["dealer_must_take"]
+        assert (
+            not o["third_double"] and not o["at_double_ends_auction"] and not o["dealer_must_take"]
+        )
 
 
 def test_overrides_and_errors():
@@ -184,21 +202,29 @@ def test_illegal_rule():
 
 
 def decl(hand, strain="S", r=COMMON):
-    return [(d["kind"], " ".join(d["cards"]), d["points"])
-            for d in R.hand_declarations(cards(hand), strain, r)]
+    return [
+        (d["kind"], " ".join(d["cards"]), d["points"])
+        for d in R.hand_declarations(cards(hand), strain, r)
+    ]
 
 
 def test_declaration_examples_14_1_and_14_2():
     assert decl("KC KD KS KH 9H TH JH QH") == [
-        ("carre", "KC KD KH KS", 100), ("quarte", "9H TH JH QH", 50)]
+        ("carre", "KC KD KH KS", 100),
+        ("quarte", "9H TH JH QH", 50),
+    ]
     assert decl("QC QD QS QH TH JH KH AH") == [("carre", "QC QD QH QS", 100)]
 
 
 def test_declarations_several_runs():
     assert decl("7C 8C 9C TD JD QD KD AS") == [
-        ("quarte", "TD JD QD KD", 50), ("tierce", "7C 8C 9C", 20)]
+        ("quarte", "TD JD QD KD", 50),
+        ("tierce", "7C 8C 9C", 20),
+    ]
     assert decl("7C 8C 9C 7D 8D 9D AS KS") == [
-        ("tierce", "7C 8C 9C", 20), ("tierce", "7D 8D 9D", 20)]
+        ("tierce", "7C 8C 9C", 20),
+        ("tierce", "7D 8D 9D", 20),
+    ]
     assert decl("7C 9C JC KC 8D TD QD AS") == []
 
 
@@ -206,19 +232,25 @@ def test_long_runs_14_3():
     assert decl("8H 9H TH JH QH KH AS 7S") == [("quinte", "9H TH JH QH KH", 100)]
     assert decl("7H 8H 9H TH JH QH KH AS") == [("quinte", "9H TH JH QH KH", 100)]
     assert decl("7H 8H 9H TH JH QH KH AH") == [
-        ("quinte", "TH JH QH KH AH", 100), ("tierce", "7H 8H 9H", 20)]
+        ("quinte", "TH JH QH KH AH", 100),
+        ("tierce", "7H 8H 9H", 20),
+    ]
 
 
 def test_carres():
     assert decl("JC JD JH JS 9C 9D 9H 9S") == [
-        ("carre", "9C 9D 9H 9S", 150), ("carre", "JC JD JH JS", 200)]
+        ("carre", "9C 9D 9H 9S", 150),
+        ("carre", "JC JD JH JS", 200),
+    ]
     # a carre of jacks (200) beats the quinte 9-K it would break
     assert decl("JC JD JS 9H TH JH QH KH") == [("carre", "JC JD JH JS", 200)]
     # four 7s are nothing and use no cards (§14.4)
     assert decl("7C 7D 7H 7S 8C 9C TC AS") == [("quarte", "7C 8C 9C TC", 50)]
     assert decl("8C 8D 8H 8S 7C AD AH KS") == []
     assert decl("KC KD KS KH 8H 9H TH JH") == [
-        ("carre", "KC KD KH KS", 100), ("quarte", "8H 9H TH JH", 50)]
+        ("carre", "KC KD KH KS", 100),
+        ("quarte", "8H 9H TH JH", 50),
+    ]
 
 
 def test_carre_with_six_run():
@@ -232,16 +264,21 @@ def test_declarations_in_at_and_nt():
     assert decl("KC KD KS KH 9H TH JH QH", "AT") == decl("KC KD KS KH 9H TH JH QH", "S")
     assert decl("AC AD AH AS 7C 8C 9C KS", "NT") == []
     assert decl("AC AD AH AS 7C 8C 9C KS", "NT", rules(nt_four_aces=True)) == [
-        ("carre", "AC AD AH AS", 200)]
+        ("carre", "AC AD AH AS", 200)
+    ]
     assert decl("KC KD KH KS 7C 8C 9C TC", "NT", rules(nt_four_aces=True)) == []
 
 
 def test_card_in_one_declaration_off():
     off = rules(card_in_one_declaration=False)
     assert decl("KC KD KS KH 9H TH JH QH", "S", off) == [
-        ("carre", "KC KD KH KS", 100), ("quinte", "9H TH JH QH KH", 100)]
+        ("carre", "KC KD KH KS", 100),
+        ("quinte", "9H TH JH QH KH", 100),
+    ]
     assert decl("QC QD QS QH TH JH KH AH", "S", off) == [
-        ("carre", "QC QD QH QS", 100), ("quinte", "TH JH QH KH AH", 100)]
+        ("carre", "QC QD QH QS", 100),
+        ("quinte", "TH JH QH KH AH", 100),
+    ]
 
 
 def test_belote_pairs():
@@ -259,8 +296,11 @@ def d(seat, kind, top, suit="H", points=None):
     n = R.RUN_LENGTH[kind]
     i = R.RANKS.index(top)
     assert i - n + 1 >= 0
-    return {"kind": kind, "cards": [r + suit for r in R.RANKS[i - n + 1:i + 1]],
-            "points": R.RUN_POINTS[n]}
+    return {
+        "kind": kind,
+        "cards": [r + suit for r in R.RANKS[i - n + 1 : i + 1]],
+        "points": R.RUN_POINTS[n],
+    }
 
 
 def scored(seat_decls, strain="S", dealer=3, tricks=(4, 4), r=COMMON):
@@ -288,8 +328,7 @@ def test_need_trick_after_comparison_14_6():
     # bulgarian: team 0 has no trick -> no runs nor carres, but its better run
     # still cancels team 1's
     assert scored(sd, tricks=(0, 8), r=BULGARIAN) == [[], []]
-    assert scored(sd, tricks=(0, 8), r=COMMON) == [
-        [(0, "carre", "AS"), (0, "quinte", "KH")], []]
+    assert scored(sd, tricks=(0, 8), r=COMMON) == [[(0, "carre", "AS"), (0, "quinte", "KH")], []]
 
 
 def test_french_best_declaration():
@@ -356,7 +395,11 @@ def test_made_inside_doubling():
     assert R.score_mp([70, 92], 1, "S") == {"outcome": "made", "mp": [7, 9], "held_mp": [0, 0]}
     # doubled: both committed; the team with fewer raw is inside
     assert R.score_mp([92, 70], 0, "S", 1) == {"outcome": "made", "mp": [32, 0], "held_mp": [0, 0]}
-    assert R.score_mp([70, 92], 0, "S", 2) == {"outcome": "inside", "mp": [0, 64], "held_mp": [0, 0]}
+    assert R.score_mp([70, 92], 0, "S", 2) == {
+        "outcome": "inside",
+        "mp": [0, 64],
+        "held_mp": [0, 0],
+    }
     assert R.score_mp([70, 92], 0, "S", 3, rules=rules(third_double=True))["mp"] == [0, 128]
 
 
@@ -373,7 +416,10 @@ def test_valat_and_kirtik():
     assert R.score_mp([92, 70], 0, "S", rules=kirtik)["mp"] == [9, 7]  # undoubled: nobody inside
     assert R.score_mp([92, 70], 0, "S", 1, rules=kirtik)["mp"] == [32, -10]
     assert R.score_mp([81, 81], 0, "S", rules=kirtik) == {
-        "outcome": "hanging", "mp": [0, 8], "held_mp": [8, 0]}
+        "outcome": "hanging",
+        "mp": [0, 8],
+        "held_mp": [8, 0],
+    }
 
 
 def test_french_scoring_function():
@@ -401,9 +447,13 @@ def split_plays(order=R.RANKS):
 
 
 def record(strain="C", taker=0, doubling=0, ruleset="common", plays=None, **extra):
-    rec = {"ruleset": ruleset, "dealer": 3, "hands": SPLIT_HANDS,
-           "contract": {"strain": strain, "taker": taker, "doubling": doubling},
-           "plays": split_plays() if plays is None else plays}
+    rec = {
+        "ruleset": ruleset,
+        "dealer": 3,
+        "hands": SPLIT_HANDS,
+        "contract": {"strain": strain, "taker": taker, "doubling": doubling},
+        "plays": split_plays() if plays is None else plays,
+    }
     rec.update(extra)
     return rec
 
@@ -414,9 +464,22 @@ def kinds(decls):
 
 def test_replay_valat_common():
     res = R.replay(record())
-    assert set(res) == {"tricks", "to_play", "legal", "illegal", "card_points", "declarations",
-                        "raw", "outcome", "valat", "mp", "held_mp"}
-    assert len(res["tricks"]) == 8 and all(t["winner"] == 0 and t["leader"] == 0 for t in res["tricks"])
+    assert set(res) == {
+        "tricks",
+        "to_play",
+        "legal",
+        "illegal",
+        "card_points",
+        "declarations",
+        "raw",
+        "outcome",
+        "valat",
+        "mp",
+        "held_mp",
+    }
+    assert len(res["tricks"]) == 8 and all(
+        t["winner"] == 0 and t["leader"] == 0 for t in res["tricks"]
+    )
     assert res["to_play"] is None and res["legal"] is None and res["illegal"] is None
     assert res["card_points"] == [162, 0]
     # equal best runs (quintes to the ace) cancel; belote counts
@@ -436,8 +499,9 @@ def test_replay_belote_silent_and_at_discards():
     # AT: seats 1-3 play K/Q as discards on clubs
     res = R.replay(record("AT"))
     assert kinds(res["declarations"]) == [
-        [(0, "belote", "QC KC", 20), (2, "belote", "QH KH", 20)], [
-            (1, "belote", "QD KD", 20), (3, "belote", "QS KS", 20)]]
+        [(0, "belote", "QC KC", 20), (2, "belote", "QH KH", 20)],
+        [(1, "belote", "QD KD", 20), (3, "belote", "QS KS", 20)],
+    ]
     assert res["card_points"] == [258, 0] and res["raw"] == [298, 40]
     assert res["mp"] == [30 + 9, 4]
     res = R.replay(record("AT", ruleset="bulgarian"))  # belote_on_discard off
@@ -448,9 +512,12 @@ def test_replay_belote_silent_and_at_discards():
 def test_replay_french_capot():
     res = R.replay(record(ruleset="french"))
     assert kinds(res["declarations"])[0] == [
-        (0, "quinte", "TC JC QC KC AC", 100), (0, "tierce", "7C 8C 9C", 20),
+        (0, "quinte", "TC JC QC KC AC", 100),
+        (0, "tierce", "7C 8C 9C", 20),
         (0, "belote", "QC KC", 20),
-        (2, "quinte", "TH JH QH KH AH", 100), (2, "tierce", "7H 8H 9H", 20)]
+        (2, "quinte", "TH JH QH KH AH", 100),
+        (2, "tierce", "7H 8H 9H", 20),
+    ]
     assert res["declarations"][1] == []
     assert res["card_points"] == [162, 0]
     assert res["raw"] == [250 + 240 + 20, 0] and res["mp"] == [510, 0]
@@ -489,7 +556,9 @@ def test_replay_revoke_penalty():
     assert res["illegal"]["rule"] == "not_in_hand"
     # seat 0 had played: its runs are announced; everything goes to team 0
     assert kinds(res["declarations"]) == [
-        [(0, "quinte", "TC JC QC KC AC", 100), (0, "tierce", "7C 8C 9C", 20)], []]
+        [(0, "quinte", "TC JC QC KC AC", 100), (0, "tierce", "7C 8C 9C", 20)],
+        [],
+    ]
     assert res["card_points"] == [0, 0] and res["raw"] == [282, 0]
     assert res["outcome"] == "made" and res["mp"] == [28, 0] and res["valat"] is None
     res = R.replay(record(plays=plays, taker=1, doubling=1, options={"revoke_penalty": True}))
@@ -516,7 +585,7 @@ def test_replay_record_errors():
 def random_deal(rng):
     deck = list(R.ALL_CARDS)
     rng.shuffle(deck)
-    return [deck[8 * i:8 * i + 8] for i in range(4)]
+    return [deck[8 * i : 8 * i + 8] for i in range(4)]
 
 
 def random_record(rng, ruleset="common", options=None):
@@ -535,11 +604,18 @@ def random_record(rng, ruleset="common", options=None):
         if len(trick) == 4:
             leader = R.trick_winner(trick, leader, strain)
             trick = []
-    return {"ruleset": ruleset, "options": options or {}, "dealer": dealer,
-            "hands": [" ".join(h) for h in hands],
-            "contract": {"strain": strain, "taker": rng.randrange(4),
-                         "doubling": rng.randrange(3) if ruleset != "french" else 0},
-            "plays": plays}
+    return {
+        "ruleset": ruleset,
+        "options": options or {},
+        "dealer": dealer,
+        "hands": [" ".join(h) for h in hands],
+        "contract": {
+            "strain": strain,
+            "taker": rng.randrange(4),
+            "doubling": rng.randrange(3) if ruleset != "french" else 0,
+        },
+        "plays": plays,
+    }
 
 
 @pytest.mark.parametrize("ruleset", ["common", "bulgarian", "french"])
@@ -560,8 +636,12 @@ def test_random_playouts(ruleset):
         taker_team = rec["contract"]["taker"] % 2
         t, dd = res["raw"][taker_team], res["raw"][1 - taker_team]
         assert res["outcome"] == ("made" if t > dd else "inside" if t < dd else "hanging")
-        if ruleset != "french" and sum(decl_pts) == 0 and res["valat"] is None \
-                and res["outcome"] != "hanging":
+        if (
+            ruleset != "french"
+            and sum(decl_pts) == 0
+            and res["valat"] is None
+            and res["outcome"] != "hanging"
+        ):
             total = 16 if strain in "CDHS" else 26
             assert sum(res["mp"]) == total * 2 ** rec["contract"]["doubling"]
         # replaying a prefix gives the same legal set as the reference
@@ -584,8 +664,9 @@ def test_random_illegal_cards_match_illegal_rule():
             bad = sorted(hands[seat] - R._legal(hands[seat], trick, strain, opts))
             if bad:
                 b = rng.choice(bad)
-                rule = R.illegal_rule(hands[seat], trick, leader, strain,
-                                      {"ruleset": rec["ruleset"]}, b)
+                rule = R.illegal_rule(
+                    hands[seat], trick, leader, strain, {"ruleset": rec["ruleset"]}, b
+                )
                 res = R.replay(dict(rec, plays=rec["plays"][:i] + [b]))
                 assert res["illegal"] == {"trick": i // 4, "seat": seat, "card": b, "rule": rule}
                 assert res["to_play"] == seat and b not in res["legal"]
@@ -602,39 +683,79 @@ def test_random_illegal_cards_match_illegal_rule():
 
 
 def deal(outcome, taker_team, mp, held=(0, 0), doubling=0, valat=None):
-    return {"outcome": outcome, "taker_team": taker_team, "doubling": doubling,
-            "valat": valat, "mp": list(mp), "held_mp": list(held)}
+    return {
+        "outcome": outcome,
+        "taker_team": taker_team,
+        "doubling": doubling,
+        "valat": valat,
+        "mp": list(mp),
+        "held_mp": list(held),
+    }
 
 
 def test_play_game_target():
     deals = [deal("made", 0, [100, 60]), deal("made", 1, [60, 0]), deal("made", 0, [1, 1])]
-    assert R.play_game(deals, COMMON) == {"scores": [160, 60], "held": 0, "ended_after": 1, "winner": 0}
+    assert R.play_game(deals, COMMON) == {
+        "scores": [160, 60],
+        "held": 0,
+        "ended_after": 1,
+        "winner": 0,
+    }
     # equal totals play on
     deals = [deal("made", 0, [151, 151]), deal("made", 0, [10, 6])]
     assert R.play_game(deals, COMMON)["ended_after"] == 1
     # a valat deal does not end the game
     deals = [deal("made", 0, [160, 0], valat=0), deal("made", 1, [0, 16])]
-    assert R.play_game(deals, COMMON) == {"scores": [160, 16], "held": 0, "ended_after": 1, "winner": 0}
+    assert R.play_game(deals, COMMON) == {
+        "scores": [160, 16],
+        "held": 0,
+        "ended_after": 1,
+        "winner": 0,
+    }
     # not ended yet
     assert R.play_game([deal("made", 0, [9, 7])], COMMON) == {
-        "scores": [9, 7], "held": 0, "ended_after": None, "winner": None}
+        "scores": [9, 7],
+        "held": 0,
+        "ended_after": None,
+        "winner": None,
+    }
 
 
 def test_play_game_held_points():
-    deals = [deal("hanging", 0, [0, 8], [8, 0]), deal("thrown_in", None, [0, 0]),
-             deal("inside", 0, [0, 16])]
-    assert R.play_game(deals, COMMON) == {"scores": [0, 32], "held": 0, "ended_after": None, "winner": None}
-    deals = [deal("hanging", 0, [0, 0], [16, 16], doubling=1), deal("hanging", 1, [8, 0], [0, 8]),
-             deal("made", 1, [7, 9])]
+    deals = [
+        deal("hanging", 0, [0, 8], [8, 0]),
+        deal("thrown_in", None, [0, 0]),
+        deal("inside", 0, [0, 16]),
+    ]
+    assert R.play_game(deals, COMMON) == {
+        "scores": [0, 32],
+        "held": 0,
+        "ended_after": None,
+        "winner": None,
+    }
+    deals = [
+        deal("hanging", 0, [0, 0], [16, 16], doubling=1),
+        deal("hanging", 1, [8, 0], [0, 8]),
+        deal("made", 1, [7, 9]),
+    ]
     assert R.play_game(deals, COMMON)["scores"] == [15, 9 + 40]
     # held points block the end of the game
     deals = [deal("hanging", 0, [155, 0], [8, 0]), deal("made", 0, [9, 7])]
-    assert R.play_game(deals, COMMON) == {"scores": [172, 7], "held": 0, "ended_after": 1, "winner": 0}
+    assert R.play_game(deals, COMMON) == {
+        "scores": [172, 7],
+        "held": 0,
+        "ended_after": 1,
+        "winner": 0,
+    }
 
 
 def test_play_game_third_double():
     r = rules(third_double=True)
-    deals = [deal("made", 0, [50, 0]), deal("inside", 0, [0, 128], doubling=3), deal("made", 0, [99, 0])]
+    deals = [
+        deal("made", 0, [50, 0]),
+        deal("inside", 0, [0, 128], doubling=3),
+        deal("made", 0, [99, 0]),
+    ]
     assert R.play_game(deals, r) == {"scores": [50, 128], "held": 0, "ended_after": 1, "winner": 1}
     deals = [deal("made", 1, [100, 0]), deal("made", 1, [0, 8], doubling=3)]
     assert R.play_game(deals, r)["winner"] == 1  # deal winner, not the leader
@@ -651,10 +772,10 @@ def test_play_game_french_target():
 def test_perft_closed_form():
     # seat 0 holds every trump; nobody else can follow or trump (STYLE R11)
     hands = [[r + s for r in R.RANKS] for s in "CDHS"]
-    expected = [1, 8, 64, 512, 4096, 8 ** 4 * 7, 8 ** 4 * 49]
+    expected = [1, 8, 64, 512, 4096, 8**4 * 7, 8**4 * 49]
     for depth, n in enumerate(expected):
         assert R.perft(hands, "C", 0, COMMON, depth) == n
-    assert R.perft(hands, "AT", 0, BULGARIAN, 5) == 8 ** 4 * 7
+    assert R.perft(hands, "AT", 0, BULGARIAN, 5) == 8**4 * 7
     small = [h[:1] for h in hands]
     assert R.perft(small, "C", 0, COMMON, 4) == 1
     assert R.perft(small, "C", 0, COMMON, 5) == 0

@@ -1,13 +1,13 @@
 """Hand-computed rule-clause tests for ``belote_sim.deal.replay``.
 
-Every expected value below was derived by hand from shared/RULES.md (section
+Every expected value below was derived by hand from shared/docs/rules.md (section
 numbers in the comments); none was produced by running an implementation.
 
 Conventions used in the comments:
 - "T3 L2: JD KD 8D AD -> s1, 17" means: trick 3, led by seat 2, cards in
   playing order (seat 2, 3, 0, 1), won by seat 1, worth 17 card points.
 - Trump order J 9 A T K Q 8 7 (points 20 14 11 10 4 3 0 0); plain order
-  A T K Q J 9 8 7 (points 11 10 4 3 2 0 0 0)  (RULES.md section 2).
+  A T K Q J 9 8 7 (points 11 10 4 3 2 0 0 0)  (docs/rules.md section 2).
 - Team 0 = seats {0, 2}, team 1 = seats {1, 3}.
 - Illegal-card trick indices are taken as 0-based (index into ``tricks``).
 """
@@ -34,8 +34,17 @@ def srt(text):
     return sorted(cards(text), key=sort_key)
 
 
-def rec(hands, plays="", strain="H", taker=0, doubling=0, ruleset="common",
-        dealer=3, options=None, **extra):
+def rec(
+    hands,
+    plays="",
+    strain="H",
+    taker=0,
+    doubling=0,
+    ruleset="common",
+    dealer=3,
+    options=None,
+    **extra,
+):
     record = {
         "ruleset": ruleset,
         "dealer": dealer,
@@ -117,57 +126,73 @@ S = [
 # T6 L2: KH QH JH 9H -> s0 (JH), 4+3+20+14=41 | T7 L0: 9S JS 7S TS -> s3, 2+10=12
 # T8 L3: AS KS QS 8S -> s3, 11+4+3=18+10(last)=28
 # team 0: 27+13+21+41 = 102; team 1: 3+17+12+28 = 60 (sum 162)
-S_H_102 = ("9C 8C 7C QC JC AC TC KC 7D 9D TD QD JD KD 8D AD "
-           "8H AH TH 7H KH QH JH 9H 9S JS 7S TS AS KS QS 8S")
+S_H_102 = (
+    "9C 8C 7C QC JC AC TC KC 7D 9D TD QD JD KD 8D AD "
+    "8H AH TH 7H KH QH JH 9H 9S JS 7S TS AS KS QS 8S"
+)
 # Trump H.  T1 3 (s3), T2 27 (s0), T3 13 (s2), T4 17 (s1) as above
 # T5 L1: 8H AH TH JH -> s0 (JH), 11+10+20=41 | T6 L0: 7H 9H KH QH -> s1 (9H), 14+4+3=21
 # T7 L1: JS 7S TS 9S -> s3, 2+10=12 | T8 L3: AS KS QS 8S -> s3, 18+10=28
 # team 0: 27+13+41 = 81; team 1: 3+17+21+12+28 = 81
-S_H_81 = ("9C 8C 7C QC JC AC TC KC 7D 9D TD QD JD KD 8D AD "
-          "8H AH TH JH 7H 9H KH QH JS 7S TS 9S AS KS QS 8S")
+S_H_81 = (
+    "9C 8C 7C QC JC AC TC KC 7D 9D TD QD JD KD 8D AD "
+    "8H AH TH JH 7H 9H KH QH JS 7S TS 9S AS KS QS 8S"
+)
 # Trump H.  T1 L0: 9C 8C 7C JC -> s3, 2 | T2 L3: QC AC TC KC -> s0, 3+11+10+4=28
 # T3 L0: 7D 9D TD KD -> s2, 10+4=14 | T4 L2: AH QH 7H 9H -> s1 (9H beats AH), 11+3+14=28
 # T5 L1: AD JD QD 8D -> s1, 11+2+3=16 | T6 L1: JS 7S TS 9S -> s3, 12
 # T7 L3: AS KS QS 8S -> s3, 18 | T8 L3: TH JH 8H KH -> s0, 10+20+4=34+10=44
 # team 0: 28+14+44 = 86; team 1: 2+28+16+12+18 = 76
-S_H_86 = ("9C 8C 7C JC QC AC TC KC 7D 9D TD KD AH QH 7H 9H "
-          "AD JD QD 8D JS 7S TS 9S AS KS QS 8S TH JH 8H KH")
+S_H_86 = (
+    "9C 8C 7C JC QC AC TC KC 7D 9D TD KD AH QH 7H 9H "
+    "AD JD QD 8D JS 7S TS 9S AS KS QS 8S TH JH 8H KH"
+)
 # Trump D (seat 3 holds KD QD: belote).  Legal in common and french.
 # T1 L0: 9C 8C 7C JC -> s3, 2 | T2 L3: QC AC TC KC -> s0, 28
 # T3 L0: 7D AD JD QD -> s2 (JD), 11+20+3=34 | T4 L2: TD KD 8D 9D -> s1 (9D), 10+4+14=28
 # T5 L1: 8H KH QH 7H -> s2, 4+3=7 | T6 L2: 7S TS 9S JS -> s3, 10+2=12
 # T7 L3: AS KS QS 8S -> s3, 18 | T8 L3: TH JH 9H AH -> s2, 10+2+11=23+10=33
 # team 0: 28+34+7+33 = 102; team 1: 2+28+12+18 = 60
-S_D_102 = ("9C 8C 7C JC QC AC TC KC 7D AD JD QD TD KD 8D 9D "
-           "8H KH QH 7H 7S TS 9S JS AS KS QS 8S TH JH 9H AH")
+S_D_102 = (
+    "9C 8C 7C JC QC AC TC KC 7D AD JD QD TD KD 8D 9D "
+    "8H KH QH 7H 7S TS 9S JS AS KS QS 8S TH JH 9H AH"
+)
 # Trump D.  T1 2 (s3), T2 28 (s0)
 # T3 L0: 7D 9D JD QD -> s2, 14+20+3=37 | T4 L2: TD KD 8D AD -> s1, 10+4+11=25
 # T5 L1: 8H KH TH 7H -> s3, 4+10=14 | T6 L3: TS 9S JS 7S -> s3, 12
 # T7 L3: AS KS QS 8S -> s3, 18 | T8 L3: QH JH 9H AH -> s2, 3+2+11=16+10=26
 # team 0: 28+37+26 = 91; team 1: 2+25+14+12+18 = 71
-S_D_91 = ("9C 8C 7C JC QC AC TC KC 7D 9D JD QD TD KD 8D AD "
-          "8H KH TH 7H TS 9S JS 7S AS KS QS 8S QH JH 9H AH")
+S_D_91 = (
+    "9C 8C 7C JC QC AC TC KC 7D 9D JD QD TD KD 8D AD "
+    "8H KH TH 7H TS 9S JS 7S AS KS QS 8S QH JH 9H AH"
+)
 # Trump D.  T1 2 (s3), T2 28 (s0), T3 34 (s2), T4 28 (s1) as in S_D_102
 # T5 L1: 8H KH TH JH -> s3, 4+10+2=16 | T6 L3: QH 7H 9H AH -> s2, 3+11=14
 # T7 L2: 7S TS 9S JS -> s3, 12 | T8 L3: AS KS QS 8S -> s3, 18+10=28
 # team 0: 28+34+14 = 76; team 1: 2+28+16+12+28 = 86
-S_D_76 = ("9C 8C 7C JC QC AC TC KC 7D AD JD QD TD KD 8D 9D "
-          "8H KH TH JH QH 7H 9H AH 7S TS 9S JS AS KS QS 8S")
+S_D_76 = (
+    "9C 8C 7C JC QC AC TC KC 7D AD JD QD TD KD 8D 9D "
+    "8H KH TH JH QH 7H 9H AH 7S TS 9S JS AS KS QS 8S"
+)
 # NT (all suits plain).  T1 L0: 9C 8C 7C JC -> s3, 2 | T2 L3: QC AC TC KC -> s0, 28
 # T3 L0: 7D 9D TD KD -> s2, 14 | T4 L2: JD QD 8D AD -> s1, 2+3+11=16
 # T5 L1: 8H KH QH 7H -> s2, 7 | T6 L2: AH TH JH 9H -> s2, 11+10+2=23
 # T7 L2: 7S TS 9S JS -> s3, 12 | T8 L3: AS KS QS 8S -> s3, 18+10=28
 # team 0: 28+14+7+23 = 72; team 1: 2+16+12+28 = 58 (sum 130)
-S_NT_72 = ("9C 8C 7C JC QC AC TC KC 7D 9D TD KD JD QD 8D AD "
-           "8H KH QH 7H AH TH JH 9H 7S TS 9S JS AS KS QS 8S")
+S_NT_72 = (
+    "9C 8C 7C JC QC AC TC KC 7D 9D TD KD JD QD 8D AD "
+    "8H KH QH 7H AH TH JH 9H 7S TS 9S JS AS KS QS 8S"
+)
 # AT (every suit in trump order, raise on every suit).
 # T1 L0: 9C 8C 7C JC -> s3 (JC), 14+20=34 | T2 L3: QC AC TC KC -> s0 (AC), 3+11+10+4=28
 # T3 L0: 7D 9D JD QD -> s2 (JD), 14+20+3=37 | T4 L2: TD KD 8D AD -> s1 (AD), 10+4+11=25
 # T5 L1: 8H AH TH JH -> s0 (JH), 11+10+20=41 | T6 L0: 7H 9H KH QH -> s1 (9H), 14+4+3=21
 # T7 L1: QS 7S AS 9S -> s0 (9S), 3+11+14=28 | T8 L0: KS JS 8S TS -> s1 (JS), 4+20+10=34+10=44
 # team 0: 28+37+41+28 = 134; team 1: 34+25+21+44 = 124 (sum 258)
-S_AT_134 = ("9C 8C 7C JC QC AC TC KC 7D 9D JD QD TD KD 8D AD "
-            "8H AH TH JH 7H 9H KH QH QS 7S AS 9S KS JS 8S TS")
+S_AT_134 = (
+    "9C 8C 7C JC QC AC TC KC 7D 9D JD QD TD KD 8D AD "
+    "8H AH TH JH 7H 9H KH QH QS 7S AS 9S KS JS 8S TS"
+)
 
 # V1 (RULES 14.1 hand for seat 0), trump H: seat 0 draws trumps, others discard
 # their aces and tens, seat 0 takes all 8 tricks.
@@ -180,8 +205,10 @@ V1 = [
 # T1 JH AH 8H 7H (31) T2 9H AC AD AS (47) T3 TH TD TC JS (32) T4 QH QS TS QC (19)
 # T5 KH JC JD QD (11) T6 KC 8C 7C 9C (4) T7 KD 7D 8D 9D (4) T8 KS 9S 7S 8S (4+10)
 # all won by seat 0: 162 card points.
-V1_PLAYS = ("JH AH 8H 7H 9H AC AD AS TH TD TC JS QH QS TS QC "
-            "KH JC JD QD KC 8C 7C 9C KD 7D 8D 9D KS 9S 7S 8S")
+V1_PLAYS = (
+    "JH AH 8H 7H 9H AC AD AS TH TD TC JS QH QS TS QC "
+    "KH JC JD QD KC 8C 7C 9C KD 7D 8D 9D KS 9S 7S 8S"
+)
 
 # V2 (RULES 14.2 hand for seat 0), trump H, seat 0 takes all tricks.
 V2 = [
@@ -190,8 +217,10 @@ V2 = [
     "8H KC JC 8C AD 7D TS 9S",
     "7H TC 9C KD JD 8D AS 7S",
 ]
-V2_PLAYS = ("JH 9H 8H 7H AH AC KC TC TH TD AD KD KH KS TS AS "
-            "QH JS JC JD QC 7C 8C 9C QD 9D 7D 8D QS 8S 9S 7S")
+V2_PLAYS = (
+    "JH 9H 8H 7H AH AC KC TC TH TD AD KD KH KS TS AS "
+    "QH JS JC JD QC 7C 8C 9C QD 9D 7D 8D QS 8S 9S 7S"
+)
 
 # V3: seat 0 holds all 8 trumps (run of 8), seat 2 a run of 6 in clubs, seat 1 a
 # tierce Q-A of diamonds, seat 3 a quarte 8-J of diamonds.  Seat 0 leads trumps
@@ -202,8 +231,10 @@ V3 = [
     "9C TC JC QC KC AC 7D 7S",
     "8D 9D TD JD 9S JS KS AS",
 ]
-V3_PLAYS = ("JH 7C 9C 8D 9H 8C TC 9D AH QD JC TD TH KD QC JD "
-            "KH AD KC 9S QH 8S AC JS 8H TS 7D KS 7H QS 7S AS")
+V3_PLAYS = (
+    "JH 7C 9C 8D 9H 8C TC 9D AH QD JC TD TH KD QC JD "
+    "KH AD KC 9S QH 8S AC JS 8H TS 7D KS 7H QS 7S AS"
+)
 
 # V3b: like V3, but team 1 (seat 3) holds an equal quinte T-A of diamonds.
 V3B = [
@@ -212,8 +243,10 @@ V3B = [
     "TC JC QC KC AC 7D 8D 9S",
     "TD JD QD KD AD 7C 8C QS",
 ]
-V3B_PLAYS = ("JH 9C 7D 7C 9H 9D 8D 8C AH 7S 9S QS TH 8S TC TD "
-             "KH TS JC JD QH JS QC QD 8H KS KC KD 7H AS AC AD")
+V3B_PLAYS = (
+    "JH 9C 7D 7C 9H 9D 8D 8C AH 7S 9S QS TH 8S TC TD "
+    "KH TS JC JD QH JS QC QD 8H KS KC KD 7H AS AC AD"
+)
 
 # V4: carre of jacks (seat 0), carre of nines (seat 1), four 8s (seat 3).  Trump H.
 V4 = [
@@ -227,8 +260,10 @@ V4 = [
 # T5 L0: 7C 9C AC QC -> s2, 11+3=14 | T6 L2: AD 8D JD 9D -> s2, 11+2=13
 # T7 L2: AS 8S JS 9S -> s2, 13 | T8 L2: KC 8C JC QS -> s2, 4+2+3=9+10=19
 # team 0 takes every trick: 37+31+24+11+14+13+13+19 = 162.
-V4_PLAYS = ("JH 9H QH 8H AH TD 7H TC TH TS KD 7D KH QD KS 7S "
-            "7C 9C AC QC AD 8D JD 9D AS 8S JS 9S KC 8C JC QS")
+V4_PLAYS = (
+    "JH 9H QH 8H AH TD 7H TC TH TS KD 7D KH QD KS 7S "
+    "7C 9C AC QC AD 8D JD 9D AS 8S JS 9S KC 8C JC QS"
+)
 
 # V4c: trump S.  Seat 0 quarte 9H-QH (top Q); seat 1 quarte TD-KD (top K) plus
 # tierce 7C-9C.
@@ -245,8 +280,10 @@ V4C = [
 # T6 L2: KS QS 9S JD -> s0 (9S), 4+3+14+2=23 | T7 L0: JS QD AS 9D -> s0, 20+3+11=34
 # T8 L0: QH KD KH AH -> s3, 3+4+4+11=22+10=32
 # team 0: 23+21+7+12+23+34 = 120; team 1: 10+32 = 42
-V4C_PLAYS = ("AC 7C JC TC 7D TD AD 8D KC QC 9H 8C 7H 8H TH 7S "
-             "9C TS 8S JH KS QS 9S JD JS QD AS 9D QH KD KH AH")
+V4C_PLAYS = (
+    "AC 7C JC TC 7D TD AD 8D KC QC 9H 8C 7H 8H TH 7S "
+    "9C TS 8S JH KS QS 9S JD JS QD AS 9D QH KD KH AH"
+)
 
 # V5: trump H.  Seat 0 quarte J-A of hearts (trump) + belote; seat 1 quarte J-A of
 # spades; seat 2 carre of tens.  Team 0 takes every trick.
@@ -256,8 +293,10 @@ V5 = [
     "TC TD 7H 8H TH 7S 8S TS",
     "8C JC QC 9D JD QD 9H 9S",
 ]
-V5_PLAYS = ("JH AS 7H 9H AH KS TH 9S KH QS 8H 8C QH JS 7S 9D "
-            "AC 7C TC JC KC 9C 8S QC AD 7D TD JD KD 8D TS QD")
+V5_PLAYS = (
+    "JH AS 7H 9H AH KS TH 9S KH QS 8H 8C QH JS 7S 9D "
+    "AC 7C TC JC KC 9C 8S QC AD 7D TD JD KD 8D TS QD"
+)
 
 # V6: V1's seat 0 again (carre K, quarte 9-Q H, belote); seat 1 holds a run of 6
 # in clubs 7-Q (one quinte 8-Q, top Q).  Team 0 takes every trick.
@@ -267,8 +306,10 @@ V6 = [
     "8H AC 8D TD QD 7S 9S JS",
     "7H 9D JD AD 8S TS QS AS",
 ]
-V6_PLAYS = ("JH AH 8H 7H 9H TC AC AS TH JC TD AD QH QC QD TS "
-            "KH 9C JS QS KC 7C 7S JD KD 7D 8D 9D KS 8C 9S 8S")
+V6_PLAYS = (
+    "JH AH 8H 7H 9H TC AC AS TH JC TD AD QH QC QD TS "
+    "KH 9C JS QS KC 7C 7S JD KD 7D 8D 9D KS 8C 9S 8S"
+)
 
 # V7: all trumps.  Seat 0 holds all hearts and leads them; seat 1 holds KS QS and
 # discards KS (trick 1) and QS (trick 2) on the heart leads.
@@ -278,8 +319,10 @@ V7 = [
     "AS TS 8S 8C TC QC 8D TD",
     "AC KC AD KD JD JS 9S 7S",
 ]
-V7_PLAYS = ("JH KS AS AC 9H QS TS KC AH 7C 8S AD TH 9C 8C KD "
-            "KH JC TC JD QH 7D QC JS 8H 9D 8D 9S 7H QD TD 7S")
+V7_PLAYS = (
+    "JH KS AS AC 9H QS TS KC AH 7C 8S AD TH 9C 8C KD "
+    "KH JC TC JD QH 7D QC JS 8H 9D 8D 9S 7H QD TD 7S"
+)
 
 # NTV: no trumps; seat 0 holds A T K Q of clubs and diamonds and takes all tricks.
 # Seats 1-3 hold runs (AH-JH quarte, TH-7H quarte, KS-JS / 9S-7S tierces).
@@ -289,8 +332,10 @@ NTV = [
     "8C 8D TH 9H 8H 7H AS TS",
     "7C 7D KS QS JS 9S 8S 7S",
 ]
-NTV_PLAYS = ("AC JC 8C 7C TC 9C 7H KS KC AH 8H QS QC KH 9H JS "
-             "AD JD 8D 7D TD 9D TH 9S KD QH AS 8S QD JH TS 7S")
+NTV_PLAYS = (
+    "AC JC 8C 7C TC 9C 7H KS KC AH 8H QS QC KH 9H JS "
+    "AD JD 8D 7D TD 9D TH 9S KD QH AS 8S QD JH TS 7S"
+)
 
 ALL_DEALS = [H1, H2, H3, S, V1, V2, V3, V3B, V4, V4C, V5, V6, V7, NTV]
 
@@ -306,6 +351,7 @@ def test_fixture_deals_are_partitions_of_the_deck():
 # ---------------------------------------------------------------------------
 # Card parsing (RULES 1)
 # ---------------------------------------------------------------------------
+
 
 @pytest.mark.parametrize("text", ["TH", "10H", "th", "10\u2665", "T\u2665"])
 def test_parse_card_accepts_ten_spellings(text):
@@ -328,6 +374,7 @@ def test_parse_card_rejects_garbage():
 # ---------------------------------------------------------------------------
 # Malformed records (API contract, RULES 14.15, 14.17)
 # ---------------------------------------------------------------------------
+
 
 def test_unknown_card_in_hand():
     hands = list(H1)
@@ -395,6 +442,7 @@ def test_french_nt_without_option_is_an_error():
 # ---------------------------------------------------------------------------
 # Legal moves (RULES 5) via partial replays
 # ---------------------------------------------------------------------------
+
 
 def test_opening_lead_any_card_and_partial_fields_null():
     # RULES 5: d+1 leads trick 1 and may play any card; with fewer than 32 plays
@@ -532,6 +580,7 @@ def test_nt_and_at_void_any_card(strain):
 # Illegal-card reporting (RULES 12, 14.16)
 # ---------------------------------------------------------------------------
 
+
 def _illegal(out, trick, seat, card, rule):
     assert out["illegal"] == {"trick": trick, "seat": seat, "card": card, "rule": rule}
     assert_unscored(out)
@@ -624,6 +673,7 @@ def test_illegal_undertrump_common_legal_bulgarian():
 # Trick winners (RULES 5, last paragraph)
 # ---------------------------------------------------------------------------
 
+
 def test_winner_trump_contract_highest_trump():
     # AC KH TH 7C in hearts: two trumps, TH beats KH -> seat 2 wins and leads next
     out = replay(rec(H1, "AC KH TH 7C"))
@@ -676,16 +726,21 @@ def test_full_deal_trick_chain():
 # Declarations (RULES 6.1, 6.3, 14.1-14.6)
 # ---------------------------------------------------------------------------
 
+
 def test_decl_14_1_carre_plus_quarte_not_quinte():
     # RULES 14.1: KC KD KS KH + 9H TH JH QH declares carre K (100) + quarte 9-Q (150),
     # not the quinte 9-K (100).  Trump H, so KH QH is also a belote (6.1: belote
     # cards may be part of a run or carre).
     out = replay(rec(V1, V1_PLAYS))
-    assert_decls(out, [
-        decl(0, "carre", "KC KD KH KS", 100),
-        decl(0, "quarte", "9H TH JH QH", 50),
-        decl(0, "belote", "QH KH", 20),
-    ], [])
+    assert_decls(
+        out,
+        [
+            decl(0, "carre", "KC KD KH KS", 100),
+            decl(0, "quarte", "9H TH JH QH", 50),
+            decl(0, "belote", "QH KH", 20),
+        ],
+        [],
+    )
     assert out["card_points"] == [162, 0]
     # raw: 162 + 100 + 50 + 20 = 332 vs 0
     assert out["raw"] == [332, 0]
@@ -699,10 +754,14 @@ def test_decl_14_1_carre_plus_quarte_not_quinte():
 def test_decl_14_2_carre_beats_quinte_at_equal_points():
     # RULES 14.2: QC QD QS QH + TH JH KH AH: carre of queens (100), not quinte T-A (100)
     out = replay(rec(V2, V2_PLAYS))
-    assert_decls(out, [
-        decl(0, "carre", "QC QD QH QS", 100),
-        decl(0, "belote", "QH KH", 20),
-    ], [])
+    assert_decls(
+        out,
+        [
+            decl(0, "carre", "QC QD QH QS", 100),
+            decl(0, "belote", "QH KH", 20),
+        ],
+        [],
+    )
     # raw 162 + 100 + 20 = 282 -> 28 MP (r=2) + 9 valat = 37
     assert out["raw"] == [282, 0]
     assert out["mp"] == [37, 0]
@@ -714,12 +773,16 @@ def test_decl_run_of_eight_and_run_of_six_longer_run_wins():
     # RULES 6.3: team 0's best run (quinte) beats team 1's best (quarte 8-J D,
     # plus tierce Q-A D): team 0 scores all its runs, team 1 none.
     out = replay(rec(V3, V3_PLAYS))
-    assert_decls(out, [
-        decl(0, "quinte", "TH JH QH KH AH", 100),
-        decl(0, "tierce", "7H 8H 9H", 20),
-        decl(0, "belote", "QH KH", 20),
-        decl(2, "quinte", "TC JC QC KC AC", 100),
-    ], [])
+    assert_decls(
+        out,
+        [
+            decl(0, "quinte", "TH JH QH KH AH", 100),
+            decl(0, "tierce", "7H 8H 9H", 20),
+            decl(0, "belote", "QH KH", 20),
+            decl(2, "quinte", "TC JC QC KC AC", 100),
+        ],
+        [],
+    )
     # raw: 162 + 100 + 20 + 20 + 100 = 402 -> 40 MP (r=2) + 9 valat = 49
     assert out["raw"] == [402, 0]
     assert out["mp"] == [49, 0]
@@ -743,12 +806,16 @@ def test_decl_french_trump_run_wins_tie_and_capot():
     # (quinte H 100, tierce H 20, quinte C 100); team 1 none.  Belote 20.
     # RULES 10 capot: 250 instead of 162: 250 + 100 + 20 + 100 + 20 = 490.
     out = replay(rec(V3B, V3B_PLAYS, ruleset="french"))
-    assert_decls(out, [
-        decl(0, "quinte", "TH JH QH KH AH", 100),
-        decl(0, "tierce", "7H 8H 9H", 20),
-        decl(0, "belote", "QH KH", 20),
-        decl(2, "quinte", "TC JC QC KC AC", 100),
-    ], [])
+    assert_decls(
+        out,
+        [
+            decl(0, "quinte", "TH JH QH KH AH", 100),
+            decl(0, "tierce", "7H 8H 9H", 20),
+            decl(0, "belote", "QH KH", 20),
+            decl(2, "quinte", "TC JC QC KC AC", 100),
+        ],
+        [],
+    )
     assert out["outcome"] == "made"
     assert out["mp"] == [490, 0]
     assert out["held_mp"] == [0, 0]
@@ -759,8 +826,9 @@ def test_decl_carres_jacks_nines_and_four_eights_common():
     # RULES 6.3 common: every carre is scored by the team that holds it, even
     # without a trick (declarations_need_trick false).
     out = replay(rec(V4, V4_PLAYS))
-    assert_decls(out, [decl(0, "carre", "JC JD JH JS", 200)],
-                 [decl(1, "carre", "9C 9D 9H 9S", 150)])
+    assert_decls(
+        out, [decl(0, "carre", "JC JD JH JS", 200)], [decl(1, "carre", "9C 9D 9H 9S", 150)]
+    )
     assert out["card_points"] == [162, 0]
     # raw: 162 + 200 = 362 vs 150; made; 362 -> 36 (r=2), 150 -> 15 (r=0);
     # made: each team its own MP, valat +9 to team 0: [45, 15]
@@ -792,10 +860,14 @@ def test_decl_higher_top_card_wins_and_all_runs_scored():
     # equal length, K higher -> team 1 scores all its runs: quarte 50 and the
     # tierce 7C-9C 20 (RULES 14.1: both declared, 70); team 0 none.
     out = replay(rec(V4C, V4C_PLAYS, strain="S"))
-    assert_decls(out, [], [
-        decl(1, "quarte", "TD JD QD KD", 50),
-        decl(1, "tierce", "7C 8C 9C", 20),
-    ])
+    assert_decls(
+        out,
+        [],
+        [
+            decl(1, "quarte", "TD JD QD KD", 50),
+            decl(1, "tierce", "7C 8C 9C", 20),
+        ],
+    )
     assert out["card_points"] == [120, 42]
     # raw: 120 vs 42 + 70 = 112 -> made (taker 0); 120 -> 12, 112 -> 11
     assert out["raw"] == [120, 112]
@@ -809,10 +881,14 @@ def test_decl_equal_quartes_cancel_carre_still_scored_common():
     # (team 1): equal -> no runs; seat 2's carre of tens 100 is still scored.
     for ruleset in ("common", "bulgarian"):
         out = replay(rec(V5, V5_PLAYS, ruleset=ruleset))
-        assert_decls(out, [
-            decl(2, "carre", "TC TD TH TS", 100),
-            decl(0, "belote", "QH KH", 20),
-        ], [])
+        assert_decls(
+            out,
+            [
+                decl(2, "carre", "TC TD TH TS", 100),
+                decl(0, "belote", "QH KH", 20),
+            ],
+            [],
+        )
         # raw 162 + 100 + 20 = 282 -> 28 + 9 valat = 37
         assert out["raw"] == [282, 0]
         assert out["mp"] == [37, 0]
@@ -823,11 +899,15 @@ def test_decl_french_carre_is_highest_so_team_scores_its_runs_too():
     # vs team 1's quarte (50): team 0 scores all its runs and carres: quarte 50 +
     # carre 100; belote 20.  Capot: 250 + 50 + 100 + 20 = 420.
     out = replay(rec(V5, V5_PLAYS, ruleset="french"))
-    assert_decls(out, [
-        decl(0, "quarte", "JH QH KH AH", 50),
-        decl(2, "carre", "TC TD TH TS", 100),
-        decl(0, "belote", "QH KH", 20),
-    ], [])
+    assert_decls(
+        out,
+        [
+            decl(0, "quarte", "JH QH KH AH", 50),
+            decl(2, "carre", "TC TD TH TS", 100),
+            decl(0, "belote", "QH KH", 20),
+        ],
+        [],
+    )
     assert out["mp"] == [420, 0]
 
 
@@ -835,20 +915,28 @@ def test_decl_better_run_of_team_without_trick_common_vs_bulgarian():
     # Seat 1's run 7C-QC (6 cards) = quinte 8C-QC (14.3) beats team 0's quarte.
     # common: team 1 scores its quinte without a trick; team 0 keeps carre K + belote.
     out = replay(rec(V6, V6_PLAYS))
-    assert_decls(out, [
-        decl(0, "carre", "KC KD KH KS", 100),
-        decl(0, "belote", "QH KH", 20),
-    ], [decl(1, "quinte", "8C 9C TC JC QC", 100)])
+    assert_decls(
+        out,
+        [
+            decl(0, "carre", "KC KD KH KS", 100),
+            decl(0, "belote", "QH KH", 20),
+        ],
+        [decl(1, "quinte", "8C 9C TC JC QC", 100)],
+    )
     # raw: 162 + 100 + 20 = 282 vs 100; made; 28 + 9 valat = 37, 10
     assert out["raw"] == [282, 100]
     assert out["mp"] == [37, 10]
     # bulgarian (RULES 14.6): team 1 took no trick so scores no runs, but its
     # better run still cancels team 0's quarte.
     out = replay(rec(V6, V6_PLAYS, ruleset="bulgarian"))
-    assert_decls(out, [
-        decl(0, "carre", "KC KD KH KS", 100),
-        decl(0, "belote", "QH KH", 20),
-    ], [])
+    assert_decls(
+        out,
+        [
+            decl(0, "carre", "KC KD KH KS", 100),
+            decl(0, "belote", "QH KH", 20),
+        ],
+        [],
+    )
     assert out["raw"] == [282, 0]
     assert out["mp"] == [37, 0]
 
@@ -875,13 +963,18 @@ def test_nt_valat_bulgarian_is_nine():
 # Belote (RULES 6.1, 6.2, 14.8)
 # ---------------------------------------------------------------------------
 
+
 def test_belote_silent():
     # RULES 6.2: a player may stay silent about a belote
     out = replay(rec(V1, V1_PLAYS, belote_silent=[0]))
-    assert_decls(out, [
-        decl(0, "carre", "KC KD KH KS", 100),
-        decl(0, "quarte", "9H TH JH QH", 50),
-    ], [])
+    assert_decls(
+        out,
+        [
+            decl(0, "carre", "KC KD KH KS", 100),
+            decl(0, "quarte", "9H TH JH QH", 50),
+        ],
+        [],
+    )
     # raw 162 + 150 = 312 -> 31 + 9 = 40
     assert out["raw"] == [312, 0]
     assert out["mp"] == [40, 0]
@@ -918,8 +1011,9 @@ def test_all_trumps_belote_discard_forfeited_bulgarian():
     assert_decls(out, team0, [])
     assert out["raw"] == [398, 0]
     assert out["mp"] == [49, 0]
-    out = replay(rec(V7, V7_PLAYS, strain="AT", ruleset="bulgarian",
-                     options={"belote_on_discard": True}))
+    out = replay(
+        rec(V7, V7_PLAYS, strain="AT", ruleset="bulgarian", options={"belote_on_discard": True})
+    )
     assert_decls(out, team0, [decl(1, "belote", "QS KS", 20)])
     assert out["raw"] == [398, 20]
     assert out["mp"] == [49, 2]
@@ -928,6 +1022,7 @@ def test_all_trumps_belote_discard_forfeited_bulgarian():
 # ---------------------------------------------------------------------------
 # Match-point scoring (RULES 7, 8, 14.9-14.13)
 # ---------------------------------------------------------------------------
+
 
 def test_made_plain():
     # 102 vs 60, taker 0: made; 102 -> 10 (r=2), 60 -> 6; each its own (8.3)
@@ -1070,6 +1165,7 @@ def test_kirtik_once_for_inside_team_suffering_valat():
 # ---------------------------------------------------------------------------
 # French scoring (RULES 10, 14.14)
 # ---------------------------------------------------------------------------
+
 
 def test_french_made():
     # Trump D, taker seat 3: team 1 raw 86 + 20 belote = 106 > 76: made, each team

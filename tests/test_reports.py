@@ -9,17 +9,40 @@ from belote_sim.cards import parse_hand
 from belote_sim.simulation.deal_table import OUTCOME_DTYPE, STRAIN_DTYPE
 from belote_sim.simulation.runner import simulate
 
-HANDS = ["7C 8C 9C TC JC QC KC AC", "7D 8D 9D TD JD QD KD AD",
-         "7H 8H 9H TH JH QH KH AH", "7S 8S 9S TS JS QS KS AS"]
-MIXED = ["JC 9C AC 7D 8D 9D 7H 8H", "TC KC QC TD JD QD 9H TH", "7C 8C KD AD JH QH KH AH",
-         "7S 8S 9S TS JS QS KS AS"]
+HANDS = [
+    "7C 8C 9C TC JC QC KC AC",
+    "7D 8D 9D TD JD QD KD AD",
+    "7H 8H 9H TH JH QH KH AH",
+    "7S 8S 9S TS JS QS KS AS",
+]
+MIXED = [
+    "JC 9C AC 7D 8D 9D 7H 8H",
+    "TC KC QC TD JD QD 9H TH",
+    "7C 8C KD AD JH QH KH AH",
+    "7S 8S 9S TS JS QS KS AS",
+]
 
 
 def table(rows):
     """A deals table from (dealer, hands, strain, taker, doubling, outcome, raw, mp, valat)."""
-    cols = {k: [] for k in ["dealer", "strain", "taker", "doubling", "outcome", "raw0", "raw1",
-                            "mp0", "mp1", "valat", "turned"]
-            + [f"hand{s}" for s in range(4)] + [f"bid{s}" for s in range(4)]}
+    cols = {
+        k: []
+        for k in [
+            "dealer",
+            "strain",
+            "taker",
+            "doubling",
+            "outcome",
+            "raw0",
+            "raw1",
+            "mp0",
+            "mp1",
+            "valat",
+            "turned",
+        ]
+        + [f"hand{s}" for s in range(4)]
+        + [f"bid{s}" for s in range(4)]
+    }
     for dealer, hands, strain, taker, doubling, outcome, raw, mp, valat in rows:
         cols["dealer"].append(dealer)
         cols["strain"].append(strain)
@@ -109,7 +132,9 @@ def test_declaration_counts_hand_computed():
     assert counts.loc[("hand8", "kq_suit"), "hits"] == 1
     assert counts.loc[("hand5", "run5"), "hits"] == 4
     assert counts.loc[("team", "kq_suit"), "hits"] == 1  # team 0 only (seat 2)
-    assert counts.loc[("team", "run3plus"), "hits"] == 2 and counts.loc[("team", "run3plus"), "n"] == 2
+    assert (
+        counts.loc[("team", "run3plus"), "hits"] == 2 and counts.loc[("team", "run3plus"), "n"] == 2
+    )
 
 
 def test_wilson_known_values():
@@ -140,9 +165,11 @@ def test_report_tables_same_in_batches_and_from_parquet(tmp_path):
     whole = R.report_tables(df)
     streamed = R.report_tables(str(path))
     for name in whole:
-        pd.testing.assert_frame_equal(whole[name].reset_index(drop=True),
-                                      streamed[name].reset_index(drop=True),
-                                      check_dtype=False)
+        pd.testing.assert_frame_equal(
+            whole[name].reset_index(drop=True),
+            streamed[name].reset_index(drop=True),
+            check_dtype=False,
+        )
     # batches of 1,000 rows add up to the same tables
     small = {}
     parts = {k: [] for k in ("success", "decl")}
@@ -152,5 +179,6 @@ def test_report_tables_same_in_batches_and_from_parquet(tmp_path):
     small["success_by_contract"] = R.finish_success(pd.concat(parts["success"]), R.SUCCESS_BY)
     small["declarations"] = R.finish_declarations(pd.concat(parts["decl"]))
     for name, t in small.items():
-        pd.testing.assert_frame_equal(t.reset_index(drop=True),
-                                      whole[name].reset_index(drop=True), check_dtype=False)
+        pd.testing.assert_frame_equal(
+            t.reset_index(drop=True), whole[name].reset_index(drop=True), check_dtype=False
+        )

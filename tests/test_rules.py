@@ -1,4 +1,4 @@
-"""Rules presets and options (RULES.md section 13)."""
+"""Rules presets and options (docs/rules.md section 13)."""
 
 import dataclasses
 
@@ -8,7 +8,7 @@ import pytest
 from belote_sim import Rules
 from belote_sim.kernels import tables as T
 
-# RULES.md section 13, column by column.
+# docs/rules.md section 13, column by column.
 PRESET_TABLE = {
     "raise_over_partner": (False, True, True),
     "undertrump": (True, False, True),
@@ -72,15 +72,18 @@ def test_unknown_option_and_ruleset():
         Rules.preset("belgian")
 
 
-@pytest.mark.parametrize("options,message", [
-    (dict(kirtik=True), "kirtik cannot be used with french scoring"),
-    (dict(third_double=True), "third_double"),
-    (dict(undertrump="yes"), "undertrump must be true or false"),
-    (dict(capot_points="250"), "capot_points must be an integer"),
-    (dict(capot_points=100), "below the 162"),
-    (dict(players=3), "3-player game scores match points"),
-    (dict(players=6), "players must be 2, 3 or 4"),
-])
+@pytest.mark.parametrize(
+    "options,message",
+    [
+        (dict(kirtik=True), "kirtik cannot be used with french scoring"),
+        (dict(third_double=True), "third_double"),
+        (dict(undertrump="yes"), "undertrump must be true or false"),
+        (dict(capot_points="250"), "capot_points must be an integer"),
+        (dict(capot_points=100), "below the 162"),
+        (dict(players=3), "3-player game scores match points"),
+        (dict(players=6), "players must be 2, 3 or 4"),
+    ],
+)
 def test_impossible_combinations_french(options, message):
     with pytest.raises(ValueError, match=message):
         Rules.preset("french", **options)

@@ -1,6 +1,6 @@
-"""Deal scoring (RULES.md sections 7, 8, 10, 14.9-14.15) and the game (section 9).
+"""Deal scoring (docs/rules.md sections 7, 8, 10, 14.9-14.15) and the game (section 9).
 
-Expected values are worked out by hand from RULES.md in the comments.
+Expected values are worked out by hand from docs/rules.md in the comments.
 """
 
 import pytest
@@ -8,12 +8,21 @@ import pytest
 from belote_sim import Rules, score_deal, score_game
 
 
-def sd(cards, strain="H", taker=0, doubling=0, decl=(0, 0), belote=(0, 0), tricks=(4, 4),
-       rules="common"):
+def sd(
+    cards,
+    strain="H",
+    taker=0,
+    doubling=0,
+    decl=(0, 0),
+    belote=(0, 0),
+    tricks=(4, 4),
+    rules="common",
+):
     return score_deal(cards, decl, belote, tricks, strain, taker, doubling, rules)
 
 
 # --- 8.2 rounding, the worked examples ------------------------------------------------
+
 
 def test_example_35_raw_suit_is_3_mp():
     # 35: q=3, r=5 < 6 -> 3.  Other team 127: r=7 > 6 -> 13.
@@ -65,6 +74,7 @@ def test_both_at_limit_equal_raw_both_round_down():
 
 # --- 8.1 / 8.3 outcome and distribution -------------------------------------------
 
+
 def test_made_each_team_own_mp():
     assert sd((100, 62))["mp"] == [10, 6]
 
@@ -104,6 +114,7 @@ def test_hanging_doubled_both_held_multiplied():
 
 # --- 8.6 valat and kirtik -----------------------------------------------------------
 
+
 def test_valat_plus_9_not_multiplied():
     # taker team 0 takes all tricks: 162 -> 16 (+ 0 for team 1); doubled: (16+0)*2 + 9.
     r = sd((162, 0), tricks=(8, 0), doubling=1)
@@ -141,6 +152,7 @@ def test_kirtik_not_multiplied():
 
 
 # --- 10 French scoring ---------------------------------------------------------------
+
 
 def test_french_made_raw_points():
     assert sd((100, 62), rules="french")["mp"] == [100, 62]
@@ -180,6 +192,7 @@ def test_french_defenders_capot_failed():
 
 # --- bad input ----------------------------------------------------------------------
 
+
 def test_score_deal_rejects_bad_input():
     with pytest.raises(ValueError, match="doubling"):
         sd((100, 62), doubling=1, rules="french")
@@ -191,9 +204,16 @@ def test_score_deal_rejects_bad_input():
 
 # --- 9 the game ------------------------------------------------------------------------
 
+
 def deal(outcome, mp, held=(0, 0), taker=0, valat=None, doubling=0):
-    return dict(outcome=outcome, mp=list(mp), held_mp=list(held), taker_team=taker,
-                valat=valat, doubling=doubling)
+    return dict(
+        outcome=outcome,
+        mp=list(mp),
+        held_mp=list(held),
+        taker_team=taker,
+        valat=valat,
+        doubling=doubling,
+    )
 
 
 def test_game_ends_at_151():
@@ -207,16 +227,20 @@ def test_game_plays_on_when_equal():
 
 
 def test_game_no_end_on_valat():
-    g = score_game([deal("made", (150, 0)), deal("made", (25, 0), valat=0),
-                    deal("made", (10, 6))])
+    g = score_game([deal("made", (150, 0)), deal("made", (25, 0), valat=0), deal("made", (10, 6))])
     assert g["ended_after"] == 2 and g["scores"] == [185, 6]
 
 
 def test_hanging_points_go_to_next_winner():
     # deal 1 hangs: taker 0's 8 held, team 1 adds 8; deal 2 (thrown in) decides nothing;
     # deal 3: taker 1 inside -> defenders (team 0) win the deal and take the pot.
-    g = score_game([deal("hanging", (0, 8), held=(8, 0)), dict(outcome="thrown_in"),
-                    deal("inside", (16, 0), taker=1)])
+    g = score_game(
+        [
+            deal("hanging", (0, 8), held=(8, 0)),
+            dict(outcome="thrown_in"),
+            deal("inside", (16, 0), taker=1),
+        ]
+    )
     assert g["scores"] == [24, 8] and g["held"] == 0
 
 
@@ -225,14 +249,24 @@ def test_no_end_while_points_held_and_pot_chains():
     g = score_game([deal("made", (140, 0)), deal("hanging", (12, 0), held=(0, 8), taker=1)])
     assert g["ended_after"] is None and g["held"] == 8 and g["scores"] == [152, 0]
     # the pot chains over another hanging deal (doubled: both held) ...
-    g = score_game([deal("made", (140, 0)), deal("hanging", (12, 0), held=(0, 8), taker=1),
-                    deal("hanging", (0, 0), held=(16, 16), doubling=1)])
+    g = score_game(
+        [
+            deal("made", (140, 0)),
+            deal("hanging", (12, 0), held=(0, 8), taker=1),
+            deal("hanging", (0, 0), held=(16, 16), doubling=1),
+        ]
+    )
     assert g["held"] == 40 and g["ended_after"] is None
     # ... and the next decided deal (made by taker team 1) takes all 40; team 0 has
     # 152 + 5 = 157 > 11 + 40 = 51 and nothing is held: the game ends.
-    g = score_game([deal("made", (140, 0)), deal("hanging", (12, 0), held=(0, 8), taker=1),
-                    deal("hanging", (0, 0), held=(16, 16), doubling=1),
-                    deal("made", (5, 11), taker=1)])
+    g = score_game(
+        [
+            deal("made", (140, 0)),
+            deal("hanging", (12, 0), held=(0, 8), taker=1),
+            deal("hanging", (0, 0), held=(16, 16), doubling=1),
+            deal("made", (5, 11), taker=1),
+        ]
+    )
     assert g == {"scores": [157, 51], "held": 0, "ended_after": 3, "winner": 0}
 
 

@@ -8,19 +8,37 @@ from math import comb
 import numpy as np
 import pandas as pd
 import pytest
-
 import reference as ref
+
 from belote_sim import Rules, replay
 from belote_sim.cards import parse_hand
-from belote_sim.simulation.export import export_replay, records
 from belote_sim.kernels.scoring import play_game
 from belote_sim.kernels.tables import OUTCOME_NAMES
 from belote_sim.simulation.deal_table import read_deals
+from belote_sim.simulation.export import export_replay, records
 from belote_sim.simulation.runner import make_study, simulate, simulate_games, simulate_to_parquet
 
-SCORE_COLUMNS = ["strain", "taker", "doubling", "outcome", "card_points0", "card_points1",
-                 "decl0", "decl1", "belote0", "belote1", "raw0", "raw1", "mp0", "mp1",
-                 "held_mp0", "held_mp1", "tricks0", "tricks1", "valat"]
+SCORE_COLUMNS = [
+    "strain",
+    "taker",
+    "doubling",
+    "outcome",
+    "card_points0",
+    "card_points1",
+    "decl0",
+    "decl1",
+    "belote0",
+    "belote1",
+    "raw0",
+    "raw1",
+    "mp0",
+    "mp1",
+    "held_mp0",
+    "held_mp1",
+    "tricks0",
+    "tricks1",
+    "valat",
+]
 
 
 def test_same_seed_same_table_whatever_the_threads():
@@ -42,10 +60,32 @@ def test_games_same_seed_same_table_whatever_the_threads():
 
 def test_table_columns_and_types():
     df = simulate(2000, seed=1)
-    for col in ["deal_id", "dealer", "hand0", "hand1", "hand2", "hand3", "strain", "taker",
-                "doubling", "outcome", "card_points0", "card_points1", "decl0", "decl1",
-                "belote0", "belote1", "raw0", "raw1", "mp0", "mp1", "tricks0", "tricks1",
-                "valat", "auction"]:
+    for col in [
+        "deal_id",
+        "dealer",
+        "hand0",
+        "hand1",
+        "hand2",
+        "hand3",
+        "strain",
+        "taker",
+        "doubling",
+        "outcome",
+        "card_points0",
+        "card_points1",
+        "decl0",
+        "decl1",
+        "belote0",
+        "belote1",
+        "raw0",
+        "raw1",
+        "mp0",
+        "mp1",
+        "tricks0",
+        "tricks1",
+        "valat",
+        "auction",
+    ]:
         assert col in df.columns, col
     assert df["hand0"].dtype == np.uint32
     thrown = df["outcome"] == "thrown_in"
@@ -58,31 +98,56 @@ def test_table_columns_and_types():
     for s in range(4):
         assert ((df[f"bid{s}"].astype(np.int64) & ~df[f"hand{s}"].astype(np.int64)) == 0).all()
     played = df[~thrown]
-    totals = played["strain"].map({"C": 162, "D": 162, "H": 162, "S": 162, "NT": 130,
-                                   "AT": 258}).astype(int)
+    totals = (
+        played["strain"]
+        .map({"C": 162, "D": 162, "H": 162, "S": 162, "NT": 130, "AT": 258})
+        .astype(int)
+    )
     assert ((played["card_points0"] + played["card_points1"]) == totals).all()
     assert ((played["tricks0"] + played["tricks1"]) == 8).all()
     assert df["auction"].str.fullmatch(r"[pCDHSNAxrt]+").all()
     assert df["dealer"].tolist()[:8] == [0, 1, 2, 3, 0, 1, 2, 3]
 
 
-@pytest.mark.parametrize("ruleset,options,bidding,play,silent", [
-    ("common", {}, "threshold", "greedy", ()),
-    ("common", {}, "threshold", "random", (1, 2)),
-    ("bulgarian", {"kirtik": True, "third_double": True}, "threshold:40,40,60,30,30",
-     ["greedy", "random", "greedy:0,0", "random"], (0,)),
-    ("common", {"dealer_must_take": True, "at_double_ends_auction": True}, "threshold",
-     "greedy", ()),
-    ("french", {}, "take", "greedy", ()),
-    ("french", {"french_allow_nt_at": True}, "take:70,50,40,50", "random", ()),
-    ("common", {}, "fixed:0,5,1", "greedy", (0, 1, 2, 3)),
-    ("french", {}, "fixed:2,1,0", "greedy", ()),
-])
-def test_every_card_legal_and_table_round_trips_through_replay(ruleset, options, bidding, play,
-                                                                silent):
+@pytest.mark.parametrize(
+    "ruleset,options,bidding,play,silent",
+    [
+        ("common", {}, "threshold", "greedy", ()),
+        ("common", {}, "threshold", "random", (1, 2)),
+        (
+            "bulgarian",
+            {"kirtik": True, "third_double": True},
+            "threshold:40,40,60,30,30",
+            ["greedy", "random", "greedy:0,0", "random"],
+            (0,),
+        ),
+        (
+            "common",
+            {"dealer_must_take": True, "at_double_ends_auction": True},
+            "threshold",
+            "greedy",
+            (),
+        ),
+        ("french", {}, "take", "greedy", ()),
+        ("french", {"french_allow_nt_at": True}, "take:70,50,40,50", "random", ()),
+        ("common", {}, "fixed:0,5,1", "greedy", (0, 1, 2, 3)),
+        ("french", {}, "fixed:2,1,0", "greedy", ()),
+    ],
+)
+def test_every_card_legal_and_table_round_trips_through_replay(
+    ruleset, options, bidding, play, silent
+):
     """Each played card is legal per the reference; replaying gives the table's scores."""
-    df = simulate(400, rules=ruleset, options=options, bidding=bidding, play=play, seed=3,
-                  trick_log=True, belote_silent=silent)
+    df = simulate(
+        400,
+        rules=ruleset,
+        options=options,
+        bidding=bidding,
+        play=play,
+        seed=3,
+        trick_log=True,
+        belote_silent=silent,
+    )
     prov = df.attrs["belote_sim"]
     recs = list(records(df, prov))
     assert len(recs) == (df["outcome"] != "thrown_in").sum() > 0
@@ -129,8 +194,9 @@ def test_parquet_provenance_and_corrupt_file(tmp_path):
     prov = df.attrs["belote_sim"]
     assert prov["ruleset"] == "french" and prov["seed"] == 4 and prov["n"] == 3000
     assert prov["bidding"] == ["take:50,55,60,80"] * 4 and prov["belote_sim"]
-    pd.testing.assert_frame_equal(df, simulate(3000, rules="french", seed=4),
-                                  check_categorical=False, check_dtype=False)
+    pd.testing.assert_frame_equal(
+        df, simulate(3000, rules="french", seed=4), check_categorical=False, check_dtype=False
+    )
     bad = tmp_path / "bad.parquet"
     bad.write_bytes(path.read_bytes()[:500])
     with pytest.raises(ValueError, match="not a readable belote-sim deals table"):
@@ -142,6 +208,7 @@ def test_parquet_provenance_and_corrupt_file(tmp_path):
 
 
 # --- exact conditional dealing -------------------------------------------------------
+
 
 def _chi2_pvalue(counts, n_cells):
     """Chi-square goodness of fit to uniform; p-value via the Wilson-Hilferty normal
@@ -179,12 +246,24 @@ def test_constraints_are_exactly_uniform():
     deck = [f"{r}{s}" for s in "CDHS" for r in "789TJQKA"]
     p0, p1 = deck[0:8], deck[8:16]
     rest = deck[16:]  # all hearts and spades
-    allowed = [h for h in combinations(rest, 8)
-               if sum(c[1] == "H" for c in h) >= 3 and "AS" not in h and
-               sum(c[1] == "H" for c in h) <= 5 and "KS" in h and "QS" in h and "JS" in h]
-    df = simulate(60_000, predeal={0: p0, 1: p1}, seed=7, dealer=0, play="random",
-                  constraints={2: {"min": {"H": 3}, "max": {"H": 5}, "exclude": "AS",
-                                   "require": "KS QS JS"}})
+    allowed = [
+        h
+        for h in combinations(rest, 8)
+        if sum(c[1] == "H" for c in h) >= 3
+        and "AS" not in h
+        and sum(c[1] == "H" for c in h) <= 5
+        and "KS" in h
+        and "QS" in h
+        and "JS" in h
+    ]
+    df = simulate(
+        60_000,
+        predeal={0: p0, 1: p1},
+        seed=7,
+        dealer=0,
+        play="random",
+        constraints={2: {"min": {"H": 3}, "max": {"H": 5}, "exclude": "AS", "require": "KS QS JS"}},
+    )
     cells = {parse_hand(list(h)): i for i, h in enumerate(allowed)}
     idx = df["hand2"].map(cells)
     assert idx.notna().all()
@@ -200,32 +279,36 @@ def test_strength_constraint():
     assert all(60 <= hand_strength(int(h)) <= 70 for h in df["hand1"])
 
 
-@pytest.mark.parametrize("kwargs,message", [
-    (dict(constraints={0: {"min": {"H": 5, "S": 4}}}), "cannot make an 8-card hand"),
-    (dict(constraints={0: {"min": {"H": 5}}, 1: {"min": {"H": 4}}}), "more than 8 H"),
-    (dict(constraints={0: {"require": "AS", "exclude": "AS"}}), "both required and excluded"),
-    (dict(constraints={0: {"strength": (90, 80)}}), "empty"),
-    (dict(constraints={0: {"strength": (140, 150)}}), "impossible or too rare"),
-    (dict(constraints={0: {"colour": "red"}}), "unknown key"),
-    (dict(predeal={0: "AS KS", 1: "AS"}), "given twice"),
-    (dict(predeal={4: "AS"}), "seat must be 0..3"),
-    (dict(predeal={0: "AS 1X"}), "unknown card"),
-    (dict(play="clever"), "unknown play policy 'clever'"),
-    (dict(bidding="threshold:1,2,3,4,5,6,7"), "at most 5"),
-    (dict(rules="french", bidding="threshold"), "two rounds"),
-    (dict(bidding="take"), "french two-round"),
-    (dict(bidding="fixed:0,4,0", rules="french"), "bad seat/strain"),
-    (dict(bidding="fixed:0,1,3"), "doubling must be 0..2"),
-    (dict(seed=-1), "seed"),
-    (dict(threads=99), "threads"),
-    (dict(options={"kirtik": True}, rules="french"), "kirtik"),
-])
+@pytest.mark.parametrize(
+    "kwargs,message",
+    [
+        (dict(constraints={0: {"min": {"H": 5, "S": 4}}}), "cannot make an 8-card hand"),
+        (dict(constraints={0: {"min": {"H": 5}}, 1: {"min": {"H": 4}}}), "more than 8 H"),
+        (dict(constraints={0: {"require": "AS", "exclude": "AS"}}), "both required and excluded"),
+        (dict(constraints={0: {"strength": (90, 80)}}), "empty"),
+        (dict(constraints={0: {"strength": (140, 150)}}), "impossible or too rare"),
+        (dict(constraints={0: {"colour": "red"}}), "unknown key"),
+        (dict(predeal={0: "AS KS", 1: "AS"}), "given twice"),
+        (dict(predeal={4: "AS"}), "seat must be 0..3"),
+        (dict(predeal={0: "AS 1X"}), "unknown card"),
+        (dict(play="clever"), "unknown play policy 'clever'"),
+        (dict(bidding="threshold:1,2,3,4,5,6,7"), "at most 5"),
+        (dict(rules="french", bidding="threshold"), "two rounds"),
+        (dict(bidding="take"), "french two-round"),
+        (dict(bidding="fixed:0,4,0", rules="french"), "bad seat/strain"),
+        (dict(bidding="fixed:0,1,3"), "doubling must be 0..2"),
+        (dict(seed=-1), "seed"),
+        (dict(threads=99), "threads"),
+        (dict(options={"kirtik": True}, rules="french"), "kirtik"),
+    ],
+)
 def test_bad_input_is_one_clear_error(kwargs, message):
     with pytest.raises(ValueError, match=message):
         simulate(100, **kwargs)
 
 
 # --- declaration frequencies against exact combinatorics ----------------------------
+
 
 def test_declaration_frequencies_match_exact_probabilities():
     df = simulate(200_000, seed=99, play="random")
@@ -268,8 +351,16 @@ def test_declaration_frequencies_match_exact_probabilities():
 
 # --- games ---------------------------------------------------------------------------
 
-@pytest.mark.parametrize("ruleset,options", [("common", {}), ("bulgarian", {"dealing": "cut"}),
-                                             ("french", {}), ("common", {"dealing": "cut"})])
+
+@pytest.mark.parametrize(
+    "ruleset,options",
+    [
+        ("common", {}),
+        ("bulgarian", {"dealing": "cut"}),
+        ("french", {}),
+        ("common", {"dealing": "cut"}),
+    ],
+)
 def test_game_invariants(ruleset, options):
     games = simulate_games(400, rules=ruleset, options=options, seed=13)
     target = Rules.preset(ruleset).game_target
@@ -289,19 +380,29 @@ def test_game_accumulation_matches_reference_and_conserves_points():
     rows = []
     for r in df.itertuples(index=False):
         thrown = r.outcome == "thrown_in"
-        rows.append({"outcome": r.outcome, "taker_team": None if thrown else int(r.taker) % 2,
-                     "doubling": int(r.doubling), "valat": None if pd.isna(r.valat) else int(r.valat),
-                     "mp": [int(r.mp0), int(r.mp1)], "held_mp": [int(r.held_mp0), int(r.held_mp1)]})
+        rows.append(
+            {
+                "outcome": r.outcome,
+                "taker_team": None if thrown else int(r.taker) % 2,
+                "doubling": int(r.doubling),
+                "valat": None if pd.isna(r.valat) else int(r.valat),
+                "mp": [int(r.mp0), int(r.mp1)],
+                "held_mp": [int(r.held_mp0), int(r.held_mp1)],
+            }
+        )
     for start in range(0, 3000, 30):
-        seq = rows[start:start + 30]
+        seq = rows[start : start + 30]
         n = len(seq)
-        args = (np.array([OUTCOME_NAMES.index(d["outcome"]) for d in seq]),
-                np.array([d["taker_team"] or 0 for d in seq]),
-                np.array([d["doubling"] for d in seq]),
-                np.array([-1 if d["valat"] is None else d["valat"] for d in seq]),
-                np.array([d["mp"] for d in seq]).reshape(n, 2),
-                np.array([d["held_mp"] for d in seq]).reshape(n, 2), rules.to_array())
-        s0, s1, pot, ended, winner = play_game(*args)
+        args = (
+            np.array([OUTCOME_NAMES.index(d["outcome"]) for d in seq]),
+            np.array([d["taker_team"] or 0 for d in seq]),
+            np.array([d["doubling"] for d in seq]),
+            np.array([-1 if d["valat"] is None else d["valat"] for d in seq]),
+            np.array([d["mp"] for d in seq]).reshape(n, 2),
+            np.array([d["held_mp"] for d in seq]).reshape(n, 2),
+            rules.to_array(),
+        )
+        s0, s1, pot, ended, _winner = play_game(*args)
         expected = ref.play_game(seq, {"ruleset": "bulgarian"})
         assert [s0, s1] == expected["scores"] and pot == expected["held"]
         assert (None if ended < 0 else ended) == expected["ended_after"]
@@ -326,9 +427,11 @@ def test_game_deal_log_and_cut_deck_effect():
     done = games[games["held"] == 0].set_index("game_id")
     per_game = deals.groupby("game_id")[["mp0", "mp1"]].sum().loc[done.index]
     held = deals.groupby("game_id")[["held_mp0", "held_mp1"]].sum().loc[done.index].sum(axis=1)
-    assert ((per_game["mp0"] + per_game["mp1"] + held).to_numpy()
-            == (done["score0"] + done["score1"]).to_numpy()).all()
-    # an unshuffled (cut) deck deals more long runs than a shuffled one (RULES.md 3)
+    assert (
+        (per_game["mp0"] + per_game["mp1"] + held).to_numpy()
+        == (done["score0"] + done["score1"]).to_numpy()
+    ).all()
+    # an unshuffled (cut) deck deals more long runs than a shuffled one (docs/rules.md 3)
     from belote_sim.analysis.report_tables import declaration_frequencies
 
     cut = declaration_frequencies(deals).set_index(["scope", "event"])

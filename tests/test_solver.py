@@ -9,18 +9,18 @@ from pathlib import Path
 
 import numpy as np
 import pytest
-
 import reference as ref
 import solver_bruteforce as BF
-from belote_sim.deal import solver as BS
+
 from belote_sim.cards import format_card, format_cards, mask_of, parse_card, parse_hand
-from belote_sim.kernels import solver as K
-from belote_sim.kernels.solver import bounds as KB
-from belote_sim.kernels.solver import table as KT
-from belote_sim.kernels.core import trick_winner
-from belote_sim.kernels.tables import CARD_POINTS, DEAL_CARD_TOTAL, STRAIN_NAMES
+from belote_sim.deal import solver as BS
 from belote_sim.deal.playout import random_record
 from belote_sim.deal.replay import replay
+from belote_sim.kernels import solver as K
+from belote_sim.kernels.core import trick_winner
+from belote_sim.kernels.solver import bounds as KB
+from belote_sim.kernels.solver import table as KT
+from belote_sim.kernels.tables import CARD_POINTS, DEAL_CARD_TOTAL, STRAIN_NAMES
 from belote_sim.rules import Rules
 
 PRESETS = ("common", "bulgarian", "french")
@@ -39,8 +39,9 @@ def positions(seed, n, min_played, max_played, ro, ut, strain=-1):
     tricks = np.zeros((n, 4), np.int64)
     n_tricks = np.zeros(n, np.int64)
     strains = np.zeros(n, np.int64)
-    K.random_positions(seed, n, min_played, max_played, strain, ro, ut, hands, leaders, tricks,
-                       n_tricks, strains)
+    K.random_positions(
+        seed, n, min_played, max_played, strain, ro, ut, hands, leaders, tricks, n_tricks, strains
+    )
     return hands, leaders, tricks, n_tricks, strains
 
 
@@ -54,6 +55,7 @@ def remaining_points(hands, trick, n_trick, strain):
 
 
 # --- an independent pure-Python minimax on the reference rules -------------------------
+
 
 def python_minimax(hands, leader, trick, strain, max_team, preset):
     """Plain minimax written on tests/reference.py (card strings, sets); no pruning."""
@@ -100,8 +102,9 @@ def test_brute_force_agreement_10000_positions(preset):
     BF.simple_batch(hands, leaders, tricks, n_tricks, strains, max_teams, ro, ut, 0, brute)
     for bits in (16, 6):
         fast = np.zeros(n, np.int64)
-        K.solve_batch(hands, leaders, tricks, n_tricks, strains, max_teams, ro, ut,
-                      K.new_tt(bits), 0, fast)
+        K.solve_batch(
+            hands, leaders, tricks, n_tricks, strains, max_teams, ro, ut, K.new_tt(bits), 0, fast
+        )
         bad = np.nonzero(fast != brute)[0]
         assert bad.size == 0, (bits, bad[:5], fast[bad[:5]], brute[bad[:5]])
     # every strain and every number of cards left occurs
@@ -111,8 +114,19 @@ def test_brute_force_agreement_10000_positions(preset):
     # the other search drivers (MTD(f), bisection) give the same values
     for mode in (1, 2):
         other = np.zeros(2000, np.int64)
-        K.solve_batch(hands[:2000], leaders[:2000], tricks[:2000], n_tricks[:2000],
-                      strains[:2000], max_teams[:2000], ro, ut, K.new_tt(14), mode, other)
+        K.solve_batch(
+            hands[:2000],
+            leaders[:2000],
+            tricks[:2000],
+            n_tricks[:2000],
+            strains[:2000],
+            max_teams[:2000],
+            ro,
+            ut,
+            K.new_tt(14),
+            mode,
+            other,
+        )
         assert np.array_equal(other, brute[:2000])
 
 
@@ -125,14 +139,16 @@ def test_mid_deal_positions_against_plain_alpha_beta(preset):
     up to 5 cards and with several players still to play."""
     ro, ut = options(preset)
     n = 2000
-    hands, leaders, tricks, n_tricks, strains = positions(90 + PRESETS.index(preset), n, 12,
-                                                          19, ro, ut)
+    hands, leaders, tricks, n_tricks, strains = positions(
+        90 + PRESETS.index(preset), n, 12, 19, ro, ut
+    )
     max_teams = (np.arange(n) % 2).astype(np.int64)
     slow = np.zeros(n, np.int64)
     BF.simple_batch(hands, leaders, tricks, n_tricks, strains, max_teams, ro, ut, 1, slow)
     fast = np.zeros(n, np.int64)
-    K.solve_batch(hands, leaders, tricks, n_tricks, strains, max_teams, ro, ut, K.new_tt(12),
-                  0, fast)
+    K.solve_batch(
+        hands, leaders, tricks, n_tricks, strains, max_teams, ro, ut, K.new_tt(12), 0, fast
+    )
     bad = np.nonzero(fast != slow)[0]
     assert bad.size == 0, (bad[:5], fast[bad[:5]], slow[bad[:5]])
     assert set(strains.tolist()) == set(range(6)) and set(n_tricks.tolist()) == {0, 1, 2, 3}
@@ -159,8 +175,11 @@ def py_quick_points(hands, leader, strain, with_entry=True):
     then one low lead to a card of partner's above both opponents' cards."""
     lh = int(hands[leader])
     suit_contract = strain < 4
-    opp_trumps = any(int(hands[(leader + p) % 4]) >> (8 * strain) & 0xFF
-                     for p in (1, 3)) if suit_contract else False
+    opp_trumps = (
+        any(int(hands[(leader + p) % 4]) >> (8 * strain) & 0xFF for p in (1, 3))
+        if suit_contract
+        else False
+    )
     total, rounds_all, entry = 0, 0, 0
     for suit in range(4):
         trump = strain == 5 or suit == strain
@@ -172,16 +191,30 @@ def py_quick_points(hands, leader, strain, with_entry=True):
                 run.append(c)
             elif any(int(hands[s]) >> c & 1 for s in range(4)):
                 break
-        if with_entry and not run and lh >> (8 * suit) & 0xFF and (
-                not suit_contract or suit == strain or not opp_trumps):
-            top = next(((p, 8 * suit + r) for r in order for p in (1, 2, 3)
-                        if int(hands[(leader + p) % 4]) >> (8 * suit + r) & 1), None)
+        if (
+            with_entry
+            and not run
+            and lh >> (8 * suit) & 0xFF
+            and (not suit_contract or suit == strain or not opp_trumps)
+        ):
+            top = next(
+                (
+                    (p, 8 * suit + r)
+                    for r in order
+                    for p in (1, 2, 3)
+                    if int(hands[(leader + p) % 4]) >> (8 * suit + r) & 1
+                ),
+                None,
+            )
             if top is not None and top[0] == 2:
                 x = int(CARD_POINTS[strain, top[1]])
                 for p in (0, 1, 3):
                     h = int(hands[(leader + p) % 4])
-                    held = [int(CARD_POINTS[strain, 8 * suit + r]) for r in range(8)
-                            if h >> (8 * suit + r) & 1]
+                    held = [
+                        int(CARD_POINTS[strain, 8 * suit + r])
+                        for r in range(8)
+                        if h >> (8 * suit + r) & 1
+                    ]
                     x += min(held, default=0)
                 entry = max(entry, x)
         rounds = len(run)
@@ -195,8 +228,9 @@ def py_quick_points(hands, leader, strain, with_entry=True):
         pts = sum(int(CARD_POINTS[strain, c]) for c in run[:rounds])
         for p in (1, 2, 3):
             h = int(hands[(leader + p) % 4])
-            held = sorted(int(CARD_POINTS[strain, 8 * suit + r]) for r in range(8)
-                          if h >> (8 * suit + r) & 1)
+            held = sorted(
+                int(CARD_POINTS[strain, 8 * suit + r]) for r in range(8) if h >> (8 * suit + r) & 1
+            )
             pts += sum(held[:rounds])
         total += pts
         rounds_all += rounds
@@ -223,7 +257,7 @@ def test_cheap_bounds_match_rank_by_rank_reference():
     """The table-driven cheap bounds (``_sure_trumps``, ``_quick_points``) equal a
     rank-by-rank reference on positions at trick boundaries, every strain and
     leader, from full deals down to one card each."""
-    hands, leaders, _, _, strains = positions(77, 3000, 0, 28, 0, 1)
+    hands, _leaders, _, _, strains = positions(77, 3000, 0, 28, 0, 1)
     for i in range(hands.shape[0]):
         h = _at_trick_boundary(hands[i])
         st = int(strains[i])
@@ -267,6 +301,7 @@ def py_tt_keys(hands, strain):
                 hands[s] &= ~(1 << (8 * suit + r))
         for j, s in enumerate(owners):
             hands[s] |= 1 << (8 * suit + j)
+
     def word(lo, hi):  # two 32-bit hands in one int64 (wrapping, as the kernel)
         return ((lo | hi << 32) + 2**63) % 2**64 - 2**63
 
@@ -294,28 +329,83 @@ def test_brute_force_kernel_matches_pure_python_reference(preset):
     for i in range(n):
         strain = STRAIN_NAMES[strains[i]]
         h = [format_cards(int(x)) for x in hands[i]]
-        t = [format_card(int(c)) for c in tricks[i, :n_tricks[i]]]
+        t = [format_card(int(c)) for c in tricks[i, : n_tricks[i]]]
         want = python_minimax(h, int(leaders[i]), t, strain, i % 2, preset)
-        got = BF.simple_search(hands[i].copy(), leaders[i], tricks[i], n_tricks[i], strains[i],
-                              i % 2, ro, ut, 0)
+        got = BF.simple_search(
+            hands[i].copy(), leaders[i], tricks[i], n_tricks[i], strains[i], i % 2, ro, ut, 0
+        )
         assert got == want, (i, h, t, strain)
         assert BS.solve(h, strain, int(leaders[i]), i % 2, preset, t) == want
 
 
 # Full deals (seat 0..3 hands, strain, first leader) checked against plain alpha-beta.
 FULL_DEALS = [
-    ("common", ["QC AC 7D 8H 8S TS JS KS", "JC KC 9D TD 9H QH 7S 9S",
-                "9C 8D QD KD AD TH JH AS", "7C 8C TC JD 7H KH AH QS"], "AT", 3),
-    ("common", ["KC TD JD TH 8S 9S JS KS", "7C AC 9D 9H JH TS QS AS",
-                "9C TC JC 7D AD 8H QH AH", "8C QC 8D QD KD 7H KH 7S"], "D", 2),
-    ("bulgarian", ["AC 7D 9D JD 7H KH 9S KS", "7C JC AD 9H TH AH 7S TS",
-                   "QC KC TD KD JH QH 8S QS", "8C 9C TC 8D QD 8H JS AS"], "H", 1),
-    ("bulgarian", ["TC 8D TD 7H TH 9S JS AS", "JC QC AC QD KH 7S 8S QS",
-                   "7C KC 9D JD 8H JH TS KS", "8C 9C 7D KD AD 9H QH AH"], "C", 0),
-    ("french", ["7C 8C KD 7H 9H TH JH QS", "QC AC TD QD QH AH TS JS",
-                "9C TC KC 8D AD 8H KS AS", "JC 7D 9D JD KH 7S 8S 9S"], "NT", 3),
-    ("french", ["7C KC AC 7D 8D 7S JS KS", "9D QD KD JH QH KH 9S QS",
-                "9C AD 7H 9H TH AH 8S AS", "8C TC JC QC TD JD 8H TS"], "S", 3),
+    (
+        "common",
+        [
+            "QC AC 7D 8H 8S TS JS KS",
+            "JC KC 9D TD 9H QH 7S 9S",
+            "9C 8D QD KD AD TH JH AS",
+            "7C 8C TC JD 7H KH AH QS",
+        ],
+        "AT",
+        3,
+    ),
+    (
+        "common",
+        [
+            "KC TD JD TH 8S 9S JS KS",
+            "7C AC 9D 9H JH TS QS AS",
+            "9C TC JC 7D AD 8H QH AH",
+            "8C QC 8D QD KD 7H KH 7S",
+        ],
+        "D",
+        2,
+    ),
+    (
+        "bulgarian",
+        [
+            "AC 7D 9D JD 7H KH 9S KS",
+            "7C JC AD 9H TH AH 7S TS",
+            "QC KC TD KD JH QH 8S QS",
+            "8C 9C TC 8D QD 8H JS AS",
+        ],
+        "H",
+        1,
+    ),
+    (
+        "bulgarian",
+        [
+            "TC 8D TD 7H TH 9S JS AS",
+            "JC QC AC QD KH 7S 8S QS",
+            "7C KC 9D JD 8H JH TS KS",
+            "8C 9C 7D KD AD 9H QH AH",
+        ],
+        "C",
+        0,
+    ),
+    (
+        "french",
+        [
+            "7C 8C KD 7H 9H TH JH QS",
+            "QC AC TD QD QH AH TS JS",
+            "9C TC KC 8D AD 8H KS AS",
+            "JC 7D 9D JD KH 7S 8S 9S",
+        ],
+        "NT",
+        3,
+    ),
+    (
+        "french",
+        [
+            "7C KC AC 7D 8D 7S JS KS",
+            "9D QD KD JH QH KH 9S QS",
+            "9C AD 7H 9H TH AH 8S AS",
+            "8C TC JC QC TD JD 8H TS",
+        ],
+        "S",
+        3,
+    ),
 ]
 
 
@@ -338,7 +428,7 @@ def test_sanity_bounds_and_zero_sum(preset):
     solver = BS.Solver(16)
     for i in range(24):
         h = [int(x) for x in hands[i]]
-        t = [int(c) for c in tricks[i, :n_tricks[i]]]
+        t = [int(c) for c in tricks[i, : n_tricks[i]]]
         total = remaining_points(hands[i], tricks[i], n_tricks[i], strains[i])
         v0 = BS.solve(h, int(strains[i]), int(leaders[i]), 0, preset, t, solver=solver)
         v1 = BS.solve(h, int(strains[i]), int(leaders[i]), 1, preset, t, solver=solver)
@@ -390,8 +480,12 @@ def test_scores_best_card_and_perfect_playout(preset):
 
 
 def test_dd_table_matches_solve():
-    hands = ["JH 9H AH TS KS QS 7C 8D", "7H 8H TH 9S JS 8C 9C AD",
-             "QH KH AS 7S TC JC KD QD", "8S AC KC QC 7D 9D TD JD"]
+    hands = [
+        "JH 9H AH TS KS QS 7C 8D",
+        "7H 8H TH 9S JS 8C 9C AD",
+        "QH KH AS 7S TC JC KD QD",
+        "8S AC KC QC 7D 9D TD JD",
+    ]
     table = BS.dd_table(hands, "common", taker_team=1)
     assert list(table.index) == list(STRAIN_NAMES) and list(table.columns) == [0, 1, 2, 3]
     plain = BS.dd_table(hands, "common", taker_team=1, as_frame=False)
@@ -453,14 +547,17 @@ def test_solve_record_full_partial_and_lines(preset):
         pick = max if r["to_play"] % 2 == team else min
         assert pick(res["scores"].values()) == res["value"]
         # the remaining points split between the teams
-        played = {parse_card(c) for t in r["tricks"] if t["winner"] is not None
-                  for c in t["cards"]}
+        played = {parse_card(c) for t in r["tricks"] if t["winner"] is not None for c in t["cards"]}
         strain = STRAIN_NAMES.index(rec["contract"]["strain"])
         total = 10 + sum(int(CARD_POINTS[strain, c]) for c in range(32) if c not in played)
         other = dict(rec, contract=dict(rec["contract"], taker=(rec["contract"]["taker"] + 1) % 4))
         assert BS.solve_record(other)["value"] == total - res["value"]
-    lines = [json.dumps(random_record(4, rules, n_plays=5)), "", "{not json",
-             json.dumps({"hands": []})]
+    lines = [
+        json.dumps(random_record(4, rules, n_plays=5)),
+        "",
+        "{not json",
+        json.dumps({"hands": []}),
+    ]
     out = io.StringIO()
     n, errors = BS.solve_record_lines(lines, out)
     rows = [json.loads(x) for x in out.getvalue().splitlines()]
@@ -475,6 +572,7 @@ def test_solve_record_rejects_illegal_cards():
 
 
 # --- PIMC ---------------------------------------------------------------------------
+
 
 @pytest.mark.parametrize("preset", PRESETS)
 def test_inferred_voids_never_contradict_the_real_hands(preset):
@@ -514,8 +612,9 @@ def test_sample_deals_uniform_and_consistent():
         counts[tuple(int(x) for x in row)] = counts.get(tuple(int(x) for x in row), 0) + 1
     assert len(counts) == 18
     assert max(counts.values()) < 1.4 * n / 18 and min(counts.values()) > 0.6 * n / 18
-    none = K.sample_deals(fixed, unseen, need, np.array([0, 0, unseen, unseen], np.int64), 3, 1,
-                          out)
+    none = K.sample_deals(
+        fixed, unseen, need, np.array([0, 0, unseen, unseen], np.int64), 3, 1, out
+    )
     assert none == 0
 
 
@@ -531,15 +630,19 @@ def test_pimc_with_everything_known_is_double_dummy(preset):
     strain = rec["contract"]["strain"]
     team = rec["contract"]["taker"] % 2
     known = {s: hands[s] for s in range(4) if s != seat}
-    scores = BS.pimc_scores(hands[seat], seat, rec["plays"], first, strain, team, preset,
-                            samples=3, known=known)
+    scores = BS.pimc_scores(
+        hands[seat], seat, rec["plays"], first, strain, team, preset, samples=3, known=known
+    )
     trick = r["tricks"][-1]
     dd = BS.dd_scores(hands, strain, trick["leader"], team, preset, trick["cards"])
     assert scores == {c: float(v) for c, v in dd.items()}
-    card = BS.pimc_card(hands[seat], seat, rec["plays"], first, strain, preset, samples=3,
-                        known=known)
-    assert card == BS.dd_card(hands, strain, trick["leader"], preset, trick["cards"]) or \
-        dd[card] == dd[BS.dd_card(hands, strain, trick["leader"], preset, trick["cards"])]
+    card = BS.pimc_card(
+        hands[seat], seat, rec["plays"], first, strain, preset, samples=3, known=known
+    )
+    assert (
+        card == BS.dd_card(hands, strain, trick["leader"], preset, trick["cards"])
+        or dd[card] == dd[BS.dd_card(hands, strain, trick["leader"], preset, trick["cards"])]
+    )
 
 
 def test_pimc_card_is_legal_and_reproducible():
@@ -565,30 +668,54 @@ def test_pimc_card_is_legal_and_reproducible():
     plays = np.zeros(32, np.int64)
     plays[:14] = [parse_card(c) for c in rec["plays"]]
     s = BS.Solver(16)
-    c = K.pimc_best_card(mask_of(parse_card(x) for x in hand), np.zeros(4, np.int64), plays,
-                         14, first, STRAIN_NAMES.index(rec["contract"]["strain"]), 0, 1, 12, 5,
-                         s.tt, s.ws, s.moves)
+    c = K.pimc_best_card(
+        mask_of(parse_card(x) for x in hand),
+        np.zeros(4, np.int64),
+        plays,
+        14,
+        first,
+        STRAIN_NAMES.index(rec["contract"]["strain"]),
+        0,
+        1,
+        12,
+        5,
+        s.tt,
+        s.ws,
+        s.moves,
+    )
     assert format_card(int(c)) == card
 
 
 def test_cached_kernels_reload_in_a_fresh_process():
     """numba's on-disk cache must reload the solver kernels (recursive cached
     functions segfault on reload, hence the iterative search)."""
-    code = ("from belote_sim.deal import solver as BS\n"
-            "h=['JH 9H AH TS KS QS 7C 8D','7H 8H TH 9S JS 8C 9C AD',"
-            "'QH KH AS 7S TC JC KD QD','8S AC KC QC 7D 9D TD JD']\n"
-            "print(BS.solve(h,'H',0), BS.dd_card(h,'NT',1), len(BS.dd_scores(h,'AT',2)))\n")
+    code = (
+        "from belote_sim.deal import solver as BS\n"
+        "h=['JH 9H AH TS KS QS 7C 8D','7H 8H TH 9S JS 8C 9C AD',"
+        "'QH KH AS 7S TC JC KD QD','8S AC KC QC 7D 9D TD JD']\n"
+        "print(BS.solve(h,'H',0), BS.dd_card(h,'NT',1), len(BS.dd_scores(h,'AT',2)))\n"
+    )
     env = dict(os.environ)
     env["PYTHONPATH"] = str(ROOT) + os.pathsep + env.get("PYTHONPATH", "")
     outs = []
     for _ in range(2):
-        proc = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True,
-                              cwd=ROOT, env=env, timeout=300)
+        proc = subprocess.run(
+            [sys.executable, "-c", code],
+            capture_output=True,
+            text=True,
+            cwd=ROOT,
+            env=env,
+            timeout=300,
+        )
         assert proc.returncode == 0, proc.stderr[-2000:]
         outs.append(proc.stdout)
     assert outs[0] == outs[1]
-    hands = ['JH 9H AH TS KS QS 7C 8D', '7H 8H TH 9S JS 8C 9C AD',
-             'QH KH AS 7S TC JC KD QD', '8S AC KC QC 7D 9D TD JD']
+    hands = [
+        "JH 9H AH TS KS QS 7C 8D",
+        "7H 8H TH 9S JS 8C 9C AD",
+        "QH KH AS 7S TC JC KD QD",
+        "8S AC KC QC 7D 9D TD JD",
+    ]
     assert outs[0].split()[0] == str(BS.solve(hands, "H", 0))
 
 
@@ -599,10 +726,15 @@ def test_pimc_in_the_simulator_knows_the_announced_declarations():
     from belote_sim.cards import parse_hand
     from belote_sim.kernels.play import announced_cards
 
-    dealt = np.array([parse_hand("JC JD JH JS 7C 8D 9H TS"),      # carré of jacks
-                      parse_hand("7H 8H QS KS AS AC AD 9C"),      # tierce Q-K-A of spades
-                      parse_hand("QH KH AH 7S 8S 9S TC QC"),      # two tierces
-                      parse_hand("8C KC 7D 9D TD QD KD TH")], dtype=np.int64)
+    dealt = np.array(
+        [
+            parse_hand("JC JD JH JS 7C 8D 9H TS"),  # carré of jacks
+            parse_hand("7H 8H QS KS AS AC AD 9C"),  # tierce Q-K-A of spades
+            parse_hand("QH KH AH 7S 8S 9S TC QC"),  # two tierces
+            parse_hand("8C KC 7D 9D TD QD KD TH"),
+        ],
+        dtype=np.int64,
+    )
     rules = Rules.preset("common").to_array()
     left = dealt.copy()
     belote = np.zeros(4, dtype=np.int64)

@@ -3,8 +3,8 @@
 import numpy as np
 import pytest
 
-from belote_sim.simulation.runner import simulate
 from belote_sim.analysis.strength import bid_features, fit_strength, hand_strength
+from belote_sim.simulation.runner import simulate
 
 
 def test_hand_strength_per_strain():

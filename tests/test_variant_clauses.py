@@ -1,5 +1,5 @@
 """Hand-computed rule-clause tests for the 2-player, 3-player and open-belot
-variants (shared/RULES.md §11 and the readings documented in
+variants (shared/docs/rules.md §11 and the readings documented in
 tests/reference_variants.py).
 
 Every expected value was derived by hand from the rules; the arithmetic is in
@@ -19,7 +19,6 @@ Conventions in the comments:
 import importlib
 
 import pytest
-
 import reference_variants as RV
 
 SUITS = "CDHS"
@@ -41,8 +40,18 @@ def replay(request):
     return importlib.import_module("belote_sim.deal.replay").replay
 
 
-def rec(hands, plays="", strain="H", taker=0, doubling=0, ruleset="common", dealer=2,
-        options=None, silent=None, **extra):
+def rec(
+    hands,
+    plays="",
+    strain="H",
+    taker=0,
+    doubling=0,
+    ruleset="common",
+    dealer=2,
+    options=None,
+    silent=None,
+    **extra,
+):
     """A 2- or 3-player record (players = number of hands)."""
     r = {
         "ruleset": ruleset,
@@ -58,8 +67,18 @@ def rec(hands, plays="", strain="H", taker=0, doubling=0, ruleset="common", deal
     return r
 
 
-def open_rec(hands, table, plays="", strain="H", taker=0, doubling=0, ruleset="common",
-             dealer=1, options=None, silent=None):
+def open_rec(
+    hands,
+    table,
+    plays="",
+    strain="H",
+    taker=0,
+    doubling=0,
+    ruleset="common",
+    dealer=1,
+    options=None,
+    silent=None,
+):
     r = rec(hands, plays, strain, taker, doubling, ruleset, dealer, options, silent)
     r["variant"] = "open"
     r["table"] = table
@@ -126,27 +145,40 @@ def test_hand_made_deals_are_partitions():
         cs = [c for h in hands for c in cards(h)] + [c for t in table for p in t for c in p]
         assert set(cs) == DECK32 and len(cs) == 32
 
+
 # Open belot layouts (2 players, 32 cards): hands, then each player's 4 piles
 # [face_down, face_up].
 # O_PLAIN: seat 0 holds 7 clubs + 7H, diamonds on the table; seat 1 all spades,
 # hearts 8-A on the table with AC face up over 8H.
-O_PLAIN = (["7C 8C 9C TC JC QC KC 7H", "7S 8S 9S TS JS QS KS AS"],
-           [[["7D", "8D"], ["9D", "TD"], ["JD", "QD"], ["KD", "AD"]],
-            [["8H", "AC"], ["9H", "TH"], ["JH", "QH"], ["KH", "AH"]]])
+O_PLAIN = (
+    ["7C 8C 9C TC JC QC KC 7H", "7S 8S 9S TS JS QS KS AS"],
+    [
+        [["7D", "8D"], ["9D", "TD"], ["JD", "QD"], ["KD", "AD"]],
+        [["8H", "AC"], ["9H", "TH"], ["JH", "QH"], ["KH", "AH"]],
+    ],
+)
 # O_TRUMP: seat 0 all clubs in hand; seat 1 all spades in hand, every trump
 # (hearts) on his table.
-O_TRUMP = (["7C 8C 9C TC JC QC KC AC", "7S 8S 9S TS JS QS KS AS"],
-           [[["7D", "8D"], ["9D", "TD"], ["JD", "QD"], ["KD", "AD"]],
-            [["7H", "8H"], ["9H", "TH"], ["JH", "QH"], ["KH", "AH"]]])
+O_TRUMP = (
+    ["7C 8C 9C TC JC QC KC AC", "7S 8S 9S TS JS QS KS AS"],
+    [
+        [["7D", "8D"], ["9D", "TD"], ["JD", "QD"], ["KD", "AD"]],
+        [["7H", "8H"], ["9H", "TH"], ["JH", "QH"], ["KH", "AH"]],
+    ],
+)
 # O_VALAT_A: seat 0 has hearts and clubs (KH face down under 7C); seat 1 has
 # diamonds and spades (AD face up over KS).  Seat 0 leads every trick and
 # takes them all in H.
 _O_SEAT1_PILES = [["7S", "8S"], ["9S", "TS"], ["JS", "QS"], ["KS", "AD"]]
-O_VALAT_A = (["7H 8H 9H TH JH QH AH 8C", "7D 8D 9D TD JD QD KD AS"],
-             [[["KH", "7C"], ["9C", "TC"], ["JC", "QC"], ["KC", "AC"]], _O_SEAT1_PILES])
+O_VALAT_A = (
+    ["7H 8H 9H TH JH QH AH 8C", "7D 8D 9D TD JD QD KD AS"],
+    [[["KH", "7C"], ["9C", "TC"], ["JC", "QC"], ["KC", "AC"]], _O_SEAT1_PILES],
+)
 # O_VALAT_C: as A but KH face up over QH (face down), 7C in hand.
-O_VALAT_C = (["7H 8H 9H TH JH AH 7C 8C", "7D 8D 9D TD JD QD KD AS"],
-             [[["QH", "KH"], ["9C", "TC"], ["JC", "QC"], ["KC", "AC"]], _O_SEAT1_PILES])
+O_VALAT_C = (
+    ["7H 8H 9H TH JH AH 7C 8C", "7D 8D 9D TD JD QD KD AS"],
+    [[["QH", "KH"], ["9C", "TC"], ["JC", "QC"], ["KC", "AC"]], _O_SEAT1_PILES],
+)
 
 
 def interleave(first, second):
@@ -365,8 +397,7 @@ def test_2p_inside_and_kirtik(replay):
     opts = {"nt_double_raw": False}
     r = replay(rec(P1, P1_LIMIT, strain="NT", taker=0, dealer=0, options=opts))
     assert r["outcome"] == "inside" and r["mp"] == [0, 10]
-    r = replay(rec(P1, P1_LIMIT, strain="NT", taker=0, dealer=0,
-                   options=dict(opts, kirtik=True)))
+    r = replay(rec(P1, P1_LIMIT, strain="NT", taker=0, dealer=0, options=dict(opts, kirtik=True)))
     assert r["mp"] == [-10, 10]
 
 
@@ -400,16 +431,27 @@ def test_2p_doubled_made(replay):
     opts = {"doubling": True}
     r = replay(rec(P2, P2_VALAT, strain="H", taker=0, dealer=1, doubling=1, options=opts))
     assert r["outcome"] == "made" and r["mp"] == [39, 0]
-    r = replay(rec(P2, P2_VALAT, strain="H", taker=0, dealer=1, doubling=1,
-                   options=dict(opts, kirtik=True)))
+    r = replay(
+        rec(
+            P2, P2_VALAT, strain="H", taker=0, dealer=1, doubling=1, options=dict(opts, kirtik=True)
+        )
+    )
     assert r["mp"] == [39, -10]
 
 
 def test_2p_best_declaration(replay):
     # best_declaration: the two quintes T-A tie on points and top card; the
     # one in trump (hearts) wins -> seat 0 scores 100: raw 252 -> 25 + 9 = 34
-    r = replay(rec(P2, P2_VALAT, strain="H", taker=0, dealer=1,
-                   options={"declarations_compare": "best_declaration"}))
+    r = replay(
+        rec(
+            P2,
+            P2_VALAT,
+            strain="H",
+            taker=0,
+            dealer=1,
+            options={"declarations_compare": "best_declaration"},
+        )
+    )
     assert r["declarations"] == [[decl(0, "quinte", "TH JH QH KH AH", 100), belote(0, "H")], []]
     assert r["raw"] == [252, 0] and r["mp"] == [34, 0]
 
@@ -484,8 +526,11 @@ def test_3p_at_belotes_common(replay):
     r = replay(rec(S, S_AT, strain="AT", taker=2))
     assert [t["winner"] for t in r["tricks"]] == [0, 0, 2, 2, 2, 2, 2, 2]
     assert r["card_points"] == [88, 0, 170]
-    assert r["declarations"] == [[belote(0, "H")], [belote(1, "C"), belote(1, "S")],
-                                 [belote(2, "D")]]
+    assert r["declarations"] == [
+        [belote(0, "H")],
+        [belote(1, "C"), belote(1, "S")],
+        [belote(2, "D")],
+    ]
     assert r["raw"] == [108, 40, 190]
     assert r["outcome"] == "made" and r["valat"] is None
     assert r["mp"] == [11, 4, 19]
@@ -527,8 +572,16 @@ def test_3p_best_declaration_ties_to_first_from_dealer(replay):
     # -> MP 19 / 21 (r 8) / 4.  Taker 0: 190 < 208 inside; 19 -> 9 + 9, odd to
     # seat 1 (208 > 40): s1 = 21 + 9 + 1 = 31, s2 = 4 + 9 = 13.
     hands = [S[2], S[0], S[1]]
-    r = replay(rec(hands, S_AT, strain="AT", taker=0, dealer=0,
-                   options={"declarations_compare": "best_declaration"}))
+    r = replay(
+        rec(
+            hands,
+            S_AT,
+            strain="AT",
+            taker=0,
+            dealer=0,
+            options={"declarations_compare": "best_declaration"},
+        )
+    )
     assert r["tricks"][0] == {"leader": 1, "cards": ["JH", "JS", "9D"], "winner": 1}
     assert r["card_points"] == [170, 88, 0]
     assert r["declarations"] == [
@@ -573,10 +626,10 @@ def test_3p_need_trick_applies_after_comparison(replay):
 def test_3p_best_declaration_run_in_trump(replay):
     # best_declaration: quintes of s0 (hearts = trump) and s2 tie on points
     # and top card; the run in trump wins -> s0 scores it: 267 -> 27
-    r = replay(rec(D2, D2_H, strain="H", taker=0,
-                   options={"declarations_compare": "best_declaration"}))
-    assert r["declarations"] == [[decl(0, "quinte", "TH JH QH KH AH", 100), belote(0, "H")],
-                                 [], []]
+    r = replay(
+        rec(D2, D2_H, strain="H", taker=0, options={"declarations_compare": "best_declaration"})
+    )
+    assert r["declarations"] == [[decl(0, "quinte", "TH JH QH KH AH", 100), belote(0, "H")], [], []]
     assert r["raw"] == [267, 15, 0] and r["mp"] == [27, 1, 0]
 
 
@@ -643,8 +696,7 @@ def test_3p_best_declaration_carre_and_need_trick(replay):
     assert r["outcome"] == "inside" and r["mp"] == [26, 0, 12]
     # + need a trick: s0 (no trick) loses them, nobody else scores any:
     # raw 0 / 123 / 59 -> taker 1 made, 0 / 12 / 6
-    r = replay(rec(D5, D5_C, strain="C", taker=1,
-                   options=dict(opts, declarations_need_trick=True)))
+    r = replay(rec(D5, D5_C, strain="C", taker=1, options=dict(opts, declarations_need_trick=True)))
     assert r["declarations"] == [[], [belote(1, "C")], []]
     assert r["raw"] == [0, 123, 59]
     assert r["outcome"] == "made" and r["mp"] == [0, 12, 6]
@@ -688,8 +740,9 @@ def test_3p_inside_even_split_and_kirtik(replay):
 
 def test_3p_doubled_made_each_own(replay):
     # doubled, made (65 > 45, 65 > 20): each his own MP x2 -> 12 / 10 / 4
-    r = replay(rec(N, N_A, strain="NT", taker=0, doubling=1,
-                   options=dict(NO_DOUBLE, doubling=True)))
+    r = replay(
+        rec(N, N_A, strain="NT", taker=0, doubling=1, options=dict(NO_DOUBLE, doubling=True))
+    )
     assert r["outcome"] == "made" and r["mp"] == [12, 10, 4]
 
 
@@ -886,8 +939,9 @@ def test_2p_deck_and_sizes(replay):
     with pytest.raises(ValueError):
         replay(rec(["7H TH JH QH KH AH 9C JC AC", P1[1]], strain="NT", dealer=0))  # a 7
     with pytest.raises(ValueError):
-        replay(rec(["9H TH JH QH KH AH 9C JC AC", "9S TS JS QS KS AS TC KC AC"],
-                   strain="NT", dealer=0))  # AC twice
+        replay(
+            rec(["9H TH JH QH KH AH 9C JC AC", "9S TS JS QS KS AS TC KC AC"], strain="NT", dealer=0)
+        )  # AC twice
 
 
 def test_open_record_errors(replay):
@@ -933,8 +987,11 @@ def test_too_many_plays(replay):
 
 def _points(card, strain):
     trump = strain == "AT" or card[1] == strain
-    table = ({"J": 20, "9": 14, "A": 11, "T": 10, "K": 4, "Q": 3} if trump
-             else {"A": 11, "T": 10, "K": 4, "Q": 3, "J": 2})
+    table = (
+        {"J": 20, "9": 14, "A": 11, "T": 10, "K": 4, "Q": 3}
+        if trump
+        else {"A": 11, "T": 10, "K": 4, "Q": 3, "J": 2}
+    )
     return table.get(card[0], 0)
 
 
@@ -944,6 +1001,7 @@ def test_random_legal_playouts_invariants(replay, kind):
     # the finished deal must account for every card point (+10 last trick),
     # and raw = (card points + listed declarations) x2 in NT.
     import random
+
     rng = random.Random(20240611)
     for n in range(12):
         strain = rng.choice(["C", "D", "H", "S", "NT", "AT"])
@@ -951,17 +1009,19 @@ def test_random_legal_playouts_invariants(replay, kind):
             deck = sorted(DECK32)
             rng.shuffle(deck)
             hands = [" ".join(deck[0:8]), " ".join(deck[8:16])]
-            table = [[deck[16 + 2 * i: 18 + 2 * i] for i in range(4)],
-                     [deck[24 + 2 * i: 26 + 2 * i] for i in range(4)]]
+            table = [
+                [deck[16 + 2 * i : 18 + 2 * i] for i in range(4)],
+                [deck[24 + 2 * i : 26 + 2 * i] for i in range(4)],
+            ]
             base = open_rec(hands, table, "", strain=strain, dealer=n % 2)
             dealt = deck
         else:
             deck = sorted(DECK24)
             rng.shuffle(deck)
             p, size = (3, 8) if kind == "3p" else (2, 9)
-            hands = [" ".join(deck[i * size:(i + 1) * size]) for i in range(p)]
+            hands = [" ".join(deck[i * size : (i + 1) * size]) for i in range(p)]
             base = rec(hands, "", strain=strain, dealer=n % p, taker=n % p)
-            dealt = deck[:p * size]
+            dealt = deck[: p * size]
         base["options"] = {"kirtik": bool(n % 3 == 0)}
         plays = []
         while True:

@@ -1,4 +1,4 @@
-"""The games where every player is alone (RULES.md section 11): 3 players, 2 players,
+"""The games where every player is alone (docs/rules.md section 11): 3 players, 2 players,
 open belot -- rules, dealing, bidding, simulation invariants, exports, reports, CLI."""
 
 import json
@@ -8,12 +8,12 @@ import pandas as pd
 import pytest
 
 from belote_sim import Rules, replay
+from belote_sim.analysis.report_tables import report_tables
 from belote_sim.cards import format_card, parse_card
 from belote_sim.cli import main
-from belote_sim.simulation.export import records
 from belote_sim.kernels.dealing import solo_hands_from_deck
-from belote_sim.analysis.report_tables import report_tables
 from belote_sim.simulation.deal_table import read_deals, table_piles
+from belote_sim.simulation.export import records
 from belote_sim.simulation.runner import make_study, simulate, simulate_games, simulate_to_parquet
 
 GAMES = {"three": dict(players=3), "two": dict(players=2), "open": dict(variant="open")}
@@ -37,12 +37,12 @@ def _cards(mask: int) -> set[str]:
 @pytest.fixture(scope="module", params=list(GAMES))
 def game(request):
     name = request.param
-    df = simulate(1500, "bulgarian", options=GAMES[name], seed=21, trick_log=True,
-                  chunk_size=500)
+    df = simulate(1500, "bulgarian", options=GAMES[name], seed=21, trick_log=True, chunk_size=500)
     return name, df
 
 
 # --- rules -----------------------------------------------------------------------------
+
 
 def test_solo_rules_defaults_and_errors():
     r = Rules.preset("bulgarian", players=3)
@@ -69,10 +69,11 @@ def test_solo_rules_defaults_and_errors():
 
 # --- dealing and bidding -----------------------------------------------------------------
 
+
 @pytest.mark.parametrize("players, open_table", [(3, False), (2, False), (2, True)])
 def test_deal_packets_follow_the_deck_positions(players, open_table):
     """Dealing an unshuffled deck (position i holds card i) shows the packet layout of
-    RULES.md section 11, dealt from dealer + 1."""
+    docs/rules.md section 11, dealt from dealer + 1."""
     deck = np.arange(32 if open_table else 24, dtype=np.int64)
     hands = np.zeros(players, dtype=np.int64)
     bid = np.zeros(players, dtype=np.int64)
@@ -94,14 +95,19 @@ def test_deal_packets_follow_the_deck_positions(players, open_table):
 
 
 def _expected_auction(bid_masks, dealer, players, thresholds=(50.0, 52.0, 75.0)):
-    """Take-or-pass (RULES.md 4.3) with the threshold policy, written out plainly."""
+    """Take-or-pass (docs/rules.md 4.3) with the threshold policy, written out plainly."""
     score_of = {}
     for strain_i, strain in enumerate(["C", "D", "H", "S", "NT", "AT"]):
         score_of[strain_i] = lambda cards, strain=strain: sum(
-            (_points(c, "NT") + (5 if c[0] == "A" else 0)) if strain == "NT" else
-            (TRUMP_POINTS[c[0]] + (5 if c[0] == "J" else 0)) if strain == "AT" else
-            (TRUMP_POINTS[c[0]] + 10) if c[1] == strain else (8 if c[0] == "A" else 0)
-            for c in cards)
+            (_points(c, "NT") + (5 if c[0] == "A" else 0))
+            if strain == "NT"
+            else (TRUMP_POINTS[c[0]] + (5 if c[0] == "J" else 0))
+            if strain == "AT"
+            else (TRUMP_POINTS[c[0]] + 10)
+            if c[1] == strain
+            else (8 if c[0] == "A" else 0)
+            for c in cards
+        )
     calls, current, bidder, passes, seat = "", -1, -1, 0, (dealer + 1) % players
     while True:
         best, best_margin = -1, 0.0
@@ -131,12 +137,15 @@ def test_take_or_pass_auction(game):
         if row.outcome == "thrown_in":
             assert set(row.auction) == {"p"}
         else:
-            assert "CDHSNA"[["C", "D", "H", "S", "NT", "AT"].index(row.strain)] == \
-                row.auction.rstrip("p")[-1]
+            assert (
+                "CDHSNA"[["C", "D", "H", "S", "NT", "AT"].index(row.strain)]
+                == row.auction.rstrip("p")[-1]
+            )
             assert row.doubling == 0
 
 
 # --- simulation invariants ---------------------------------------------------------------
+
 
 def test_deals_use_the_right_deck_and_sizes(game):
     name, df = game
@@ -149,10 +158,12 @@ def test_deals_use_the_right_deck_and_sizes(game):
             assert all(len(h) == 8 for h in hands)
             assert set().union(*hands, *table_cards) == {format_card(c) for c in range(32)}
             for p in range(2):
-                assert _cards(getattr(row, f"table_up{p}")) == {format_card(pile[1])
-                                                                 for pile in tables[p]}
-                assert _cards(getattr(row, f"table_down{p}")) == {format_card(pile[0])
-                                                                   for pile in tables[p]}
+                assert _cards(getattr(row, f"table_up{p}")) == {
+                    format_card(pile[1]) for pile in tables[p]
+                }
+                assert _cards(getattr(row, f"table_down{p}")) == {
+                    format_card(pile[0]) for pile in tables[p]
+                }
         else:
             size = 8 if n == 3 else 9
             assert all(len(h) == size for h in hands)
@@ -181,7 +192,8 @@ def test_card_points_tricks_and_raw_add_up(game):
         factor = 2 if row.strain == "NT" else 1
         for p in range(n):
             assert getattr(row, f"raw{p}") == factor * (
-                card_points[p] + getattr(row, f"decl{p}") + getattr(row, f"belote{p}"))
+                card_points[p] + getattr(row, f"decl{p}") + getattr(row, f"belote{p}")
+            )
         if name == "three":
             assert row.outcome in ("made", "inside")
             raw = [getattr(row, f"raw{p}") for p in range(3)]
@@ -212,8 +224,9 @@ def test_same_table_whatever_the_threads():
 
 
 def test_fixed_contract_and_random_play():
-    df = simulate(500, "bulgarian", options=dict(players=3), bidding="fixed:1,5,0",
-                  play="random", seed=2)
+    df = simulate(
+        500, "bulgarian", options=dict(players=3), bidding="fixed:1,5,0", play="random", seed=2
+    )
     assert (df["taker"] == 1).all() and (df["strain"] == "AT").all()
     assert (df["card_points0"] + df["card_points1"] + df["card_points2"] == 258).all()
 
@@ -235,6 +248,7 @@ def test_solo_study_errors():
 
 # --- files, reports, command line --------------------------------------------------------
 
+
 @pytest.mark.parametrize("name", list(GAMES))
 def test_parquet_report_and_exact_declarations(tmp_path, name):
     path = tmp_path / "d.parquet"
@@ -245,8 +259,9 @@ def test_parquet_report_and_exact_declarations(tmp_path, name):
     assert f"raw{n - 1}" in df.columns and f"hand{n}" not in df.columns
     tables = report_tables(str(path))
     decl = tables["declarations"]
-    scopes = {"three": {"hand5", "hand8"}, "two": {"hand6", "hand9"},
-              "open": {"hand8", "hand12"}}[name]
+    scopes = {"three": {"hand5", "hand8"}, "two": {"hand6", "hand9"}, "open": {"hand8", "hand12"}}[
+        name
+    ]
     assert set(decl["scope"]) == scopes
     assert (decl["deck"] == (32 if name == "open" else 24)).all()
     # simulated frequencies agree with the exact probabilities of the right deck
@@ -269,8 +284,23 @@ def test_read_deals_checks_the_solo_columns(tmp_path):
 
 def test_cli_simulate_export_replay_report(tmp_path, capsys):
     table = tmp_path / "three.parquet"
-    assert main(["simulate", "--ruleset", "bulgarian", "--players", "3", "--deals", "3000",
-                 "-q", "-o", str(table)]) == 0
+    assert (
+        main(
+            [
+                "simulate",
+                "--ruleset",
+                "bulgarian",
+                "--players",
+                "3",
+                "--deals",
+                "3000",
+                "-q",
+                "-o",
+                str(table),
+            ]
+        )
+        == 0
+    )
     assert "3,000 deals" in capsys.readouterr().out
     records_path = tmp_path / "r.jsonl"
     assert main(["export-replay", str(table), "--rows", "0:20", "-o", str(records_path)]) == 0
@@ -282,52 +312,92 @@ def test_cli_simulate_export_replay_report(tmp_path, capsys):
     assert main(["report", str(table), "-o", str(tmp_path / "rep")]) == 0
     assert (tmp_path / "rep" / "index.html").exists()
     opened = tmp_path / "open.parquet"
-    assert main(["simulate", "--variant", "open", "--deals", "500", "-q", "-o",
-                 str(opened), "--trick-log"]) == 0
-    assert main(["export-replay", str(opened), "--rows", "0:3", "-o",
-                 str(records_path)]) == 0
+    assert (
+        main(
+            [
+                "simulate",
+                "--variant",
+                "open",
+                "--deals",
+                "500",
+                "-q",
+                "-o",
+                str(opened),
+                "--trick-log",
+            ]
+        )
+        == 0
+    )
+    assert main(["export-replay", str(opened), "--rows", "0:3", "-o", str(records_path)]) == 0
     rec = json.loads(records_path.read_text().splitlines()[0])
     assert rec["variant"] == "open" and len(rec["table"]) == 2 and len(rec["plays"]) == 32
     capsys.readouterr()
-    assert main(["simulate", "--players", "3", "--play", "pimc", "--deals", "10", "-q",
-                 "-o", str(tmp_path / "x.parquet")]) == 2
+    assert (
+        main(
+            [
+                "simulate",
+                "--players",
+                "3",
+                "--play",
+                "pimc",
+                "--deals",
+                "10",
+                "-q",
+                "-o",
+                str(tmp_path / "x.parquet"),
+            ]
+        )
+        == 2
+    )
     assert "random and greedy" in capsys.readouterr().err
 
 
 # --- replay records ----------------------------------------------------------------------
 
-THREE = {"ruleset": "bulgarian", "players": 3, "dealer": 2,
-         "hands": ["9C TC JC QC KC AC 9D TD", "JD QD KD AD 9H TH JH QH",
-                   "KH AH 9S TS JS QS KS AS"],
-         "contract": {"strain": "S", "taker": 2}}
+THREE = {
+    "ruleset": "bulgarian",
+    "players": 3,
+    "dealer": 2,
+    "hands": ["9C TC JC QC KC AC 9D TD", "JD QD KD AD 9H TH JH QH", "KH AH 9S TS JS QS KS AS"],
+    "contract": {"strain": "S", "taker": 2},
+}
 
 
-@pytest.mark.parametrize("change, words", [
-    (dict(hands=["7C TC JC QC KC AC 9D TD"] + THREE["hands"][1:]), "24-card deck"),
-    (dict(hands=THREE["hands"][:2]), "list of 3 hands"),
-    (dict(hands=["9C TC JC QC KC AC 9D"] + THREE["hands"][1:]), "8 cards"),
-    (dict(dealer=3), "dealer"),
-    (dict(contract={"strain": "S", "taker": 3}), "taker"),
-    (dict(contract={"strain": "S", "taker": 0, "doubling": 1}), "doubling"),
-    (dict(table=[[["9C", "TC"]] * 4] * 2), "only open belot"),
-    (dict(options={"players": 2}), "contradicts"),
-    (dict(plays=["9C"] * 25), "at most 24"),
-    (dict(turned="9C"), "french"),
-])
+@pytest.mark.parametrize(
+    "change, words",
+    [
+        (dict(hands=["7C TC JC QC KC AC 9D TD"] + THREE["hands"][1:]), "24-card deck"),
+        (dict(hands=THREE["hands"][:2]), "list of 3 hands"),
+        (dict(hands=["9C TC JC QC KC AC 9D"] + THREE["hands"][1:]), "8 cards"),
+        (dict(dealer=3), "dealer"),
+        (dict(contract={"strain": "S", "taker": 3}), "taker"),
+        (dict(contract={"strain": "S", "taker": 0, "doubling": 1}), "doubling"),
+        (dict(table=[[["9C", "TC"]] * 4] * 2), "only open belot"),
+        (dict(options={"players": 2}), "contradicts"),
+        (dict(plays=["9C"] * 25), "at most 24"),
+        (dict(turned="9C"), "french"),
+    ],
+)
 def test_solo_record_errors(change, words):
     with pytest.raises(ValueError, match=words):
         replay({**THREE, **change})
 
 
 def test_open_record_errors():
-    base = {"ruleset": "bulgarian", "variant": "open", "dealer": 1,
-            "hands": ["7C 8C 9C TC JC QC KC AC", "7D 8D 9D TD JD QD KD AD"],
-            "table": [[["7H", "8H"], ["9H", "TH"], ["JH", "QH"], ["KH", "AH"]],
-                      [["7S", "8S"], ["9S", "TS"], ["JS", "QS"], ["KS", "AS"]]],
-            "contract": {"strain": "H", "taker": 0}}
+    base = {
+        "ruleset": "bulgarian",
+        "variant": "open",
+        "dealer": 1,
+        "hands": ["7C 8C 9C TC JC QC KC AC", "7D 8D 9D TD JD QD KD AD"],
+        "table": [
+            [["7H", "8H"], ["9H", "TH"], ["JH", "QH"], ["KH", "AH"]],
+            [["7S", "8S"], ["9S", "TS"], ["JS", "QS"], ["KS", "AS"]],
+        ],
+        "contract": {"strain": "H", "taker": 0},
+    }
     assert replay(base)["legal"] == sorted(
-        ["7C", "8C", "9C", "TC", "JC", "QC", "KC", "AC", "8H", "TH", "QH", "AH"],
-        key=parse_card)
+        ["7C", "8C", "9C", "TC", "JC", "QC", "KC", "AC", "8H", "TH", "QH", "AH"], key=parse_card
+    )
     bad = json.loads(json.dumps(base))
     bad["table"][1][3] = ["KS", "7C"]
     with pytest.raises(ValueError, match="7C is dealt twice"):
@@ -340,10 +410,18 @@ def test_open_record_errors():
 
 
 def test_french_turned_card_field():
-    rec = {"ruleset": "french", "dealer": 3, "turned": "JH",
-           "hands": ["JH 9H AH TH KS QS 7C 8D", "7H 8H QH KH 7S 8S 9S TS",
-                     "JS AS 9C TC JC QC KC AC", "7D 9D TD JD QD KD AD 8C"],
-           "contract": {"strain": "H", "taker": 0}}
+    rec = {
+        "ruleset": "french",
+        "dealer": 3,
+        "turned": "JH",
+        "hands": [
+            "JH 9H AH TH KS QS 7C 8D",
+            "7H 8H QH KH 7S 8S 9S TS",
+            "JS AS 9C TC JC QC KC AC",
+            "7D 9D TD JD QD KD AD 8C",
+        ],
+        "contract": {"strain": "H", "taker": 0},
+    }
     assert replay(rec)["to_play"] == 0
     with pytest.raises(ValueError, match="must hold the turned card"):
         replay({**rec, "turned": "7H"})
@@ -357,7 +435,7 @@ def test_solver_rejects_solo_records():
 
 
 def _replay_game(deals, players, target=151):
-    """Accumulate a game from its deal log, written out plainly (RULES.md 9, 11)."""
+    """Accumulate a game from its deal log, written out plainly (docs/rules.md 9, 11)."""
     scores = [0] * players
     pot = 0
     for row in deals.itertuples():
@@ -381,7 +459,7 @@ def _replay_game(deals, players, target=151):
 def test_game_mode_accumulates_the_deals(name):
     n = PLAYERS[name]
     games, deals = simulate_games(40, "bulgarian", options=GAMES[name], seed=9, deal_log=True)
-    assert list(games.columns[4:4 + n]) == [f"score{p}" for p in range(n)]
+    assert list(games.columns[4 : 4 + n]) == [f"score{p}" for p in range(n)]
     assert games["winner"].notna().all()
     for game in games.itertuples():
         log = deals[deals["game_id"] == game.game_id]

@@ -2,3 +2,6 @@
 (``report_tables``), figures (``plots``), the HTML report (``html_report``), hand
 strength (``strength``) and policy comparisons (``comparisons``: bidding sweeps and
 mirrored duels)."""
+
+#: Two-sided 95% normal quantile (every interval of the reports and the CLI).
+Z95 = 1.959963984540054

@@ -19,13 +19,12 @@ import numpy as np
 import pandas as pd
 from matplotlib.figure import Figure
 
+from belote_sim.kernels.tables import RANK_9, RANK_A, RANK_J, RANK_T
 from belote_sim.simulation.atlas_table import KINDS, AtlasTable, key_hands, load_atlas
-
-RANK_9, RANK_J, RANK_A, RANK_T = 2, 4, 7, 3
 
 
 def _rank_count(hands: np.ndarray, rank: int) -> np.ndarray:
-    return sum((hands >> (8 * s + rank)) & 1 for s in range(4))
+    return np.sum([(hands >> (8 * s + rank)) & 1 for s in range(4)], axis=0)
 
 
 def _features(table: AtlasTable, kind: int) -> tuple[pd.DataFrame, str, str]:
@@ -36,13 +35,22 @@ def _features(table: AtlasTable, kind: int) -> tuple[pd.DataFrame, str, str]:
     n = s[..., KA.F_N]
     with np.errstate(invalid="ignore", divide="ignore"):
         p = np.where(n > 0, s[..., KA.F_MADE] / np.where(n > 0, n, 1), np.nan)
-    df = pd.DataFrame({"mult": table.mult[kind], "p_made": np.nanmean(p, axis=1),
-                       "deals": n.sum(axis=1)})
+    df = pd.DataFrame(
+        {"mult": table.mult[kind], "p_made": np.nanmean(p, axis=1), "deals": n.sum(axis=1)}
+    )
     if kind == 0:  # clubs are the trumps of the representative hands
         trumps = hands & 0xFF
-        holding = np.array(["".join(name for name, r in (("J", RANK_J), ("9", RANK_9),
-                                                         ("A", RANK_A)) if (t >> r) & 1) or "-"
-                            for t in trumps])
+        holding = np.array(
+            [
+                "".join(
+                    name
+                    for name, r in (("J", RANK_J), ("9", RANK_9), ("A", RANK_A))
+                    if (t >> r) & 1
+                )
+                or "-"
+                for t in trumps
+            ]
+        )
         count = np.array([bin(int(t)).count("1") for t in trumps])
         df["row"] = [f"{h} ({c} trumps)" for h, c in zip(holding, count)]
         df["col"] = _rank_count(hands, RANK_A) - ((trumps >> RANK_A) & 1)
@@ -60,8 +68,9 @@ def heatmap_table(table: AtlasTable, kind: str) -> pd.DataFrame:
     df, _, _ = _features(table, KINDS.index(kind))
     df = df[df["p_made"].notna()]
     df = df.assign(w=df["mult"] * df["p_made"])
-    out = df.groupby(["row", "col"], as_index=False).agg(hands=("mult", "sum"),
-                                                       deals=("deals", "sum"), w=("w", "sum"))
+    out = df.groupby(["row", "col"], as_index=False).agg(
+        hands=("mult", "sum"), deals=("deals", "sum"), w=("w", "sum")
+    )
     out["p_made"] = out["w"] / out["hands"]
     return out.drop(columns="w")
 
@@ -93,12 +102,14 @@ def write_atlas_page(out_dir: str | Path, table: AtlasTable | None = None) -> Pa
     (out / "tables").mkdir(parents=True, exist_ok=True)
     (out / "figures").mkdir(parents=True, exist_ok=True)
     meta = table.meta
-    parts = ["<!doctype html><html lang='en'><head><meta charset='utf-8'>"
-             "<title>hand atlas</title></head><body><h1>The hand atlas</h1>",
-             f"<p>{html.escape(meta.get('ruleset', ''))} rules, "
-             f"{html.escape(str(meta.get('play', '')))} play, {meta.get('deals', 0):,} deals, "
-             f"seed {meta.get('seed')}. P(made) of the taker's team per 5-card bidding "
-             "hand, weighted by the number of hands in each class, positions averaged.</p>"]
+    parts = [
+        "<!doctype html><html lang='en'><head><meta charset='utf-8'>"
+        "<title>hand atlas</title></head><body><h1>The hand atlas</h1>",
+        f"<p>{html.escape(meta.get('ruleset', ''))} rules, "
+        f"{html.escape(str(meta.get('play', '')))} play, {meta.get('deals', 0):,} deals, "
+        f"seed {meta.get('seed')}. P(made) of the taker's team per 5-card bidding "
+        "hand, weighted by the number of hands in each class, positions averaged.</p>",
+    ]
     titles = {"suit": "Suit contracts", "nt": "No trumps", "at": "All trumps"}
     for kind in KINDS:
         long = heatmap_table(table, kind)
@@ -108,10 +119,12 @@ def write_atlas_page(out_dir: str | Path, table: AtlasTable | None = None) -> Pa
         long.to_csv(out / "tables" / f"atlas_{kind}.csv", index=False)
         fig = _plot(long, row_label, col_label, f"{titles[kind]}: P(made)")
         fig.savefig(out / "figures" / f"atlas_{kind}.png", dpi=200)
-        parts.append(f"<h2>{titles[kind]}</h2><p><a href='tables/atlas_{kind}.csv'>CSV</a> "
-                     f"(rows: {row_label}, columns: {col_label})</p>"
-                     f"<img src='figures/atlas_{kind}.png' width='640' "
-                     f"alt='{titles[kind]} P(made) heatmap'>")
+        parts.append(
+            f"<h2>{titles[kind]}</h2><p><a href='tables/atlas_{kind}.csv'>CSV</a> "
+            f"(rows: {row_label}, columns: {col_label})</p>"
+            f"<img src='figures/atlas_{kind}.png' width='640' "
+            f"alt='{titles[kind]} P(made) heatmap'>"
+        )
     parts.append("</body></html>")
     page = out / "atlas.html"
     page.write_text("\n".join(parts), encoding="utf-8")

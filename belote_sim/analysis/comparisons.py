@@ -12,15 +12,17 @@ the measure is the setting's game win rate, mirrored the same way on the game se
 
 from __future__ import annotations
 
-from typing import Any, Sequence
+from collections.abc import Callable, Sequence
+from typing import Any
 
 import numpy as np
 import pandas as pd
 
-from belote_sim.kernels.bidding import THRESHOLD_DEFAULTS
-from belote_sim.policies import BID_POLICIES
 from belote_sim.analysis.report_tables import Z95
-from belote_sim.simulation.runner import simulate, simulate_games
+from belote_sim.kernels.bidding import THRESHOLD_DEFAULTS
+from belote_sim.kernels.tables import STRAIN_NAMES
+from belote_sim.policies import BID_POLICIES
+from belote_sim.simulation.runner import iter_chunks, make_study, simulate, simulate_games
 
 THRESHOLD_PARAMS = BID_POLICIES["threshold"].param_names
 
@@ -33,16 +35,24 @@ def default_values(param: str, step: float = 5.0, steps: int = 2) -> list[float]
     """The default sweep of a threshold parameter: its default value and ``steps``
     steps of ``step`` points either side."""
     if param not in THRESHOLD_PARAMS:
-        raise ValueError(f"unknown threshold parameter {param!r}: one of "
-                         f"{', '.join(THRESHOLD_PARAMS)}")
+        raise ValueError(
+            f"unknown threshold parameter {param!r}: one of {', '.join(THRESHOLD_PARAMS)}"
+        )
     base = THRESHOLD_DEFAULTS[THRESHOLD_PARAMS.index(param)]
     return [base + k * step for k in range(-steps, steps + 1)]
 
 
-def bidding_sweep(param: str, values: Sequence[float] | None = None, deals: int = 100_000,
-                  rules: Any = "common", play: Any = "greedy", seed: int = 0,
-                  baseline: Sequence[float] | None = None, games: int = 0,
-                  threads: int | None = None) -> pd.DataFrame:
+def bidding_sweep(
+    param: str,
+    values: Sequence[float] | None = None,
+    deals: int = 100_000,
+    rules: Any = "common",
+    play: Any = "greedy",
+    seed: int = 0,
+    baseline: Sequence[float] | None = None,
+    games: int = 0,
+    threads: int | None = None,
+) -> pd.DataFrame:
     """Mirrored result of each value of one threshold parameter against the baseline.
 
     ``param``: one of ``suit``, ``nt``, ``at``, ``double``, ``redouble``; ``values``
@@ -57,8 +67,9 @@ def bidding_sweep(param: str, values: Sequence[float] | None = None, deals: int 
     (95% interval above 0); ``edge`` marks the smallest and largest values.
     """
     if param not in THRESHOLD_PARAMS:
-        raise ValueError(f"unknown threshold parameter {param!r}: one of "
-                         f"{', '.join(THRESHOLD_PARAMS)}")
+        raise ValueError(
+            f"unknown threshold parameter {param!r}: one of {', '.join(THRESHOLD_PARAMS)}"
+        )
     if deals < 2:
         raise ValueError(f"deals must be at least 2, got {deals}")
     base = [float(v) for v in (baseline or THRESHOLD_DEFAULTS)]
@@ -79,10 +90,12 @@ def bidding_sweep(param: str, values: Sequence[float] | None = None, deals: int 
         net = ((a["mp0"] - a["mp1"]).to_numpy(float) + (b["mp1"] - b["mp0"]).to_numpy(float)) / 2
         win = None
         if games:
-            ga = simulate_games(games, rules=rules, bidding=first, play=play, seed=seed,
-                                threads=threads)
-            gb = simulate_games(games, rules=rules, bidding=second, play=play, seed=seed,
-                                threads=threads)
+            ga = simulate_games(
+                games, rules=rules, bidding=first, play=play, seed=seed, threads=threads
+            )
+            gb = simulate_games(
+                games, rules=rules, bidding=second, play=play, seed=seed, threads=threads
+            )
             win = ((ga["winner"] == 0).to_numpy(float) + (gb["winner"] == 1).to_numpy(float)) / 2
         return net, win
 
@@ -94,9 +107,16 @@ def bidding_sweep(param: str, values: Sequence[float] | None = None, deals: int 
         net, win = mirrored(params)
         se = float(net.std(ddof=1) / np.sqrt(len(net)))
         mean = float(net.mean())
-        row = {"param": param, "value": value, "baseline": value == base[index],
-               "n": len(net), "mean_net_mp": mean, "se": se, "low": mean - Z95 * se,
-               "high": mean + Z95 * se}
+        row = {
+            "param": param,
+            "value": value,
+            "baseline": value == base[index],
+            "n": len(net),
+            "mean_net_mp": mean,
+            "se": se,
+            "low": mean - Z95 * se,
+            "high": mean + Z95 * se,
+        }
         row.update(delta=mean, delta_se=se, delta_low=row["low"], delta_high=row["high"])
         if games:
             diff = win - base_win
@@ -113,38 +133,101 @@ def bidding_sweep(param: str, values: Sequence[float] | None = None, deals: int 
     return out
 
 
-def duel(a: Any, b: Any, deals: int = 10_000, rules: Any = "common", bidding: Any = None,
-         seed: int = 0, threads: int | None = None) -> dict[str, Any]:
+#: The keys of ``belote-sim duel --json``.
+DUEL_KEYS = ("a", "b", "ruleset", "deals", "played", "thrown_in", "mean", "se", "by_strain")
+
+#: Deals per chunk of a duel (chunk c takes its seeds from the c-th child of the seed):
+#: small for the search policies, so that the progress bar moves.
+DUEL_CHUNK = 8192
+DUEL_SEARCH_CHUNK = 256
+
+
+def _mean_se(x: np.ndarray) -> tuple[float, float]:
+    n = len(x)
+    mean = float(x.mean()) if n else float("nan")
+    se = float(x.std(ddof=1) / np.sqrt(n)) if n > 1 else float("nan")
+    return mean, se
+
+
+def duel(
+    a: Any,
+    b: Any,
+    deals: int = 10_000,
+    rules: Any = "common",
+    bidding: Any = None,
+    seed: int = 0,
+    threads: int | None = None,
+    options: Any = None,
+    progress: Callable[[int], None] | None = None,
+) -> dict[str, Any]:
     """Play policy ``a`` against ``b`` on mirrored pairs of deals.
 
     Every deal is played twice with the same cards and auction: once with ``a`` in
     team 0 (seats 0, 2) and ``b`` in team 1, once with the teams swapped.  The measure
     is ``a``'s net match points per deal (its team's MP minus the other's, added now),
-    averaged over the two plays of each deal; thrown-in deals are left out.  Returns
-    ``{"a", "b", "deals", "thrown_in", "mean_mp_diff", "se", "low", "high"}``: ``deals``
-    played (mirrored), ``thrown_in`` deals left out, the paired standard error.
+    averaged over the two plays of each deal; thrown-in deals are left out.  The deals
+    are made in chunks of ``DUEL_CHUNK`` (``DUEL_SEARCH_CHUNK`` when a policy searches:
+    ``dd``, ``pimc``), each simulated on ``threads`` threads; the result does not
+    depend on the number of threads.  ``progress(n)`` is called after every ``n``
+    pairs.
+
+    Returns ``{"a", "b", "ruleset", "deals", "played", "thrown_in", "mean", "se",
+    "by_strain", "low", "high", "mean_mp_diff"}``: ``deals`` dealt, ``played``
+    mirrored pairs played (the others were thrown in), ``mean`` MP per deal (a minus
+    b) with its paired standard error ``se`` and 95% interval ``low``..``high``
+    (``mean_mp_diff`` = ``mean``), ``by_strain`` ``{strain: {"pairs", "mean", "se"}}``.
     """
-    if deals < 2:
-        raise ValueError(f"deals must be at least 2, got {deals}")
-    first = simulate(deals, rules=rules, bidding=bidding, play=[a, b, a, b], seed=seed,
-                     threads=threads)
-    second = simulate(deals, rules=rules, bidding=bidding, play=[b, a, b, a], seed=seed,
-                      threads=threads)
-    played = (first["outcome"] != "thrown_in").to_numpy()
-    net1 = (first["mp0"] - first["mp1"]).to_numpy(float)[played]
-    net2 = (second["mp1"] - second["mp0"]).to_numpy(float)[played]
-    x = (net1 + net2) / 2
-    n = len(x)
-    mean = float(x.mean()) if n else float("nan")
-    se = float(x.std(ddof=1) / np.sqrt(n)) if n > 1 else float("nan")
-    return {"a": str(a), "b": str(b), "deals": int(n),
-            "thrown_in": int(len(played) - played.sum()), "mean_mp_diff": mean, "se": se,
-            "low": mean - Z95 * se, "high": mean + Z95 * se}
+    if isinstance(deals, bool) or not isinstance(deals, (int, np.integer)) or deals < 1:
+        raise ValueError(f"deals must be a positive integer, got {deals!r}")
+    names = {str(p).split(":")[0] for p in (a, b)}
+    chunk = DUEL_SEARCH_CHUNK if names & {"dd", "pimc"} else DUEL_CHUNK
+    first = make_study(rules, bidding, [a, b, a, b], seed, chunk_size=chunk, options=options)
+    second = make_study(rules, bidding, [b, a, b, a], seed, chunk_size=chunk, options=options)
+    nets, strains = [], []
+    for f1, f2 in zip(iter_chunks(first, deals, threads), iter_chunks(second, deals, threads)):
+        played = (f1["outcome"] != "thrown_in").to_numpy()
+        net1 = (f1["mp0"] - f1["mp1"]).to_numpy(float)[played]
+        net2 = (f2["mp1"] - f2["mp0"]).to_numpy(float)[played]
+        nets.append((net1 + net2) / 2)
+        strains.append(f1["strain"].astype(str).to_numpy()[played])
+        if progress:
+            progress(len(f1))
+    x = np.concatenate(nets)
+    strain = np.concatenate(strains)
+    mean, se = _mean_se(x)
+    by_strain = {}
+    for name in STRAIN_NAMES:
+        sel = x[strain == name]
+        if len(sel):
+            m, e = _mean_se(sel)
+            by_strain[name] = {"pairs": len(sel), "mean": m, "se": e}
+    return {
+        "a": str(a),
+        "b": str(b),
+        "ruleset": first.rules.name,
+        "deals": int(deals),
+        "played": len(x),
+        "thrown_in": int(deals - len(x)),
+        "mean": mean,
+        "se": se,
+        "by_strain": by_strain,
+        "low": mean - Z95 * se,
+        "high": mean + Z95 * se,
+        "mean_mp_diff": mean,
+    }
 
 
-def bidding_duel(a: Any, b: Any, deals: int = 100_000, rules: Any = "common",
-                 play: Any = "greedy", seed: int = 0, threads: int | None = None,
-                 games: int = 0, options: dict | None = None) -> dict[str, Any]:
+def bidding_duel(
+    a: Any,
+    b: Any,
+    deals: int = 100_000,
+    rules: Any = "common",
+    play: Any = "greedy",
+    seed: int = 0,
+    threads: int | None = None,
+    games: int = 0,
+    options: dict | None = None,
+) -> dict[str, Any]:
     """Bidding policy ``a`` against ``b`` on mirrored pairs of deals (everyone plays
     ``play``).
 
@@ -158,29 +241,76 @@ def bidding_duel(a: Any, b: Any, deals: int = 100_000, rules: Any = "common",
     "played", "thrown_in", "mean", "se", "low", "high"}`` plus ``games``, ``win_rate``,
     ``win_se``, ``win_low``, ``win_high`` in game mode.
     """
-    first = simulate(deals, rules=rules, bidding=[a, b, a, b], play=play, seed=seed,
-                     threads=threads, options=options)
-    second = simulate(deals, rules=rules, bidding=[b, a, b, a], play=play, seed=seed,
-                      threads=threads, options=options)
+    first = simulate(
+        deals,
+        rules=rules,
+        bidding=[a, b, a, b],
+        play=play,
+        seed=seed,
+        threads=threads,
+        options=options,
+    )
+    second = simulate(
+        deals,
+        rules=rules,
+        bidding=[b, a, b, a],
+        play=play,
+        seed=seed,
+        threads=threads,
+        options=options,
+    )
     if not (first["hand0"].to_numpy() == second["hand0"].to_numpy()).all():
         raise AssertionError("the mirrored runs did not play the same deals")
-    x = ((first["mp0"] - first["mp1"]).to_numpy(float)
-         + (second["mp1"] - second["mp0"]).to_numpy(float)) / 2
-    thrown = ((first["outcome"] == "thrown_in").to_numpy()
-              & (second["outcome"] == "thrown_in").to_numpy())
+    x = (
+        (first["mp0"] - first["mp1"]).to_numpy(float)
+        + (second["mp1"] - second["mp0"]).to_numpy(float)
+    ) / 2
+    thrown = (first["outcome"] == "thrown_in").to_numpy() & (
+        second["outcome"] == "thrown_in"
+    ).to_numpy()
     n = len(x)
     mean = float(x.mean()) if n else float("nan")
     se = float(x.std(ddof=1) / np.sqrt(n)) if n > 1 else float("nan")
-    out = {"a": str(a), "b": str(b), "ruleset": first.attrs["belote_sim"]["ruleset"],
-           "deals": int(n), "played": int(n - thrown.sum()), "thrown_in": int(thrown.sum()),
-           "mean": mean, "se": se, "low": mean - Z95 * se, "high": mean + Z95 * se}
+    out = {
+        "a": str(a),
+        "b": str(b),
+        "ruleset": first.attrs["belote_sim"]["ruleset"],
+        "deals": int(n),
+        "played": int(n - thrown.sum()),
+        "thrown_in": int(thrown.sum()),
+        "mean": mean,
+        "se": se,
+        "low": mean - Z95 * se,
+        "high": mean + Z95 * se,
+    }
     if games:
-        g1 = simulate_games(games, rules=rules, bidding=[a, b, a, b], play=play, seed=seed,
-                            threads=threads, options=options)
-        g2 = simulate_games(games, rules=rules, bidding=[b, a, b, a], play=play, seed=seed,
-                            threads=threads, options=options)
+        g1 = simulate_games(
+            games,
+            rules=rules,
+            bidding=[a, b, a, b],
+            play=play,
+            seed=seed,
+            threads=threads,
+            options=options,
+        )
+        g2 = simulate_games(
+            games,
+            rules=rules,
+            bidding=[b, a, b, a],
+            play=play,
+            seed=seed,
+            threads=threads,
+            options=options,
+        )
         win = ((g1["winner"] == 0).to_numpy(float) + (g2["winner"] == 1).to_numpy(float)) / 2
         w, wse = float(win.mean()), float(win.std(ddof=1) / np.sqrt(len(win)))
-        out.update({"games": int(games), "win_rate": w, "win_se": wse,
-                    "win_low": w - Z95 * wse, "win_high": w + Z95 * wse})
+        out.update(
+            {
+                "games": int(games),
+                "win_rate": w,
+                "win_se": wse,
+                "win_low": w - Z95 * wse,
+                "win_high": w + Z95 * wse,
+            }
+        )
     return out

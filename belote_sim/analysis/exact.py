@@ -30,7 +30,7 @@ other.  Results are probabilities (unitless, in [0, 1]) as exact ``Fraction`` va
 from __future__ import annotations
 
 from fractions import Fraction
-from functools import lru_cache
+from functools import cache
 from math import comb
 from numbers import Integral
 
@@ -38,8 +38,9 @@ from belote_sim.kernels.tables import RANK_CHARS
 
 RANKS = RANK_CHARS
 CARRE_RANKS = "9TJQKA"
-HAND_EVENTS = ("run3", "run4", "run5") + tuple(f"carre_{r}" for r in CARRE_RANKS) + (
-    "carre_any", "kq_suit")
+HAND_EVENTS = (
+    ("run3", "run4", "run5") + tuple(f"carre_{r}" for r in CARRE_RANKS) + ("carre_any", "kq_suit")
+)
 DECKS = (32, 24)
 # lowest rank index present in each deck (ranks lowest..7 of every suit)
 _LOWEST_RANK = {32: 0, 24: 2}
@@ -62,9 +63,9 @@ def _check_args(k, deck) -> tuple[int, int]:
     _check_deck(deck)
     if isinstance(k, bool) or not isinstance(k, Integral):
         raise TypeError(f"hand size k must be an integer, got {k!r}")
+    k = int(k)
     if not 0 <= k <= deck:
-        raise ValueError(f"hand size k must be in 0..{deck} for the {deck}-card deck, "
-                         f"got {k}")
+        raise ValueError(f"hand size k must be in 0..{deck} for the {deck}-card deck, got {k}")
     return int(k), int(deck)
 
 
@@ -88,6 +89,7 @@ def _longest_run(byte: int) -> int:
 
 
 # --- closed forms ------------------------------------------------------------------------
+
 
 def _strings_without_run(n: int, ones: int, run: int) -> int:
     """Binary strings of length n with ``ones`` ones and no ``run`` consecutive ones.
@@ -130,18 +132,21 @@ def _enumerated_counter_for(deck: int):
 
     def counter(n: int, m: int, run: int) -> int:
         assert n == deck // 4
-        return sum(1 for byte in bytes_
-                   if bin(byte).count("1") == m and _longest_run(byte) < run)
+        return sum(1 for byte in bytes_ if bin(byte).count("1") == m and _longest_run(byte) < run)
+
     return counter
 
 
 def _carre_any(k: int, deck: int = 32) -> int:
     # inclusion-exclusion over the 6 scoring ranks (present in both decks)
-    return sum((-1) ** (j + 1) * comb(6, j) * _comb(deck - 4 * j, k - 4 * j)
-               for j in range(1, 7) if 4 * j <= k)
+    return sum(
+        (-1) ** (j + 1) * comb(6, j) * _comb(deck - 4 * j, k - 4 * j)
+        for j in range(1, 7)
+        if 4 * j <= k
+    )
 
 
-@lru_cache(maxsize=None)
+@cache
 def closed_form(k: int = 8, *, deck: int = 32) -> dict[str, Fraction]:
     """Probabilities (exact ``Fraction`` values in [0, 1]) of the one-hand events
     ``HAND_EVENTS`` for a hand of ``k`` cards dealt uniformly from the ``deck``-card
@@ -166,7 +171,7 @@ def closed_form(k: int = 8, *, deck: int = 32) -> dict[str, Fraction]:
     return out
 
 
-@lru_cache(maxsize=None)
+@cache
 def enumerated(k: int = 8, *, deck: int = 32) -> dict[str, Fraction]:
     """Probabilities (exact ``Fraction`` values in [0, 1]) of the one-hand events
     ``HAND_EVENTS`` for a hand of ``k`` cards dealt uniformly from the ``deck``-card
@@ -223,11 +228,12 @@ def enumerated(k: int = 8, *, deck: int = 32) -> dict[str, Fraction]:
 
 # --- team events (two disjoint 8-card hands) -----------------------------------------------
 
+
 def _pair_counts(run: int) -> list[list[int]]:
     """pairs[m1][m2]: ways to split one suit into two disjoint hand parts of sizes m1, m2
     with no run of ``run`` in either part (enumerating the 3**8 assignments)."""
     pairs = [[0] * 9 for _ in range(9)]
-    for code in range(3 ** 8):
+    for code in range(3**8):
         a = b = 0
         c = code
         for r in range(8):
@@ -258,7 +264,7 @@ def _pairs_all_below(run: int) -> int:
     return ways[8][8]
 
 
-@lru_cache(maxsize=None)
+@cache
 def team_probabilities() -> dict[str, Fraction]:
     """Probabilities (exact ``Fraction`` values) that at least one hand of a team (two
     disjoint 8-card hands from the 32-card deck) holds
@@ -282,7 +288,9 @@ def team_probabilities() -> dict[str, Fraction]:
         for i in range(j + 1):
             if 4 * i <= 8 and 4 * (j - i) <= 8:
                 rest = 32 - 4 * j
-                sub += comb(j, i) * comb(rest, 8 - 4 * i) * comb(rest - (8 - 4 * i), 8 - 4 * (j - i))
+                sub += (
+                    comb(j, i) * comb(rest, 8 - 4 * i) * comb(rest - (8 - 4 * i), 8 - 4 * (j - i))
+                )
         any_count += (-1) ** (j + 1) * comb(6, j) * sub
     out["team_carre_any"] = Fraction(any_count, total)
     out["team_kq_suit"] = 2 * single["kq_suit"]
@@ -319,8 +327,9 @@ def _subsets(pool_byte: int) -> list[int]:
     return [sub for sub in range(256) if sub & ~pool_byte == 0]
 
 
-def _weighted_events(base: int, pool: int, take: int, in_a: int, weight_of_j,
-                     spec: dict | None) -> dict[str, Fraction]:
+def _weighted_events(
+    base: int, pool: int, take: int, in_a: int, weight_of_j, spec: dict | None
+) -> dict[str, Fraction]:
     """Events of hands ``base | S`` over the subsets S of ``pool`` with ``take`` cards,
     each weighted by ``weight_of_j(j)`` (j = cards of S in ``in_a``) and kept when the
     hand meets the rejection constraints ``spec`` (suit lengths, strength).
@@ -334,32 +343,45 @@ def _weighted_events(base: int, pool: int, take: int, in_a: int, weight_of_j,
     spec = spec or {}
     mins = [int(dict(spec.get("min", {})).get(s, 0)) for s in "CDHS"]
     maxs = [int(dict(spec.get("max", {})).get(s, 8)) for s in "CDHS"]
-    points = np.array([sum(_PLAIN_POINTS[r] for r in range(8) if (byte >> r) & 1)
-                       for byte in range(256)], dtype=np.int64)
+    points = np.array(
+        [sum(_PLAIN_POINTS[r] for r in range(8) if (byte >> r) & 1) for byte in range(256)],
+        dtype=np.int64,
+    )
     longest = np.array([_longest_run(byte) for byte in range(256)], dtype=np.int64)
     carre_bits = sum(1 << RANKS.index(r) for r in CARRE_RANKS)
     # per suit: rows (hand byte, cards taken, cards taken from in_a)
     per_suit = []
     for s in range(4):
         b = (base >> (8 * s)) & 0xFF
-        rows = [(b | sub, bin(sub).count("1"), bin(sub & (in_a >> (8 * s))).count("1"))
-                for sub in _subsets((pool >> (8 * s)) & 0xFF)
-                if mins[s] <= bin(b | sub).count("1") <= maxs[s]]
+        rows = [
+            (b | sub, bin(sub).count("1"), bin(sub & (in_a >> (8 * s))).count("1"))
+            for sub in _subsets((pool >> (8 * s)) & 0xFF)
+            if mins[s] <= bin(b | sub).count("1") <= maxs[s]
+        ]
         per_suit.append(np.array(rows, dtype=np.int64).reshape(-1, 3))
     # partial hands of suits C, D, H as summaries: n, j, run, common, kq, strength
-    acc = {"n": per_suit[0][:, 1], "j": per_suit[0][:, 2],
-           "run": longest[per_suit[0][:, 0]], "common": per_suit[0][:, 0] & carre_bits,
-           "kq": np.zeros(len(per_suit[0]), dtype=np.int64),
-           "strength": points[per_suit[0][:, 0]], "count": np.ones(len(per_suit[0]), np.int64)}
+    acc = {
+        "n": per_suit[0][:, 1],
+        "j": per_suit[0][:, 2],
+        "run": longest[per_suit[0][:, 0]],
+        "common": per_suit[0][:, 0] & carre_bits,
+        "kq": np.zeros(len(per_suit[0]), dtype=np.int64),
+        "strength": points[per_suit[0][:, 0]],
+        "count": np.ones(len(per_suit[0]), np.int64),
+    }
     for s in (1, 2):
         right = per_suit[s]
         li, ri = np.divmod(np.arange(len(acc["n"]) * len(right)), len(right))
         byte = right[ri, 0]
-        new = {"n": acc["n"][li] + right[ri, 1], "j": acc["j"][li] + right[ri, 2],
-               "run": np.maximum(acc["run"][li], longest[byte]),
-               "common": acc["common"][li] & byte,
-               "kq": (byte & 0x60 == 0x60).astype(np.int64) if s == 2 else acc["kq"][li],
-               "strength": acc["strength"][li] + points[byte], "count": acc["count"][li]}
+        new = {
+            "n": acc["n"][li] + right[ri, 1],
+            "j": acc["j"][li] + right[ri, 2],
+            "run": np.maximum(acc["run"][li], longest[byte]),
+            "common": acc["common"][li] & byte,
+            "kq": (byte & 0x60 == 0x60).astype(np.int64) if s == 2 else acc["kq"][li],
+            "strength": acc["strength"][li] + points[byte],
+            "count": acc["count"][li],
+        }
         keep = new["n"] <= take
         new = {k: v[keep] for k, v in new.items()}
         # merge equal summaries
@@ -394,8 +416,9 @@ def _weighted_events(base: int, pool: int, take: int, in_a: int, weight_of_j,
     return {event: Fraction(int(weights[mask].sum()), total) for event, mask in hits.items()}
 
 
-def conditional_probabilities(seat: int, size: int, predeal: dict | None = None,
-                              constraints: dict | None = None) -> dict[str, Fraction] | None:
+def conditional_probabilities(
+    seat: int, size: int, predeal: dict | None = None, constraints: dict | None = None
+) -> dict[str, Fraction] | None:
     """Exact probabilities of the ``HAND_EVENTS`` for one seat's hand in a 4-player deal
     (32 cards) with predealt cards and constraints, by enumerating the seat's possible
     hands (up to C(32, 8) = 10.5 million, vectorised).
@@ -412,12 +435,14 @@ def conditional_probabilities(seat: int, size: int, predeal: dict | None = None,
     """
     if size not in (5, 8):
         raise ValueError(f"size must be 5 or 8 (cards), got {size!r}")
-    pre = {int(k): (v.split() if isinstance(v, str) else list(v))
-           for k, v in (predeal or {}).items()}
+    pre = {
+        int(k): (v.split() if isinstance(v, str) else list(v)) for k, v in (predeal or {}).items()
+    }
     cons = {int(k): dict(v) for k, v in (constraints or {}).items()}
     fixed = {s: _mask_of_names(cards) for s, cards in pre.items()}
-    required = {s: _mask_of_names(spec.get("require", [])) & ~fixed.get(s, 0)
-                for s, spec in cons.items()}
+    required = {
+        s: _mask_of_names(spec.get("require", [])) & ~fixed.get(s, 0) for s, spec in cons.items()
+    }
     taken = 0
     for mask in list(fixed.values()) + list(required.values()):
         taken |= mask
@@ -442,12 +467,19 @@ def conditional_probabilities(seat: int, size: int, predeal: dict | None = None,
     take = 5 - bin(bid_fixed).count("1")
     # a bidding set S of the free positions: P(S) is proportional to the chance that the
     # cards of S drawn at random (j of them) are among the seat's ``drawn`` cards
-    return _weighted_events(bid_fixed, own_required | free, take, free,
-                            lambda j: _comb(n_free - j, drawn - j) if j <= drawn else 0, {})
+    return _weighted_events(
+        bid_fixed,
+        own_required | free,
+        take,
+        free,
+        lambda j: _comb(n_free - j, drawn - j) if j <= drawn else 0,
+        {},
+    )
 
 
-def _constrained_bidding_events(predealt: list, required: int, free: int,
-                                spec: dict) -> dict[str, Fraction]:
+def _constrained_bidding_events(
+    predealt: list, required: int, free: int, spec: dict
+) -> dict[str, Fraction]:
     """Events of the 5 bidding cards of a seat with rejection constraints on its 8
     cards: every split of a hand into 5 bidding cards and 3 others that meets the
     constraints is equally likely (its predealt cards at their positions, required
@@ -480,9 +512,16 @@ def _constrained_bidding_events(predealt: list, required: int, free: int,
                     continue
                 if bin(bid).count("1") > 5 or bin(rest).count("1") > 3:
                     continue
-                rows.append((bin(bid).count("1"), bin(rest).count("1"), _longest_run(bid),
-                             bid & carre_bits, int(s == 2 and bid & 0x60 == 0x60),
-                             points[hand]))
+                rows.append(
+                    (
+                        bin(bid).count("1"),
+                        bin(rest).count("1"),
+                        _longest_run(bid),
+                        bid & carre_bits,
+                        int(s == 2 and bid & 0x60 == 0x60),
+                        points[hand],
+                    )
+                )
         per_suit.append(np.array(rows, dtype=np.int64).reshape(-1, 6))
     acc = np.column_stack([per_suit[0], np.ones(len(per_suit[0]), np.int64)])
     for s in (1, 2, 3):
@@ -504,7 +543,7 @@ def _constrained_bidding_events(predealt: list, required: int, free: int,
         left, r = acc[li], right[ri]
         # one packed int64 key per summary: nb 3 bits, nr 2, run 4, common 8, kq 1,
         # strength 8 (at most 131 points)
-        key = (left[:, 0] + r[:, 0])
+        key = left[:, 0] + r[:, 0]
         key = (key << 2) | (left[:, 1] + r[:, 1])
         key = (key << 4) | np.maximum(left[:, 2], r[:, 2])
         key = (key << 8) | (left[:, 3] & r[:, 3])
@@ -512,8 +551,17 @@ def _constrained_bidding_events(predealt: list, required: int, free: int,
         key = (key << 8) | (left[:, 5] + r[:, 5])
         keys, inverse = np.unique(key, return_inverse=True)
         counts = np.bincount(inverse, weights=left[:, 6]).astype(np.int64)
-        acc = np.column_stack([keys >> 23, (keys >> 21) & 3, (keys >> 17) & 15,
-                               (keys >> 9) & 255, (keys >> 8) & 1, keys & 255, counts])
+        acc = np.column_stack(
+            [
+                keys >> 23,
+                (keys >> 21) & 3,
+                (keys >> 17) & 15,
+                (keys >> 9) & 255,
+                (keys >> 8) & 1,
+                keys & 255,
+                counts,
+            ]
+        )
     if "strength" in spec:
         low, high = spec["strength"]
         acc = acc[(acc[:, 5] >= low) & (acc[:, 5] <= high)]

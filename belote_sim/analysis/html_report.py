@@ -13,23 +13,33 @@ input (missing file, CSV, another tool's Parquet, a games table) raises a one-li
 
 from __future__ import annotations
 
-import datetime as _dt
 import html
-import json
 from pathlib import Path
 from typing import Any
 
-import numpy as np
 import pandas as pd
 
-from belote_sim._version import __version__
-from belote_sim.analysis import plots
-from belote_sim.analysis.report_tables import (HONOURS, POINT_BANDS, STRAINS, checked_source,
-                                               iter_batches, report_columns, report_tables,
-                                               wilson_interval)
-
-MIN_GROUP = plots.MIN_GROUP
-DOUBLING_NAMES = plots.DOUBLING_NAMES
+from belote_sim.analysis.report_sections import (  # noqa: F401 (re-exported)
+    _atlas_section,
+    _bidding_section,
+    _contract_section,
+    _declaration_section,
+    _interval,
+    _outcome_section,
+    _Page,
+    _pct,
+    _points_section,
+    _seat_list,
+    _study_section,
+    _trump_section,
+    conditions_text,
+    policy_words,
+)
+from belote_sim.analysis.report_tables import (
+    checked_source,
+    report_columns,
+    report_tables,
+)
 
 STYLE = """
 body { font-family: system-ui, -apple-system, "Segoe UI", sans-serif; max-width: 1040px;
@@ -58,8 +68,6 @@ figcaption { font-size: 13px; color: #4a5568; max-width: 640px; }
 """
 
 
-# --- input checks ----------------------------------------------------------------------
-
 def check_source(source: Any) -> None:
     """Raise a one-line ``ValueError`` unless ``source`` is a DataFrame or a belote-sim
     deals table on disk (a Parquet file or a directory of Parquet parts)."""
@@ -75,16 +83,20 @@ def check_source(source: Any) -> None:
         raise ValueError(f"{source}: a directory without Parquet files")
     with open(files[0], "rb") as handle:
         if handle.read(4) != b"PAR1":
-            raise ValueError(f"{files[0]}: not a Parquet file (the report reads the deals "
-                             "table written by 'belote-sim simulate')")
+            raise ValueError(
+                f"{files[0]}: not a Parquet file (the report reads the deals "
+                "table written by 'belote-sim simulate')"
+            )
     try:
         names = set(pq.read_schema(str(files[0])).names)
     except Exception as exc:  # pyarrow raises several kinds
         first = str(exc).splitlines()[0] if str(exc) else type(exc).__name__
         raise ValueError(f"{files[0]}: unreadable Parquet file ({first[:100]})") from None
     if {"winner", "deals"} <= names and "outcome" not in names:
-        raise ValueError(f"{source}: a games table (simulate --games); the report needs a "
-                         "deals table (simulate --deals)")
+        raise ValueError(
+            f"{source}: a games table (simulate --games); the report needs a "
+            "deals table (simulate --deals)"
+        )
     players = 4 if "hand3" in names else 3 if "hand2" in names else 2
     variant = "open" if "table_up0" in names else "standard"
     missing = [c for c in report_columns(players, variant) if c not in names]
@@ -93,152 +105,28 @@ def check_source(source: Any) -> None:
         raise ValueError(f"{source}: not a belote-sim deals table (no column {shown})")
 
 
-# --- formatting ------------------------------------------------------------------------
-
-def _pct(x: float, digits: int = 1) -> str:
-    return "–" if x is None or not np.isfinite(x) else f"{100 * x:.{digits}f}%"
-
-
-def _interval(low: float, high: float, digits: int = 1) -> str:
-    return f"{100 * low:.{digits}f}–{100 * high:.{digits}f}%"
-
-
-def _plural(n: int, word: str) -> str:
-    return f"{n} {word}" if n == 1 else f"{n} {word}s"
-
-
-def _rate_cell(made: float, n: float) -> str:
-    """A table cell: rate, 95% interval and group size; greyed for small groups."""
-    if not n:
-        return "<td class='small'>–</td>"
-    low, high = wilson_interval(made, n)
-    cls = " class='small'" if n < MIN_GROUP else ""
-    title = f" title='{int(made)} of {int(n)} made'"
-    return (f"<td{cls}{title}>{_pct(made / n)}<span class='ci'>{_interval(low, high)}</span>"
-            f"<span class='n'>n {int(n):,}</span></td>")
-
-
-def _pivot_html(table: pd.DataFrame, rows: list[str], col: str, col_order: list | None,
-                row_label: dict[str, Any] | None = None, corner: str = "",
-                col_label=lambda c: str(c), total: bool = True) -> str:
-    """A pivot of contracts made: one cell (rate, interval, n) per row and column
-    value, with an 'all' column."""
-    table = table.copy()
-    if "strain" in rows:  # strains in auction order, not alphabetical
-        table["strain"] = pd.Categorical(table["strain"], [s for s in STRAINS
-                                                           if s in set(table["strain"])])
-    grouped = table.groupby(rows + [col], sort=True, observed=True)[["n", "made"]].sum()
-    cols = [c for c in (col_order or sorted(table[col].unique()))
-            if c in set(table[col])]
-    row_keys = table.groupby(rows, sort=True, observed=True)[["n", "made"]].sum()
-    head = "".join(f"<th>{html.escape(col_label(c))}</th>" for c in cols)
-    out = [f"<table><tr><th class='l'>{html.escape(corner)}</th>{head}"
-           + ("<th>all</th>" if total else "") + "</tr>"]
-    for key, sums in row_keys.iterrows():
-        key_t = key if isinstance(key, tuple) else (key,)
-        label = " · ".join(str((row_label or {}).get(r, lambda v: v)(v))
-                           for r, v in zip(rows, key_t))
-        cells = []
-        for c in cols:
-            idx = key_t + (c,)
-            if idx in grouped.index:
-                cells.append(_rate_cell(grouped.loc[idx, "made"], grouped.loc[idx, "n"]))
-            else:
-                cells.append("<td class='small'>–</td>")
-        if total:
-            cells.append(_rate_cell(sums["made"], sums["n"]))
-        out.append(f"<tr><th class='l'>{html.escape(label)}</th>{''.join(cells)}</tr>")
-    out.append("</table>")
-    return "".join(out)
-
-
-def _simple_table(header: list[str], rows: list[list[str]], left: int = 1) -> str:
-    head = "".join(f"<th{' class=l' if k < left else ''}>{html.escape(h)}</th>"
-                   for k, h in enumerate(header))
-    body = "".join("<tr>" + "".join(f"<td{' class=l' if k < left else ''}>{c}</td>"
-                                    for k, c in enumerate(r)) + "</tr>" for r in rows)
-    return f"<table><tr>{head}</tr>{body}</table>"
-
-
-def _fmt(value: Any) -> str:
-    return value if isinstance(value, str) else json.dumps(value)
-
-
-def policy_words(spec: str) -> str:
-    """A policy spec in words: ``threshold:50,52`` -> ``threshold (suit 50, nt 52)``."""
-    from belote_sim.policies import BID_POLICIES, PLAY_POLICIES
-
-    name, _, params = spec.partition(":")
-    info = BID_POLICIES.get(name) or PLAY_POLICIES.get(name)
-    if not params or info is None:
-        return spec
-    values = params.split(",")
-    names = [n.replace("_", " ") for n in info.param_names] + [""] * len(values)
-    words = [f"{n} {v}".strip() for n, v in zip(names, values)]
-    return f"{name} ({', '.join(words)})"
-
-
-def _seat_list(values: list[str]) -> str:
-    """``['a', 'a', 'a', 'a'] -> 'a at every seat'``, else 'seat 0 a, seat 1 b ...'."""
-    if not values:
-        return "?"
-    if len(set(values)) == 1:
-        return f"{policy_words(values[0])} at every seat"
-    return ", ".join(f"seat {k} {policy_words(v)}" for k, v in enumerate(values))
-
-
-def conditions_text(provenance: dict) -> str:
-    """The predealt cards and constraints of a study in words ('' when there are none)."""
-    parts = []
-    for seat, cards in sorted((provenance.get("predeal") or {}).items()):
-        shown = " ".join(cards) if isinstance(cards, list) else cards
-        parts.append(f"seat {seat} is dealt {shown}")
-    for seat, spec in sorted((provenance.get("constraints") or {}).items()):
-        items = []
-        for key, value in spec.items():
-            if key in ("min", "max"):
-                items += [f"{key} {n} {suit}" for suit, n in value.items()]
-            elif key == "strength":
-                items.append(f"plain card points {value[0]}–{value[1]}")
-            else:
-                items.append(f"{key} {value if isinstance(value, str) else ' '.join(value)}")
-        parts.append(f"seat {seat}: {', '.join(items)}")
-    return "; ".join(parts)
-
-
-# --- the report --------------------------------------------------------------------------
-
-class _Page:
-    def __init__(self, out: Path):
-        self.out = out
-        self.sections: list[tuple[str, str, list[str]]] = []
-        (out / "figures").mkdir(parents=True, exist_ok=True)
-
-    def figure(self, ax, name: str, caption: str, width: int = 640) -> str:
-        ax.figure.savefig(self.out / "figures" / name, dpi=plots.DPI)
-        return (f"<figure><img src='figures/{name}' alt='{html.escape(caption)}' "
-                f"width='{width}'><figcaption>{html.escape(caption)}</figcaption></figure>")
-
-    def section(self, anchor: str, heading: str, parts: list[str]) -> None:
-        self.sections.append((anchor, heading, parts))
-
-
 def _summary(tables: dict, provenance: dict, n_deals: int) -> tuple[str, str]:
     out = tables["outcomes"].set_index("event")
     played = int(out.loc["made", "n"])
     opts = provenance.get("options") or {}
     players = opts.get("players", 4)
-    game = (f"{provenance.get('ruleset', '?')} rules"
-            + (f", {players} players" if players != 4 else "")
-            + (", open belot" if opts.get("variant") == "open" else ""))
+    game = (
+        f"{provenance.get('ruleset', '?')} rules"
+        + (f", {players} players" if players != 4 else "")
+        + (", open belot" if opts.get("variant") == "open" else "")
+    )
     dealer = provenance.get("dealer")
-    who = [f"<b>{n_deals:,}</b> deals of the {html.escape(game)}",
-           "dealer rotating" if dealer is None else f"dealer fixed at seat {dealer}",
-           f"seed {provenance['seed']}" if "seed" in provenance else "seed unknown"]
+    who = [
+        f"<b>{n_deals:,}</b> deals of the {html.escape(game)}",
+        "dealer rotating" if dealer is None else f"dealer fixed at seat {dealer}",
+        f"seed {provenance['seed']}" if "seed" in provenance else "seed unknown",
+    ]
     text = ", ".join(who) + ". "
     if provenance.get("bidding"):
-        text += (f"Bidding: {html.escape(_seat_list(provenance['bidding']))}; play: "
-                 f"{html.escape(_seat_list(provenance.get('play', [])))}. ")
+        text += (
+            f"Bidding: {html.escape(_seat_list(provenance['bidding']))}; play: "
+            f"{html.escape(_seat_list(provenance.get('play', [])))}. "
+        )
     cond = conditions_text(provenance)
     if cond:
         text += f"<b>Conditioned deals</b>: {html.escape(cond)}. "
@@ -246,50 +134,43 @@ def _summary(tables: dict, provenance: dict, n_deals: int) -> tuple[str, str]:
     def rate(event):
         row = out.loc[event]
         return f"{_pct(row['rate'])} ({_interval(row['low'], row['high'])})"
-    text += (f"{rate('thrown_in')} of the deals were thrown in (everyone passed). Of the "
-             f"{played:,} contracts played the taker's side made {rate('made')}, went inside "
-             f"{rate('inside')} and hung {rate('hanging')}; {rate('doubled')} were doubled "
-             f"and {rate('valat')} ended in a valat (every trick).")
+
+    text += (
+        f"{rate('thrown_in')} of the deals were thrown in (everyone passed). Of the "
+        f"{played:,} contracts played the taker's side made {rate('made')}, went inside "
+        f"{rate('inside')} and hung {rate('hanging')}; {rate('doubled')} were doubled "
+        f"and {rate('valat')} ended in a valat (every trick)."
+    )
     success = tables["success_by_contract"].groupby("strain")[["n", "made"]].sum()
     if len(success):
         top = success["n"].idxmax()
-        text += (f" The most frequent contract is {top} ({success.loc[top, 'n'] / played:.0%}"
-                 f" of contracts, made {success.loc[top, 'made'] / success.loc[top, 'n']:.1%}).")
+        text += (
+            f" The most frequent contract is {top} ({success.loc[top, 'n'] / played:.0%}"
+            f" of contracts, made {success.loc[top, 'made'] / success.loc[top, 'n']:.1%})."
+        )
     cards = []
-    for event, label in (("made", "contracts made"), ("thrown_in", "deals thrown in"),
-                         ("doubled", "contracts doubled"), ("valat", "valats")):
+    for event, label in (
+        ("made", "contracts made"),
+        ("thrown_in", "deals thrown in"),
+        ("doubled", "contracts doubled"),
+        ("valat", "valats"),
+    ):
         row = out.loc[event]
-        cards.append(f"<div class='card'><b>{_pct(row['rate'])}</b>{label}<br>"
-                     f"<span>95%: {_interval(row['low'], row['high'])} · n {int(row['n']):,}"
-                     "</span></div>")
+        cards.append(
+            f"<div class='card'><b>{_pct(row['rate'])}</b>{label}<br>"
+            f"<span>95%: {_interval(row['low'], row['high'])} · n {int(row['n']):,}"
+            "</span></div>"
+        )
     return f"<p class='lead'>{text}</p>", f"<div class='cards'>{''.join(cards)}</div>"
 
 
-def _calibration(source: Any, page: _Page) -> str | None:
-    """The fit_strength calibration figure (fit on the even deals of the first batch,
-    checked on the odd ones), or None when there are too few contracts."""
-    from belote_sim.analysis.strength import fit_strength
-
-    batch = next(iter_batches(source), None)
-    if batch is None or len(batch) < 400:
-        return None
-    batch = batch.reset_index(drop=True)
-    try:
-        model = fit_strength(batch.iloc[0::2])
-        table = model.calibration(batch.iloc[1::2])
-    except ValueError:
-        return None
-    if table.empty:
-        return None
-    return page.figure(plots.calibration(table), "calibration.png",
-                       f"Calibration of the fitted bidding-hand model (strength.fit_strength:"
-                       f" logistic P(made) per family from the 5 bidding cards), fitted on "
-                       f"half the deals ({len(batch) // 2:,}) and checked on the other half:"
-                       " observed share made by decile of the prediction.", width=500)
-
-
-def write_report(source: Any, out_dir: str | Path, provenance: dict | None = None,
-                 title: str | None = None, allow_incomplete: bool = False) -> Path:
+def write_report(
+    source: Any,
+    out_dir: str | Path,
+    provenance: dict | None = None,
+    title: str | None = None,
+    allow_incomplete: bool = False,
+) -> Path:
     """Write the HTML report of a deals table into ``out_dir``; returns index.html.
 
     Raises a one-line ValueError (before creating ``out_dir``) for a missing file, a
@@ -321,11 +202,15 @@ def write_report(source: Any, out_dir: str | Path, provenance: dict | None = Non
     _declaration_section(page, tables, provenance)
     _atlas_section(page, out)
     _study_section(page, tables, provenance)
-    parts = [f"<!doctype html><html lang='en'><head><meta charset='utf-8'>"
-             f"<meta name='viewport' content='width=device-width'>"
-             f"<title>{html.escape(title)}</title><style>{STYLE}</style></head><body>",
-             f"<h1>{html.escape(title)}</h1>", lead, cards,
-             "<nav><h2 id='contents'>Contents</h2><ol>"]
+    parts = [
+        f"<!doctype html><html lang='en'><head><meta charset='utf-8'>"
+        f"<meta name='viewport' content='width=device-width'>"
+        f"<title>{html.escape(title)}</title><style>{STYLE}</style></head><body>",
+        f"<h1>{html.escape(title)}</h1>",
+        lead,
+        cards,
+        "<nav><h2 id='contents'>Contents</h2><ol>",
+    ]
     parts += [f"<li><a href='#{a}'>{html.escape(h)}</a></li>" for a, h, _ in page.sections]
     parts.append("</ol></nav>")
     for anchor, heading, body in page.sections:
@@ -336,288 +221,3 @@ def write_report(source: Any, out_dir: str | Path, provenance: dict | None = Non
     index = out / "index.html"
     index.write_text("\n".join(parts), encoding="utf-8")
     return index
-
-
-def _atlas_section(page: _Page, out: Path) -> None:
-    """A section on the shipped hand atlas (its own page, atlas.html, holds the three
-    heatmaps and their CSVs); nothing when the package ships no atlas."""
-    from belote_sim.simulation.atlas_table import DEFAULT_ATLAS
-
-    if not DEFAULT_ATLAS.exists():
-        return
-    from belote_sim.analysis.atlas_report import write_atlas_page
-
-    from belote_sim.atlas import atlas_frame, load_atlas
-
-    atlas = load_atlas(None)
-    write_atlas_page(out, atlas)
-    frame = atlas_frame(atlas)
-    frame = frame[frame["n"] > 0]
-    rows = []
-    for kind, label in (("suit", "a suit (trumps)"), ("nt", "NT"), ("at", "AT")):
-        cells = []
-        for position in (1, 2, 3, 4):
-            part = frame[(frame["kind"] == kind) & (frame["position"] == position)]
-            weight = part["multiplicity"].sum()
-            pays = part.loc[part["net_mp_x1"] > 0, "multiplicity"].sum()
-            cells.append(_pct(pays / weight) if weight else "–")
-        rows.append([label] + cells)
-    table = _simple_table(["contract", "position 1 (leads)", "position 2", "position 3",
-                           "position 4 (dealer)"], rows)
-    page.section("atlas", "The hand atlas: every bidding hand", [
-        "<p class='note'>Share of 5-card bidding hands for which taking the contract "
-        "undoubled has a positive expected net MP (taker's team minus defenders), from the "
-        f"shipped atlas ({html.escape(str(atlas.meta.get('play', '')))} play).</p>", table,
-        "<p>The package ships an atlas of every 5-card bidding hand (by strain and the "
-        "taker's position): P(made) and expected net MP from direct simulation of each "
-        "hand class. <a href='atlas.html'>Its page</a> shows P(made) heatmaps by trump "
-        "holding and side aces (suit contracts), aces and tens (NT), jacks and nines (AT), "
-        "each with its CSV (tables/atlas_*.csv). <code>belote-sim hand CARDS --position "
-        "P</code> answers one hand from it.</p>",
-        "<img src='figures/atlas_suit.png' width='640' alt='suit contracts: P(made) by "
-        "trump holding and side aces'>"])
-
-
-def _csv(name: str) -> str:
-    return f"<a href='tables/{name}.csv'>{name}.csv</a>"
-
-
-def _outcome_section(page: _Page, tables: dict) -> None:
-    t = tables["outcomes"]
-    fig = page.figure(plots.outcome_bars(t), "outcomes.png",
-                      "How deals end (bars: share, lines: 95% interval). Thrown in is per "
-                      "deal, the rest per contract played.")
-    names = {"made": "made", "inside": "inside (the takers failed)",
-             "hanging": "hanging (a tie: points held)", "thrown_in": "thrown in (all pass)",
-             "valat": "valat (one side took every trick)", "doubled": "doubled"}
-    rows = [[html.escape(names.get(r.event, r.event)), _pct(r.rate), _interval(r.low, r.high),
-             f"{int(r.hits):,}", f"{int(r.n):,}"] for r in t.itertuples()]
-    page.section("outcomes", "How deals end", [fig, _simple_table(
-        ["outcome", "share", "95% interval", "count", "out of"], rows),
-        f"<p class='note'>Data: {_csv('outcomes')}</p>"])
-
-
-def _contract_section(page: _Page, tables: dict, provenance: dict) -> None:
-    t = tables["success_by_contract"]
-    fig = page.figure(plots.success_by_strain(t), "success_strains.png",
-                      "Contracts made per strain and doubling level (95% intervals; levels "
-                      f"with fewer than {MIN_GROUP} contracts not drawn).")
-    positions = sorted(t["taker_position"].unique())
-    players = int((provenance.get("options") or {}).get("players", 4))
-    ordinal = {0: "1st to speak", 1: "2nd", 2: "3rd", 3: "4th"}
-    ordinal[players - 1] += " (dealer)"
-    pivot = _pivot_html(t, ["strain", "doubling"], "taker_position", positions,
-                        {"strain": str, "doubling": lambda d: DOUBLING_NAMES.get(int(d), d)},
-                        "contract · doubling",
-                        lambda p: ordinal.get(int(p), str(p)))
-    page.section("contracts", "Contracts made by strain, doubling and position", [
-        fig, "<p class='note'>Share of contracts made, its 95% Wilson interval and the "
-        "number of contracts. Position: the taker's place in the bidding (1st = the "
-        f"dealer's right-hand neighbour, who speaks first). Groups under {MIN_GROUP} "
-        "contracts are greyed. Doubling: x1 plain, x2 doubled, x4 redoubled.</p>",
-        pivot, f"<p class='note'>Data: {_csv('success_by_contract')}</p>"])
-
-
-def _bidding_section(page: _Page, tables: dict, source: Any) -> None:
-    t = tables["bid_trumps"].copy()
-    has_j = t["honours"].str.contains("J")
-    has_9 = t["honours"].str.contains("9")
-    pairs = ["J and 9", "J, no 9", "9, no J", "neither J nor 9"]
-    t["pair"] = pd.Categorical(np.select([has_j & has_9, has_j, has_9], pairs[:3], pairs[3]),
-                               pairs)
-    ax = plots.success_vs_feature(t, "bid_trumps", by="pair",
-                                  xlabel="trumps among the 5 bidding cards",
-                                  labels={"J and 9": "J and 9 of trump",
-                                          "J, no 9": "J of trump, no 9",
-                                          "9, no J": "9 of trump, no J",
-                                          "neither J nor 9": "neither J nor 9"})
-    ax.set_title("Suit contracts: the taker's bidding hand")
-    parts = [page.figure(ax, "bidding_trumps.png",
-                         "Suit contracts made by the number of trumps among the taker's 5 "
-                         "bidding cards and whether they include the jack and nine of trump "
-                         f"(95% bands for groups of at least {MIN_GROUP}; smaller groups "
-                         "hollow, with their size).")]
-    calib = _calibration(source, page)
-    if calib:
-        parts.append(calib)
-    parts.append("<h3>Suit contracts: trumps × J / 9 / A of trump</h3>")
-    parts.append(_pivot_html(tables["bid_trumps"], ["bid_trumps"], "honours", HONOURS,
-                             {"bid_trumps": lambda v: _plural(v, "trump")}, "trumps in 5 cards",
-                             lambda h: h if h == "none" else h.replace(" ", "+")))
-    parts.append("<h3>By plain card points of the 5 cards (A 11, T 10, K 4, Q 3, J 2)</h3>")
-    parts.append(_pivot_html(tables["bid_points"], ["family"], "point_band", POINT_BANDS,
-                             None, "contract"))
-    parts.append("<h3>No trumps: by aces among the 5 cards</h3>")
-    parts.append(_pivot_html(tables["bid_nt_aces"].assign(row="NT"), ["row"], "bid_aces",
-                             None, None, "aces", lambda a: _plural(a, "ace")))
-    parts.append("<h3>All trumps: by jacks (rows) and nines (columns)</h3>")
-    parts.append(_pivot_html(tables["bid_at_jacks_nines"], ["bid_jacks"], "bid_nines", None,
-                             {"bid_jacks": lambda v: _plural(v, "jack")}, "jacks \\ nines",
-                             lambda v: _plural(v, "nine")))
-    parts.append("<p class='note'>Each cell: share made, 95% interval, number of contracts;"
-                 f" greyed under {MIN_GROUP}. Data: "
-                 + ", ".join(_csv(n) for n in ("bid_trumps", "bid_points", "bid_nt_aces",
-                                               "bid_at_jacks_nines")) + "</p>")
-    page.section("bidding-hand", "The bidding hand: what the 5 cards promise", parts)
-
-
-def _trump_section(page: _Page, tables: dict) -> None:
-    t = tables["success_by_trump"]
-    if not len(t):
-        return
-    ax = plots.success_vs_feature(t, "n_trumps", by="trump_j",
-                                  labels={True: "with the trump jack",
-                                          False: "without the trump jack"},
-                                  xlabel="trumps in the taker's 8 cards")
-    fig = page.figure(ax, "success_trumps.png",
-                      "Suit contracts made by the number of trumps in the taker's whole hand"
-                      " (8 cards), with and without the jack of trump.")
-    t = t.copy()
-    t["pair"] = np.select([t["trump_j"] & t["trump_9"], t["trump_j"], t["trump_9"]],
-                          ["J and 9", "J, no 9", "9, no J"], "neither")
-    pivot = _pivot_html(t, ["n_trumps"], "pair", ["J and 9", "J, no 9", "9, no J", "neither"],
-                        {"n_trumps": lambda v: _plural(v, "trump")}, "trumps in 8 cards")
-    page.section("trumps", "Suit contracts: the taker's whole hand", [
-        fig, pivot, f"<p class='note'>Data (with the ace of trump too): "
-        f"{_csv('success_by_trump')}</p>"])
-
-
-def _points_section(page: _Page, tables: dict) -> None:
-    hist = tables["points_histogram"]
-    parts = []
-    if len(hist):
-        parts.append(page.figure(plots.mp_histograms(hist), "mp_histograms.png",
-                                 "Match points the taker's team adds on the deal (inside: "
-                                 "0), per contract family; the grey bin holds everything "
-                                 "above the range.", width=520))
-        parts.append(page.figure(plots.mp_histograms(hist, "taker_raw"), "raw_histograms.png",
-                                 "Raw points of the taker's team (card points, declarations, "
-                                 "belote).", width=520))
-    p = tables["points"].set_index(["strain", "measure"])
-    rows = []
-    for strain in STRAINS:
-        if (strain, "taker_mp") not in p.index:
-            continue
-        mp, raw = p.loc[(strain, "taker_mp")], p.loc[(strain, "taker_raw")]
-        rows.append([strain, f"{int(mp['n']):,}",
-                     f"{mp['mean']:.2f} <span class='note'>({mp['low']:.2f}–{mp['high']:.2f})"
-                     "</span>", f"{mp['sd']:.1f}",
-                     f"{raw['mean']:.1f} <span class='note'>({raw['low']:.1f}–"
-                     f"{raw['high']:.1f})</span>", f"{raw['sd']:.1f}"])
-    parts.append(_simple_table(["contract", "contracts", "mean MP (95%)", "sd MP",
-                                "mean raw points (95%)", "sd raw"], rows))
-    parts.append(f"<p class='note'>MP: match points (French points under french scoring). "
-                 f"Data: {_csv('points')}, {_csv('points_histogram')}</p>")
-    page.section("points", "Points of the taker's team", parts)
-
-
-def _declaration_section(page: _Page, tables: dict, provenance: dict) -> None:
-    d = tables["declarations"].copy()
-    conditioned = "seat" in d.columns
-    parts = []
-    if conditioned:
-        parts.append("<p class='note'><b>Conditioned study</b> "
-                     f"({html.escape(conditions_text(provenance))}): the hands are counted per "
-                     "seat and compared with exact probabilities <i>conditioned</i> on the "
-                     "predealt cards and constraints (exact enumeration of that seat's hands)."
-                     " The comparison is restricted to the hands whose law is one such "
-                     "enumeration; the others (the team counts, and every hand but the "
-                     "constrained seat's where a seat has suit-length, strength or "
-                     "excluded-card constraints) are left out here and have no exact value "
-                     f"in {_csv('declarations')}.</p>")
-        d["event_name"] = [f"seat {s}: {plots.event_label(e)}"
-                           for s, e in zip(d["seat"], d["event"])]
-    else:
-        parts.append("<p class='note'>Share of hands holding each declaration, beside the "
-                     "exact probability computed by combinatorics. Runs are counted exactly "
-                     "per hand (tierce = longest run of 3) and cumulatively per team (run 3+: "
-                     "either hand has a run of 3 or more). K+Q of hearts is the belote chance"
-                     " when trump is chosen independently of the hand.</p>")
-        d["event_name"] = [plots.event_label(e) for e in d["event"]]
-    for scope in dict.fromkeys(d["scope"]):
-        part = d[(d["scope"] == scope) & (d["exact"] > 0)]
-        if len(part) == 0:
-            continue
-        plot_table = part.assign(event=part["event_name"])
-        parts.append(page.figure(plots.declaration_frequencies(plot_table, scope),
-                                 f"declarations_{scope}.png",
-                                 f"Declarations {plots.SCOPE_LABELS.get(scope, scope)}: "
-                                 "simulated ÷ exact frequency with 95% intervals; 1 = exact.",
-                                 width=560))
-    if conditioned:
-        compared = d.groupby(["scope", "seat"], sort=False)["exact"].transform(
-            lambda x: x.notna().any())
-        d = d[compared]
-    if len(d):
-        parts.append(_declaration_table(d, conditioned))
-    parts.append(f"<p class='note'>z = (simulated − exact) / standard error; |z| above 4 "
-                 f"would point at a bug. Data: {_csv('declarations')}</p>")
-    page.section("declarations", "Declarations in the dealt hands", parts)
-
-
-def _declaration_table(d: pd.DataFrame, conditioned: bool) -> str:
-    """Declarations for people: one row per declaration, per counted scope (and seat)
-    the simulated share with its 95% interval, the exact value and z."""
-    def digits(x):
-        return 3 if x < 0.01 else 2
-    groups = (list(d.groupby(["scope", "seat"], sort=False)) if conditioned
-              else list(d.groupby("scope", sort=False)))
-    if len(groups) > 3:  # at most three hands side by side
-        return "".join(_declaration_table(pd.concat([g for _, g in groups[k:k + 3]]),
-                                          conditioned) for k in range(0, len(groups), 3))
-    head1 = ["<th class='l' rowspan=2>declaration</th>"]
-    head2 = []
-    for key, _ in groups:
-        scope, seat = key if conditioned else (key, None)
-        name = plots.SCOPE_LABELS.get(scope, scope)
-        if seat is not None:
-            name = f"{'team' if scope == 'team' else 'seat'} {seat}: " + name.replace(
-                "per team (either hand)", "either hand")
-        head1.append(f"<th colspan=3>{html.escape(name)}</th>")
-        head2 += ["<th>simulated (95%)</th>", "<th>exact</th>", "<th>z</th>"]
-    names = list(dict.fromkeys(plots.event_label(e) for e in d["event"]))
-    out = [f"<table><tr>{''.join(head1)}</tr><tr>{''.join(head2)}</tr>"]
-    for name in names:
-        cells = []
-        for _, part in groups:
-            row = part[[plots.event_label(e) == name for e in part["event"]]]
-            if row.empty:
-                cells.append("<td class='small' colspan=3>–</td>")
-                continue
-            r = row.iloc[0]
-            k = digits(r["rate"])
-            cells.append(f"<td>{_pct(r['rate'], k)}<span class='ci'>"
-                         f"{_interval(r['low'], r['high'], k)}</span></td>")
-            if np.isfinite(r["exact"]):
-                cells.append(f"<td>{_pct(r['exact'], digits(r['exact']))}</td>"
-                             f"<td>{r['z']:+.1f}</td>")
-            else:
-                cells.append("<td class='small'>–</td><td class='small'>–</td>")
-        out.append(f"<tr><th class='l'>{html.escape(name)}</th>{''.join(cells)}</tr>")
-    counts = ", ".join(f"{plots.SCOPE_LABELS.get(k if not conditioned else k[0], k)}"
-                       f"{'' if not conditioned else f' ({k[1]})'}: {int(p['n'].iloc[0]):,}"
-                       for k, p in groups)
-    out.append(f"</table><p class='note'>Hands counted — {html.escape(counts)}.</p>")
-    return "".join(out)
-
-
-def _study_section(page: _Page, tables: dict, provenance: dict) -> None:
-    rows = {"package": f"belote-sim {__version__}",
-            "generated": _dt.datetime.now(_dt.timezone.utc).strftime("%Y-%m-%d %H:%M UTC")}
-    for key in ("ruleset", "n", "seed", "bidding", "play", "dealer", "predeal",
-                "constraints", "chunk_size", "belote_sim"):
-        if key in provenance:
-            rows["deals" if key == "n" else
-                 "written by" if key == "belote_sim" else key] = provenance[key]
-    body = ["<table class='prov'>"]
-    body += [f"<tr><th class='l'>{html.escape(k)}</th><td>{html.escape(_fmt(v))}</td></tr>"
-             for k, v in rows.items()]
-    body.append("</table>")
-    if "options" in provenance:
-        body.append("<details><summary>rule options</summary><table class='prov'>")
-        body += [f"<tr><th class='l'>{html.escape(k)}</th><td>{html.escape(_fmt(v))}</td></tr>"
-                 for k, v in provenance["options"].items()]
-        body.append("</table></details>")
-    body.append("<p class='note'>All tables as CSV (long format, for analysts): "
-                + ", ".join(_csv(n) for n in tables) + "</p>")
-    page.section("study", "The study and its data", body)

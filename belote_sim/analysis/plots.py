@@ -12,17 +12,34 @@ from matplotlib.axes import Axes
 from matplotlib.figure import Figure
 from matplotlib.ticker import PercentFormatter
 
-STRAIN_COLOURS = {"C": "#2b6cb0", "D": "#dd6b20", "H": "#c53030", "S": "#2f855a",
-                  "NT": "#6b46c1", "AT": "#4a5568"}
+STRAIN_COLOURS = {
+    "C": "#2b6cb0",
+    "D": "#dd6b20",
+    "H": "#c53030",
+    "S": "#2f855a",
+    "NT": "#6b46c1",
+    "AT": "#4a5568",
+}
 
 
-EVENT_LABELS = {"run3": "tierce (run 3)", "run4": "quarte (run 4)",
-                "run5": "quinte+ (run 5+)", "run3plus": "tierce or longer (run 3+)",
-                "run4plus": "quarte or longer (run 4+)", "run5plus": "quinte+ (run 5+)",
-                "carre_any": "any carré", "kq_suit": "K+Q of hearts"}
-SCOPE_LABELS = {"hand5": "per 5-card bidding hand", "hand8": "per 8-card hand",
-                "team": "per team (either hand)", "hand6": "per 6-card bidding hand",
-                "hand9": "per 9-card hand", "hand12": "per hand and face-up table cards"}
+EVENT_LABELS = {
+    "run3": "tierce (run 3)",
+    "run4": "quarte (run 4)",
+    "run5": "quinte+ (run 5+)",
+    "run3plus": "tierce or longer (run 3+)",
+    "run4plus": "quarte or longer (run 4+)",
+    "run5plus": "quinte+ (run 5+)",
+    "carre_any": "any carré",
+    "kq_suit": "K+Q of hearts",
+}
+SCOPE_LABELS = {
+    "hand5": "per 5-card bidding hand",
+    "hand8": "per 8-card hand",
+    "team": "per team (either hand)",
+    "hand6": "per 6-card bidding hand",
+    "hand9": "per 9-card hand",
+    "hand12": "per hand and face-up table cards",
+}
 #: groups smaller than this get no interval band and are marked with their size
 MIN_GROUP = 30
 #: figures are saved at this resolution (2x a 100-dpi screen)
@@ -43,9 +60,14 @@ def _axes(ax: Axes | None, size=(6.4, 4.0)) -> Axes:
     return ax
 
 
-def success_vs_feature(table: pd.DataFrame, feature: str, by: str | None = None,
-                       ax: Axes | None = None, labels: dict | None = None,
-                       xlabel: str | None = None) -> Axes:
+def success_vs_feature(
+    table: pd.DataFrame,
+    feature: str,
+    by: str | None = None,
+    ax: Axes | None = None,
+    labels: dict | None = None,
+    xlabel: str | None = None,
+) -> Axes:
     """Success rate against a whole-number hand feature, one line per value of ``by``,
     with 95% Wilson bands only where a group has at least ``MIN_GROUP`` contracts; the
     points of smaller groups are hollow and labelled with their size; the legend gives
@@ -59,27 +81,48 @@ def success_vs_feature(table: pd.DataFrame, feature: str, by: str | None = None,
     ax = _axes(ax)
     keys = [feature] if by is None else [by, feature]
     total = table.groupby(keys, sort=True, observed=True)[["n", "made"]].sum().reset_index()
-    groups = ([(None, total)] if by is None
-              else list(total.groupby(by, sort=True, observed=True)))
+    groups = [(None, total)] if by is None else list(total.groupby(by, sort=True, observed=True))
     for key, part in groups:
         low, high = wilson_interval(part["made"], part["n"])
         big = (part["n"] >= MIN_GROUP).to_numpy()
         x = part[feature].astype(float).to_numpy()
         rate = (part["made"] / part["n"]).to_numpy()
-        label = None if key is None else (labels or {}).get(
-            key, key if isinstance(key, str) else f"{by} = {key}")
+        label = (
+            None
+            if key is None
+            else (labels or {}).get(key, key if isinstance(key, str) else f"{by} = {key}")
+        )
         if label is not None:
             label += f" (n {int(part['n'].sum()):,})"
-        line, = ax.plot(x, np.where(big, rate, np.nan), marker="o", label=label)
+        (line,) = ax.plot(x, np.where(big, rate, np.nan), marker="o", label=label)
         colour = line.get_color()
-        ax.fill_between(x, np.where(big, low, np.nan), np.where(big, high, np.nan),
-                        alpha=0.2, color=colour, linewidth=0)
+        ax.fill_between(
+            x,
+            np.where(big, low, np.nan),
+            np.where(big, high, np.nan),
+            alpha=0.2,
+            color=colour,
+            linewidth=0,
+        )
         for xi, ri, ni, ok in zip(x, rate, part["n"], big):
             if not ok:
-                ax.annotate(f"n={ni}", (xi, ri), textcoords="offset points", xytext=(4, 4),
-                            fontsize=7, color="#718096")
-                ax.plot([xi], [ri], marker="o", markerfacecolor="none", color=colour,
-                        alpha=0.6, label="_small")
+                ax.annotate(
+                    f"n={ni}",
+                    (xi, ri),
+                    textcoords="offset points",
+                    xytext=(4, 4),
+                    fontsize=7,
+                    color="#718096",
+                )
+                ax.plot(
+                    [xi],
+                    [ri],
+                    marker="o",
+                    markerfacecolor="none",
+                    color=colour,
+                    alpha=0.6,
+                    label="_small",
+                )
     ax.xaxis.set_major_locator(MaxNLocator(integer=True))
     ax.set_xlabel(xlabel or feature.replace("_", " "))
     ax.set_ylabel("contracts made")
@@ -90,8 +133,9 @@ def success_vs_feature(table: pd.DataFrame, feature: str, by: str | None = None,
     return ax
 
 
-def declaration_frequencies(table: pd.DataFrame, scope: str = "hand8",
-                            ax: Axes | None = None) -> Axes:
+def declaration_frequencies(
+    table: pd.DataFrame, scope: str = "hand8", ax: Axes | None = None
+) -> Axes:
     """Simulated ÷ exact frequency of each declaration with its 95% interval (the
     Wilson interval of the rate divided by the exact value), linear scale: 1 is perfect
     agreement.  Events with an exact value of 0 or none are left out."""
@@ -99,11 +143,21 @@ def declaration_frequencies(table: pd.DataFrame, scope: str = "hand8",
     part = table[(table["scope"] == scope) & (table["exact"] > 0)].reset_index(drop=True)
     x = np.arange(len(part))
     ratio = part["rate"] / part["exact"]
-    err = np.clip(np.vstack([ratio - part["low"] / part["exact"],
-                             part["high"] / part["exact"] - ratio]), 0, None)
+    err = np.clip(
+        np.vstack([ratio - part["low"] / part["exact"], part["high"] / part["exact"] - ratio]),
+        0,
+        None,
+    )
     ax.axhline(1, color="black", lw=1, label="exact")
-    ax.errorbar(x, ratio, yerr=err, fmt="o", color="#2b6cb0", capsize=3,
-                label="simulated ÷ exact (95% interval)")
+    ax.errorbar(
+        x,
+        ratio,
+        yerr=err,
+        fmt="o",
+        color="#2b6cb0",
+        capsize=3,
+        label="simulated ÷ exact (95% interval)",
+    )
     ax.set_xticks(x, [event_label(e) for e in part["event"]], rotation=40, ha="right")
     ax.set_ylabel("simulated ÷ exact")
     top = float(np.nanmax(np.abs(err[1] + ratio - 1))) if len(part) else 0.1
@@ -117,16 +171,16 @@ def declaration_frequencies(table: pd.DataFrame, scope: str = "hand8",
 FAMILY_STYLES = {"suit": ("#2b6cb0", "-"), "NT": ("#6b46c1", "--"), "AT": ("#dd6b20", ":")}
 
 
-def mp_histograms(hist: pd.DataFrame, measure: str = "taker_mp",
-                  ax: Axes | None = None, share: float = 0.99) -> Axes:
+def mp_histograms(
+    hist: pd.DataFrame, measure: str = "taker_mp", ax: Axes | None = None, share: float = 0.99
+) -> Axes:
     """Histograms (share of contracts) of the taker's MP or raw points per contract
     family (the four suits added up; NT; AT), from the ``points_histogram`` table.  The
     range covers ``share`` of all contracts; the rest is drawn as one explicit overflow
     bin at the right (shaded, labelled with its lower edge)."""
     ax = _axes(ax)
     part = hist[hist["measure"] == measure].copy()
-    part["family"] = np.where(part["strain"].isin(["C", "D", "H", "S"]), "suit",
-                              part["strain"])
+    part["family"] = np.where(part["strain"].isin(["C", "D", "H", "S"]), "suit", part["strain"])
     fam = part.groupby(["family", "bin"], sort=True)["count"].sum().reset_index()
     every = fam.groupby("bin")["count"].sum().sort_index()
     bins = every.index.to_numpy()
@@ -145,14 +199,31 @@ def mp_histograms(hist: pd.DataFrame, measure: str = "taker_mp",
         colour, style = FAMILY_STYLES[family]
         xs = np.append(inside["bin"].to_numpy(), [upper, upper + 2 * width])
         ys = np.append((inside["count"] / total).to_numpy(), [over, over])
-        ax.step(xs, ys, where="post", color=colour, linestyle=style, lw=1.6,
-                label=f"{family} ({total:,})")
+        ax.step(
+            xs,
+            ys,
+            where="post",
+            color=colour,
+            linestyle=style,
+            lw=1.6,
+            label=f"{family} ({total:,})",
+        )
     ax.axvspan(upper, upper + 2 * width, color="#edf2f7", zorder=0)
-    ax.text(upper + width, ax.get_ylim()[1] * 0.95, f"≥ {upper:g}", ha="center", va="top",
-            fontsize=8, color="#4a5568")
+    ax.text(
+        upper + width,
+        ax.get_ylim()[1] * 0.95,
+        f"≥ {upper:g}",
+        ha="center",
+        va="top",
+        fontsize=8,
+        color="#4a5568",
+    )
     ax.set_xlim(first, upper + 2 * width)
-    ax.set_xlabel("taker's team: match points of the deal" if measure == "taker_mp"
-                  else "taker's team: raw points of the deal")
+    ax.set_xlabel(
+        "taker's team: match points of the deal"
+        if measure == "taker_mp"
+        else "taker's team: raw points of the deal"
+    )
     ax.set_ylabel("share of contracts")
     ax.grid(alpha=0.3)
     ax.legend(title="contract (n)", fontsize="small")
@@ -163,12 +234,16 @@ def outcome_bars(table: pd.DataFrame, ax: Axes | None = None) -> Axes:
     """Outcome rates (an ``outcome_rates`` table) as horizontal bars with 95%
     intervals."""
     ax = _axes(ax, (6.4, 2.8))
-    names = {"made": "made", "inside": "inside (failed)", "hanging": "hanging (tie)",
-             "thrown_in": "thrown in (all pass)", "valat": "valat (all tricks)",
-             "doubled": "doubled"}
+    names = {
+        "made": "made",
+        "inside": "inside (failed)",
+        "hanging": "hanging (tie)",
+        "thrown_in": "thrown in (all pass)",
+        "valat": "valat (all tricks)",
+        "doubled": "doubled",
+    }
     y = np.arange(len(table))[::-1]
-    err = np.clip(np.vstack([table["rate"] - table["low"], table["high"] - table["rate"]]),
-                  0, None)
+    err = np.clip(np.vstack([table["rate"] - table["low"], table["high"] - table["rate"]]), 0, None)
     ax.barh(y, table["rate"], xerr=err, color="#90cdf4", capsize=3)
     for yi, rate, high in zip(y, table["rate"], table["high"]):
         ax.text(max(rate, high) + 0.015, yi, f"{rate:.1%}", va="center", fontsize=8)
@@ -195,16 +270,26 @@ def success_by_strain(table: pd.DataFrame, ax: Axes | None = None) -> Axes:
         x = np.array([strains.index(s) for s in part.index]) + (k - (len(levels) - 1) / 2) * width
         low, high = wilson_interval(part["made"], part["n"])
         rate = part["made"] / part["n"]
-        ax.bar(x, rate, width=width * 0.95,
-               yerr=np.clip(np.vstack([rate - low, high - rate]), 0, None),
-               capsize=2, label=DOUBLING_NAMES.get(int(level), str(level)))
+        ax.bar(
+            x,
+            rate,
+            width=width * 0.95,
+            yerr=np.clip(np.vstack([rate - low, high - rate]), 0, None),
+            capsize=2,
+            label=DOUBLING_NAMES.get(int(level), str(level)),
+        )
     ax.set_xticks(np.arange(len(strains)), strains)
     ax.set_ylim(0, 1)
     ax.yaxis.set_major_formatter(PercentFormatter(1.0))
     ax.set_ylabel("contracts made")
     ax.grid(alpha=0.3, axis="y")
-    ax.legend(fontsize="small", ncol=len(levels), loc="upper center",
-              bbox_to_anchor=(0.5, -0.08), frameon=False)
+    ax.legend(
+        fontsize="small",
+        ncol=len(levels),
+        loc="upper center",
+        bbox_to_anchor=(0.5, -0.08),
+        frameon=False,
+    )
     return ax
 
 
@@ -214,8 +299,9 @@ DOUBLING_NAMES = {0: "x1", 1: "x2 doubled", 2: "x4 redoubled", 3: "third double"
 def sweep_curve(table: pd.DataFrame, ax: Axes | None = None) -> Axes:
     """A bidding sweep: paired difference from the baseline with 95% error bars."""
     ax = _axes(ax)
-    ax.errorbar(table["value"], table["delta"], yerr=Z95_ERR * table["delta_se"],
-                marker="o", capsize=3)
+    ax.errorbar(
+        table["value"], table["delta"], yerr=Z95_ERR * table["delta_se"], marker="o", capsize=3
+    )
     ax.axhline(0, color="grey", lw=0.8)
     ax.set_xlabel(f"threshold '{table['param'].iloc[0]}'")
     ax.set_ylabel("net MP per deal vs baseline")
@@ -227,10 +313,17 @@ def calibration(table: pd.DataFrame, ax: Axes | None = None) -> Axes:
     """Strength-model calibration: observed vs predicted success by decile."""
     ax = _axes(ax, (5.0, 4.2))
     for family, part in table.groupby("family"):
-        ax.errorbar(part["predicted"], part["observed"],
-                    yerr=np.clip([part["observed"] - part["low"],
-                                  part["high"] - part["observed"]], 0, None),
-                    marker="o", linestyle="", capsize=2, label=family)
+        ax.errorbar(
+            part["predicted"],
+            part["observed"],
+            yerr=np.clip(
+                [part["observed"] - part["low"], part["high"] - part["observed"]], 0, None
+            ),
+            marker="o",
+            linestyle="",
+            capsize=2,
+            label=family,
+        )
     ax.plot([0, 1], [0, 1], color="grey", lw=0.8)
     ax.set_xlabel("predicted P(made)")
     ax.set_ylabel("observed share made (95% interval)")

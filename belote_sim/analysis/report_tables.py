@@ -16,30 +16,46 @@ first.  "Taker" columns describe the taker's team (team = seat % 2).
 
 from __future__ import annotations
 
+from collections.abc import Iterable, Iterator
 from pathlib import Path
-from typing import Any, Iterable, Iterator
+from typing import Any
 
 import numpy as np
 import pandas as pd
 
-from belote_sim.analysis.exact import (CARRE_RANKS, RANKS, closed_form,
-                                       conditional_probabilities, team_probabilities)
+from belote_sim.analysis import Z95
+from belote_sim.analysis.exact import (
+    CARRE_RANKS,
+    RANKS,
+    closed_form,
+    conditional_probabilities,
+    team_probabilities,
+)
 from belote_sim.cards import STRAIN_NAMES
-from belote_sim.kernels.tables import OUTCOME_NAMES, PLAIN_POINTS, POPCOUNT_BYTE, RANK_9, RANK_A, \
-    RANK_J, RANK_T, STRAIN_NT
+from belote_sim.kernels.tables import (
+    OUTCOME_NAMES,
+    PLAIN_POINTS,
+    POPCOUNT_BYTE,
+    RANK_9,
+    RANK_A,
+    RANK_J,
+    RANK_T,
+    STRAIN_NT,
+)
 
-Z95 = 1.959963984540054
 STRAINS = list(STRAIN_NAMES)
 OUTCOMES = list(OUTCOME_NAMES)
 
-_LONGEST_RUN = np.array([max((len(s) for s in bin(b)[2:].split("0")), default=0)
-                         for b in range(256)], dtype=np.int8)
+_LONGEST_RUN = np.array(
+    [max((len(s) for s in bin(b)[2:].split("0")), default=0) for b in range(256)], dtype=np.int8
+)
 _POPCOUNT = POPCOUNT_BYTE.astype(np.int8)  # int8 columns
 
 
 # --- statistics ---------------------------------------------------------------------
 
-def wilson_interval(successes, n, z: float = Z95) -> tuple[np.ndarray, np.ndarray]:
+
+def wilson_interval(successes, n, z: float = Z95) -> tuple[Any, Any]:
     """Wilson score interval for a binomial proportion (arrays allowed; n = 0 -> NaN)."""
     successes = np.asarray(successes, dtype=float)
     n = np.asarray(n, dtype=float)
@@ -62,6 +78,7 @@ def _rate_columns(df: pd.DataFrame, hits: str, n: str = "n") -> pd.DataFrame:
 
 
 # --- hand features -------------------------------------------------------------------
+
 
 def suit_bytes(hands: np.ndarray) -> np.ndarray:
     """(n, 4) suit bytes of hand masks."""
@@ -97,28 +114,38 @@ def checked_source(source: Any, allow_incomplete: bool = False) -> tuple[Any, di
     incomplete source unless ``allow_incomplete``.
     """
     if isinstance(source, pd.DataFrame):
-        return source, {"complete": True, "chunks": None, "n_chunks": None,
-                        "provenance": dict(source.attrs.get("belote_sim", {}))}
+        return source, {
+            "complete": True,
+            "chunks": None,
+            "n_chunks": None,
+            "provenance": dict(source.attrs.get("belote_sim", {})),
+        }
     if isinstance(source, (list, tuple)):
-        return list(source), {"complete": True, "chunks": None, "n_chunks": None,
-                              "provenance": {}}
+        return list(source), {"complete": True, "chunks": None, "n_chunks": None, "provenance": {}}
     from belote_sim.simulation.deal_table import incomplete_error, table_status
 
     path = Path(source)
     if path.is_dir():
-        from belote_sim.simulation.distributed import dataset_status
+        from belote_sim.simulation.dataset import dataset_status
 
         st = dataset_status(path, allow_incomplete)
-        return st["paths"], {"complete": st["complete"], "chunks": st["chunks"],
-                             "n_chunks": st["n_chunks"],
-                             "provenance": st["manifest"].get("provenance", {})}
+        return st["paths"], {
+            "complete": st["complete"],
+            "chunks": st["chunks"],
+            "n_chunks": st["n_chunks"],
+            "provenance": st["manifest"].get("provenance", {}),
+        }
     if not path.exists():
         raise ValueError(f"{source}: no such file or directory")
     st = table_status(str(path))
     if st["problem"] and not allow_incomplete:
         raise incomplete_error(str(path), st["problem"])
-    return [str(path)], {"complete": st["complete"], "chunks": st["chunks"],
-                         "n_chunks": st["n_chunks"], "provenance": st["provenance"]}
+    return [str(path)], {
+        "complete": st["complete"],
+        "chunks": st["chunks"],
+        "n_chunks": st["n_chunks"],
+        "provenance": st["provenance"],
+    }
 
 
 def _files(source: Any) -> list[Path]:
@@ -211,16 +238,17 @@ def bid_hand_features(df: pd.DataFrame) -> pd.DataFrame:
     is_suit = strain < 4
     trump = np.where(is_suit, b[rows, np.minimum(strain, 3)], 0)
     out = pd.DataFrame(index=played.index)
-    out["family"] = pd.Categorical.from_codes(np.where(is_suit, 0, np.where(strain == 4, 1, 2)),
-                                              FAMILIES)
+    out["family"] = pd.Categorical.from_codes(
+        np.where(is_suit, 0, np.where(strain == 4, 1, 2)), FAMILIES
+    )
     out["bid_trumps"] = _POPCOUNT[trump]
-    code = (((trump >> 4) & 1) * 4 + ((trump >> 2) & 1) * 2 + ((trump >> 7) & 1))
+    code = ((trump >> 4) & 1) * 4 + ((trump >> 2) & 1) * 2 + ((trump >> 7) & 1)
     # code J*4 + 9*2 + A -> index in HONOURS
     order = np.array([7, 6, 5, 4, 3, 2, 1, 0])
     out["honours"] = pd.Categorical.from_codes(order[code], HONOURS)
     points = np.zeros(len(b), dtype=np.int64)
     for rank in range(8):
-        points += ((b >> rank) & 1).sum(axis=1) * _PLAIN_POINTS[rank]
+        points += ((b >> rank) & 1).sum(axis=1) * PLAIN_POINTS[rank]
     out["point_band"] = pd.Categorical.from_codes(np.minimum(points // 10, 4), POINT_BANDS)
     out["bid_aces"] = ((b >> 7) & 1).sum(axis=1)
     out["bid_jacks"] = ((b >> 4) & 1).sum(axis=1)
@@ -228,8 +256,12 @@ def bid_hand_features(df: pd.DataFrame) -> pd.DataFrame:
     return out
 
 
-def count_bid_success(df: pd.DataFrame, by: Iterable[str], family: str | None = None,
-                      features: pd.DataFrame | None = None) -> pd.DataFrame:
+def count_bid_success(
+    df: pd.DataFrame,
+    by: Iterable[str],
+    family: str | None = None,
+    features: pd.DataFrame | None = None,
+) -> pd.DataFrame:
     """Additive counts ``n`` and ``made`` of played contracts grouped by ``by``
     (``bid_hand_features`` columns, or pass them as ``features``), optionally for one
     contract family."""
@@ -260,15 +292,23 @@ def taker_results(df: pd.DataFrame) -> pd.DataFrame:
     raw = raws[rows, side]
     mp = mps[rows, side]
     dmp = mps.sum(axis=1) - mp
-    return pd.DataFrame({"made": (played["outcome"] == "made").to_numpy(),
-                         "taker_raw": raw, "taker_mp": mp, "defender_mp": dmp},
-                        index=played.index)
+    return pd.DataFrame(
+        {
+            "made": (played["outcome"] == "made").to_numpy(),
+            "taker_raw": raw,
+            "taker_mp": mp,
+            "defender_mp": dmp,
+        },
+        index=played.index,
+    )
 
 
 # --- contract success -------------------------------------------------------------------
 
-def count_success(df: pd.DataFrame, by: Iterable[str] = ("strain", "doubling",
-                                                        "taker_position")) -> pd.DataFrame:
+
+def count_success(
+    df: pd.DataFrame, by: Iterable[str] = ("strain", "doubling", "taker_position")
+) -> pd.DataFrame:
     """Additive counts ``n`` and ``made`` of played contracts grouped by ``by`` (any
     deals column or ``taker_features`` column)."""
     by = list(by)
@@ -292,8 +332,9 @@ def finish_success(counts: pd.DataFrame, by: Iterable[str]) -> pd.DataFrame:
     return _rate_columns(total, "made")
 
 
-def success_rates(df: pd.DataFrame, by: Iterable[str] = ("strain", "doubling",
-                                                        "taker_position")) -> pd.DataFrame:
+def success_rates(
+    df: pd.DataFrame, by: Iterable[str] = ("strain", "doubling", "taker_position")
+) -> pd.DataFrame:
     """Contract success rates (made / played) with counts and 95% Wilson intervals."""
     return finish_success(count_success(df, by), by)
 
@@ -307,13 +348,13 @@ def success_by_trump(df: pd.DataFrame) -> pd.DataFrame:
 
 # --- outcomes and point distributions ------------------------------------------------------
 
+
 def count_outcomes(df: pd.DataFrame) -> pd.DataFrame:
     """Additive counts of outcomes (and valat) over all deals."""
     counts = {o: int((df["outcome"] == o).sum()) for o in OUTCOMES}
     counts["valat"] = int(df["valat"].notna().sum())
     counts["doubled"] = int((df["doubling"] > 0).sum())
-    return pd.DataFrame({"event": list(counts), "count": list(counts.values()),
-                         "n": len(df)})
+    return pd.DataFrame({"event": list(counts), "count": list(counts.values()), "n": len(df)})
 
 
 def finish_outcomes(counts: pd.DataFrame) -> pd.DataFrame:
@@ -341,19 +382,40 @@ def count_points(df: pd.DataFrame) -> pd.DataFrame:
     res = taker_results(df)
     strain = df.loc[res.index, "strain"].astype(str).to_numpy()
     parts = []
-    for measure, values, bins in (("taker_raw", res["taker_raw"].to_numpy(), RAW_BINS),
-                                  ("taker_mp", res["taker_mp"].to_numpy(), MP_BINS)):
+    for measure, values, bins in (
+        ("taker_raw", res["taker_raw"].to_numpy(), RAW_BINS),
+        ("taker_mp", res["taker_mp"].to_numpy(), MP_BINS),
+    ):
         for s in STRAINS:
             v = values[strain == s]
             if len(v) == 0:
                 continue
             clipped = np.clip(v, bins[0], bins[-1] - 1)
             hist, _ = np.histogram(clipped, bins=bins)
-            parts.append(pd.DataFrame({"strain": s, "measure": measure, "bin": bins[:-1],
-                                       "count": hist, "sum": 0.0, "sumsq": 0.0}))
-            parts.append(pd.DataFrame({"strain": [s], "measure": [measure], "bin": [-999],
-                                       "count": [len(v)], "sum": [float(v.sum())],
-                                       "sumsq": [float((v.astype(float) ** 2).sum())]}))
+            parts.append(
+                pd.DataFrame(
+                    {
+                        "strain": s,
+                        "measure": measure,
+                        "bin": bins[:-1],
+                        "count": hist,
+                        "sum": 0.0,
+                        "sumsq": 0.0,
+                    }
+                )
+            )
+            parts.append(
+                pd.DataFrame(
+                    {
+                        "strain": [s],
+                        "measure": [measure],
+                        "bin": [-999],
+                        "count": [len(v)],
+                        "sum": [float(v.sum())],
+                        "sumsq": [float((v.astype(float) ** 2).sum())],
+                    }
+                )
+            )
     if not parts:
         return pd.DataFrame(columns=["strain", "measure", "bin", "count", "sum", "sumsq"])
     return pd.concat(parts, ignore_index=True)
@@ -365,15 +427,23 @@ def finish_points(counts: pd.DataFrame) -> tuple[pd.DataFrame, pd.DataFrame]:
     moments = total[total["bin"] == -999]
     n = moments["count"].to_numpy(float)
     mean = moments["sum"].to_numpy() / n
-    var = np.maximum(moments["sumsq"].to_numpy() / n - mean ** 2, 0) * n / np.maximum(n - 1, 1)
+    var = np.maximum(moments["sumsq"].to_numpy() / n - mean**2, 0) * n / np.maximum(n - 1, 1)
     se = np.sqrt(var / n)
-    summary = pd.DataFrame({"strain": moments["strain"].to_numpy(),
-                            "measure": moments["measure"].to_numpy(), "n": n.astype(int),
-                            "mean": mean, "sd": np.sqrt(var), "low": mean - Z95 * se,
-                            "high": mean + Z95 * se})
+    summary = pd.DataFrame(
+        {
+            "strain": moments["strain"].to_numpy(),
+            "measure": moments["measure"].to_numpy(),
+            "n": n.astype(int),
+            "mean": mean,
+            "sd": np.sqrt(var),
+            "low": mean - Z95 * se,
+            "high": mean + Z95 * se,
+        }
+    )
     order = {s: i for i, s in enumerate(STRAINS)}
-    summary = summary.sort_values(["measure", "strain"], key=lambda c: c.map(order)
-                                  if c.name == "strain" else c).reset_index(drop=True)
+    summary = summary.sort_values(
+        ["measure", "strain"], key=lambda c: c.map(order) if c.name == "strain" else c
+    ).reset_index(drop=True)
     hist = total[total["bin"] != -999][["strain", "measure", "bin", "count"]]
     return summary, hist.reset_index(drop=True)
 
@@ -385,6 +455,7 @@ def point_distributions(df: pd.DataFrame) -> pd.DataFrame:
 
 
 # --- declaration frequencies ------------------------------------------------------------
+
 
 def declaration_scopes(players: int, variant: str) -> list[tuple[str, int]]:
     """``(scope, deck size)`` of the declaration counts of a game: ``handK`` is a set of K
@@ -407,7 +478,7 @@ def count_declarations(df: pd.DataFrame, by_seat: bool = False) -> pd.DataFrame:
     (4 players): one row per seat (per team for ``team``) in a ``seat`` column, for a
     study whose predealt cards or constraints make the seats differ."""
     players, variant = game_of(df)
-    rows = []
+    rows: list[tuple] = []
     if players != 4 or variant == "open":
         # the first scope is the bidding cards (open belot: the hand), the second the
         # hand (open belot: the hand and the face-up table cards)
@@ -415,8 +486,9 @@ def count_declarations(df: pd.DataFrame, by_seat: bool = False) -> pd.DataFrame:
             first = "hand" if variant == "open" or k == 1 else "bid"
             hands = np.concatenate([df[f"{first}{p}"].to_numpy(np.int64) for p in range(players)])
             if variant == "open" and k == 1:
-                hands |= np.concatenate([df[f"table_up{p}"].to_numpy(np.int64)
-                                         for p in range(players)])
+                hands |= np.concatenate(
+                    [df[f"table_up{p}"].to_numpy(np.int64) for p in range(players)]
+                )
             for event, hits in hand_events(hands).items():
                 rows.append((scope, event, int(hits.sum()), len(hands), deck))
         return pd.DataFrame(rows, columns=["scope", "event", "hits", "n", "deck"])
@@ -429,7 +501,7 @@ def count_declarations(df: pd.DataFrame, by_seat: bool = False) -> pd.DataFrame:
             for event, hits in hand_events(hands).items():
                 rows.append((scope, event, int(hits.sum()), len(hands), 32, group[0]))
     part = df[full]
-    team_rows = {0: [], 1: []}
+    team_rows: dict[int, list[tuple[str, int]]] = {0: [], 1: []}
     for team in (0, 1):
         a = hand_events(part[f"hand{team}"].to_numpy(np.int64))
         b = hand_events(part[f"hand{team + 2}"].to_numpy(np.int64))
@@ -449,8 +521,10 @@ def count_declarations(df: pd.DataFrame, by_seat: bool = False) -> pd.DataFrame:
         for team in (0, 1):
             rows += [("team", e, h, len(part), 32, team) for e, h in team_rows[team]]
     else:
-        rows += [("team", e, h0 + h1, 2 * len(part), 32, 0)
-                 for (e, h0), (_, h1) in zip(team_rows[0], team_rows[1])]
+        rows += [
+            ("team", e, h0 + h1, 2 * len(part), 32, 0)
+            for (e, h0), (_, h1) in zip(team_rows[0], team_rows[1])
+        ]
     out = pd.DataFrame(rows, columns=["scope", "event", "hits", "n", "deck", "seat"])
     return out if by_seat else out.drop(columns="seat")
 
@@ -478,8 +552,8 @@ def finish_declarations(counts: pd.DataFrame, conditions: dict | None = None) ->
             key = (int(row.seat), size)
             if key not in cache:
                 cache[key] = conditional_probabilities(
-                    int(row.seat), size, conditions.get("predeal"),
-                    conditions.get("constraints"))
+                    int(row.seat), size, conditions.get("predeal"), conditions.get("constraints")
+                )
             probs = cache[key]
             exact.append(np.nan if not probs else float(probs[event]))
         elif scope == "team":
@@ -539,15 +613,32 @@ def study_conditions(provenance: dict) -> dict | None:
     if not predeal and not constraints:
         return None
     options = provenance.get("options") or {}
-    return {"predeal": predeal, "constraints": constraints,
-            "two_round": options.get("bidding") == "two_round"}
+    return {
+        "predeal": predeal,
+        "constraints": constraints,
+        "two_round": options.get("bidding") == "two_round",
+    }
 
 
 # --- everything at once, over data larger than memory ---------------------------------------
 
-REPORT_COLUMNS = (["dealer", "strain", "taker", "doubling", "outcome", "raw0", "raw1",
-                   "mp0", "mp1", "valat", "turned"] + [f"hand{s}" for s in range(4)]
-                  + [f"bid{s}" for s in range(4)])
+REPORT_COLUMNS = (
+    [
+        "dealer",
+        "strain",
+        "taker",
+        "doubling",
+        "outcome",
+        "raw0",
+        "raw1",
+        "mp0",
+        "mp1",
+        "valat",
+        "turned",
+    ]
+    + [f"hand{s}" for s in range(4)]
+    + [f"bid{s}" for s in range(4)]
+)
 
 
 def report_columns(players: int = 4, variant: str = "standard") -> list[str]:
@@ -555,9 +646,11 @@ def report_columns(players: int = 4, variant: str = "standard") -> list[str]:
     if players == 4 and variant != "open":
         return list(REPORT_COLUMNS)
     per = range(players)
-    return (["dealer", "strain", "taker", "doubling", "outcome", "valat"]
-            + [f"{c}{p}" for c in ("raw", "mp", "hand", "bid") for p in per]
-            + ([f"table_up{p}" for p in per] if variant == "open" else []))
+    return (
+        ["dealer", "strain", "taker", "doubling", "outcome", "valat"]
+        + [f"{c}{p}" for c in ("raw", "mp", "hand", "bid") for p in per]
+        + ([f"table_up{p}" for p in per] if variant == "open" else [])
+    )
 
 
 def iter_batches(source: Any, batch_rows: int = 1 << 20) -> Iterator[pd.DataFrame]:
@@ -566,7 +659,7 @@ def iter_batches(source: Any, batch_rows: int = 1 << 20) -> Iterator[pd.DataFram
     report only; a directory through its checked manifest, see ``checked_source``)."""
     if isinstance(source, pd.DataFrame):
         for start in range(0, len(source), batch_rows):
-            yield source.iloc[start:start + batch_rows]
+            yield source.iloc[start : start + batch_rows]
         return
     import pyarrow.dataset as ds
 
@@ -589,15 +682,18 @@ def iter_batches(source: Any, batch_rows: int = 1 << 20) -> Iterator[pd.DataFram
 
 SUCCESS_BY = ("strain", "doubling", "taker_position")
 #: the bidding-hand tables: name -> (grouping columns, contract family or None)
-BID_TABLES = {"bid_trumps": (("bid_trumps", "honours"), "suit"),
-              "bid_points": (("family", "point_band"), None),
-              "bid_nt_aces": (("bid_aces",), "NT"),
-              "bid_at_jacks_nines": (("bid_jacks", "bid_nines"), "AT")}
+BID_TABLES = {
+    "bid_trumps": (("bid_trumps", "honours"), "suit"),
+    "bid_points": (("family", "point_band"), None),
+    "bid_nt_aces": (("bid_aces",), "NT"),
+    "bid_at_jacks_nines": (("bid_jacks", "bid_nines"), "AT"),
+}
 TRUMP_BY = ("trump_j", "trump_9", "trump_a", "n_trumps")
 
 
-def report_tables(source: Any, provenance: dict | None = None,
-                  allow_incomplete: bool = False) -> dict[str, pd.DataFrame]:
+def report_tables(
+    source: Any, provenance: dict | None = None, allow_incomplete: bool = False
+) -> dict[str, pd.DataFrame]:
     """Every report table from a DataFrame, Parquet file, list of Parquet files or
     dataset directory (checked first: ``checked_source``).
 
@@ -608,8 +704,9 @@ def report_tables(source: Any, provenance: dict | None = None,
     if provenance is None:
         provenance = status["provenance"] or {}
     conditions = study_conditions(provenance)
-    parts: dict[str, list[pd.DataFrame]] = {k: [] for k in
-                                            ("success", "trump", "outcomes", "points", "decl")}
+    parts: dict[str, list[pd.DataFrame]] = {
+        k: [] for k in ("success", "trump", "outcomes", "points", "decl")
+    }
     bid_parts: dict[str, list[pd.DataFrame]] = {name: [] for name in BID_TABLES}
     four = game_of(source) == (4, "standard")
     for batch in iter_batches(source):
@@ -626,9 +723,13 @@ def report_tables(source: Any, provenance: dict | None = None,
     if not parts["outcomes"]:
         raise ValueError("the deals table is empty")
     summary, hist = finish_points(pd.concat(parts["points"], ignore_index=True))
-    bid_tables = {name: finish_success(pd.concat(bid_parts[name]), by)
-                  for name, (by, _) in BID_TABLES.items() if four}
-    return {**bid_tables,
+    bid_tables = {
+        name: finish_success(pd.concat(bid_parts[name]), by)
+        for name, (by, _) in BID_TABLES.items()
+        if four
+    }
+    return {
+        **bid_tables,
         "success_by_contract": finish_success(pd.concat(parts["success"]), SUCCESS_BY),
         "success_by_trump": finish_success(pd.concat(parts["trump"]), TRUMP_BY),
         "outcomes": finish_outcomes(pd.concat(parts["outcomes"])),

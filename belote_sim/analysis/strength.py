@@ -19,8 +19,8 @@ from typing import Any
 import numpy as np
 import pandas as pd
 
-from belote_sim.cards import STRAIN_NAMES, parse_cards
 from belote_sim.analysis.report_tables import Z95, suit_bytes, wilson_interval
+from belote_sim.cards import STRAIN_NAMES, parse_cards
 from belote_sim.kernels.tables import (
     POPCOUNT_BYTE,
     RANK_9,
@@ -35,9 +35,17 @@ from belote_sim.rules import Rules
 from belote_sim.simulation.runner import simulate
 
 
-def hand_strength(hand: str, seat: int = 0, dealer: int = 3, deals: int = 20_000,
-                  rules: Rules | str = "common", play: Any = "greedy", seed: int = 0,
-                  threads: int | None = None, options: dict | None = None) -> pd.DataFrame:
+def hand_strength(
+    hand: str,
+    seat: int = 0,
+    dealer: int = 3,
+    deals: int = 20_000,
+    rules: Rules | str = "common",
+    play: Any = "greedy",
+    seed: int = 0,
+    threads: int | None = None,
+    options: dict | None = None,
+) -> pd.DataFrame:
     """P(made), mean raw points, mean MP and net MP of the taker's team per forced
     strain, every strain on the same deals.
 
@@ -61,8 +69,16 @@ def hand_strength(hand: str, seat: int = 0, dealer: int = 3, deals: int = 20_000
     for code, name in enumerate(STRAIN_NAMES):
         if not rules.strain_allowed(code):
             continue
-        df = simulate(deals, rules=rules, bidding=f"fixed:{seat},{code},0", play=play,
-                      seed=seed, threads=threads, predeal={seat: hand}, dealer=dealer)
+        df = simulate(
+            deals,
+            rules=rules,
+            bidding=f"fixed:{seat},{code},0",
+            play=play,
+            seed=seed,
+            threads=threads,
+            predeal={seat: hand},
+            dealer=dealer,
+        )
         team = seat % 2
         made = (df["outcome"] == "made").to_numpy()
         raw = df[f"raw{team}"].to_numpy(float)
@@ -70,8 +86,13 @@ def hand_strength(hand: str, seat: int = 0, dealer: int = 3, deals: int = 20_000
         net = mp - df[f"mp{1 - team}"].to_numpy(float)
         nets[name] = net
         low, high = wilson_interval(made.sum(), len(df))
-        row = {"strain": name, "n": len(df), "p_made": made.mean(), "p_low": float(low),
-               "p_high": float(high)}
+        row = {
+            "strain": name,
+            "n": len(df),
+            "p_made": made.mean(),
+            "p_low": float(low),
+            "p_high": float(high),
+        }
         for key, values in (("raw", raw), ("mp", mp), ("net", net)):
             se = values.std(ddof=1) / np.sqrt(len(values))
             row[f"mean_{key}"] = values.mean()
@@ -87,8 +108,20 @@ def hand_strength(hand: str, seat: int = 0, dealer: int = 3, deals: int = 20_000
     return out
 
 
-FEATURES = ["trump_j", "trump_9", "trump_a", "trump_t", "trump_k", "trump_q", "n_trumps",
-            "side_aces", "side_tens", "jacks", "nines", "score"]
+FEATURES = [
+    "trump_j",
+    "trump_9",
+    "trump_a",
+    "trump_t",
+    "trump_k",
+    "trump_q",
+    "n_trumps",
+    "side_aces",
+    "side_tens",
+    "jacks",
+    "nines",
+    "score",
+]
 
 
 def bid_features(df: pd.DataFrame) -> pd.DataFrame:
@@ -104,8 +137,14 @@ def bid_features(df: pd.DataFrame) -> pd.DataFrame:
     b = suit_bytes(hand)
     trump = np.where(strain < STRAIN_NT, b[rows, np.minimum(strain, STRAIN_NT - 1)], 0)
     out = pd.DataFrame(index=played.index)
-    for name, rank in (("j", RANK_J), ("9", RANK_9), ("a", RANK_A), ("t", RANK_T),
-                       ("k", RANK_K), ("q", RANK_Q)):
+    for name, rank in (
+        ("j", RANK_J),
+        ("9", RANK_9),
+        ("a", RANK_A),
+        ("t", RANK_T),
+        ("k", RANK_K),
+        ("q", RANK_Q),
+    ):
         out[f"trump_{name}"] = ((trump >> rank) & 1).astype(float)
     out["n_trumps"] = POPCOUNT_BYTE[trump]
     aces = ((b >> RANK_A) & 1).sum(axis=1)
@@ -119,14 +158,14 @@ def bid_features(df: pd.DataFrame) -> pd.DataFrame:
         has = (hand >> card) & 1
         score += has * SCORE[strain, card]
     out["score"] = score / 10.0
-    out["family"] = np.where(strain < STRAIN_NT, "suit",
-                             np.where(strain == STRAIN_NT, "NT", "AT"))
+    out["family"] = np.where(strain < STRAIN_NT, "suit", np.where(strain == STRAIN_NT, "NT", "AT"))
     out["made"] = (played["outcome"] == "made").to_numpy().astype(float)
     return out
 
 
-def _fit_logistic(x: np.ndarray, y: np.ndarray, ridge: float = 1e-3,
-                  iterations: int = 50) -> np.ndarray:
+def _fit_logistic(
+    x: np.ndarray, y: np.ndarray, ridge: float = 1e-3, iterations: int = 50
+) -> np.ndarray:
     """Newton-Raphson for logistic regression with a small ridge (intercept first)."""
     x = np.column_stack([np.ones(len(x)), x])
     w = np.zeros(x.shape[1])
@@ -154,7 +193,9 @@ class StrengthModel:
         out = pd.Series(np.nan, index=feats.index)
         for family, w in self.weights.items():
             rows = feats["family"] == family
-            x = np.column_stack([np.ones(rows.sum()), feats.loc[rows, self.features].to_numpy(float)])
+            x = np.column_stack(
+                [np.ones(rows.sum()), feats.loc[rows, self.features].to_numpy(float)]
+            )
             out[rows] = 1 / (1 + np.exp(-np.clip(x @ w, -30, 30)))
         return out
 
@@ -169,16 +210,24 @@ class StrengthModel:
             decile = pd.qcut(part["predicted"].rank(method="first"), bins, labels=False)
             for d, grp in part.groupby(decile):
                 low, high = wilson_interval(grp["made"].sum(), len(grp))
-                rows.append({"family": family, "decile": int(d) + 1, "n": len(grp),
-                             "predicted": grp["predicted"].mean(),
-                             "observed": grp["made"].mean(), "low": float(low),
-                             "high": float(high)})
+                rows.append(
+                    {
+                        "family": family,
+                        "decile": int(d) + 1,
+                        "n": len(grp),
+                        "predicted": grp["predicted"].mean(),
+                        "observed": grp["made"].mean(),
+                        "low": float(low),
+                        "high": float(high),
+                    }
+                )
         return pd.DataFrame(rows)
 
     def coefficients(self) -> pd.DataFrame:
         """The fitted weights (intercept first) per family."""
-        return pd.DataFrame({family: w for family, w in self.weights.items()},
-                            index=["intercept"] + self.features)
+        return pd.DataFrame(
+            {family: w for family, w in self.weights.items()}, index=["intercept"] + self.features
+        )
 
 
 def fit_strength(df: pd.DataFrame, features: list[str] | None = None) -> StrengthModel:

@@ -7,13 +7,19 @@ returns the card it plays.  The observation is a dict::
      "hand": "JH 9H AH ...",               # the cards the player still holds
      "contract": {"strain": "H", "taker": 0, "doubling": 0},
      "plays": ["7C", "8C", ...],           # every card played so far, in order
-     "declarations": [{"seat": 1, "kind": "tierce", ...}],  # announced (optional)
+     "declarations": [{"seat": 1, "kind": "tierce", "cards": "7S 8S 9S"}],  # announced
+     "turned": {"card": "JH", "seat": 2},  # french: the turned card and who took it
      "hands": [...4 hands...]}             # only for the perfect-information "dd"
 
 Seats follow from the plays: seat ``dealer + 1`` leads the first trick, each trick's
 winner the next.  Policies: ``random``, ``greedy`` (see ``belote_sim.kernels.policies``),
+``expert`` (``belote_sim.kernels.expert``),
 ``dd`` (double-dummy best card; needs ``hands``) and ``pimc`` (samples the unseen
-cards consistent with what the player saw; ``samples`` deals).
+cards consistent with what the player saw; ``pimc:N`` samples N deals, plain ``pimc``
+``samples``).  Announced declarations (kinds ``tierce`` ``quarte`` ``quinte`` ``carre``
+``belote``, checked for their shape and against the cards played) and the french
+turned card are cards their seat is known to hold: ``pimc`` and ``expert`` deal the
+unseen cards accordingly.
 """
 
 from __future__ import annotations
@@ -22,20 +28,86 @@ from typing import Any
 
 import numpy as np
 
-from belote_sim.cards import format_card, mask_of, parse_cards, parse_strain
+from belote_sim.cards import (
+    format_card,
+    format_cards,
+    mask_of,
+    parse_card,
+    parse_cards,
+    parse_strain,
+)
 from belote_sim.kernels.core import legal_mask, trick_state, trick_winner
 from belote_sim.kernels.policies import choose_card as _choose_kernel
 from belote_sim.kernels.rng import seed_state
+from belote_sim.kernels.tables import RANK_K, RANK_Q, STRAIN_AT, STRAIN_NT
 from belote_sim.policies import MAX_PIMC_SAMPLES, PLAY_POLICIES, parse_policy
 from belote_sim.rules import Rules
 
-OBSERVATION_FIELDS = ("ruleset", "options", "dealer", "seat", "hand", "contract", "plays",
-                      "declarations", "hands")
+OBSERVATION_FIELDS = (
+    "ruleset",
+    "options",
+    "dealer",
+    "seat",
+    "hand",
+    "contract",
+    "plays",
+    "declarations",
+    "turned",
+    "hands",
+)
+RUN_SIZES = {"tierce": 3, "quarte": 4, "quinte": 5}
+DECLARATION_KINDS = ("tierce", "quarte", "quinte", "carre", "belote")
+
+
+def _declared_cards(entry: Any, strain: int) -> tuple[int, int]:
+    """(seat, card mask) of one announced declaration, checked for its shape."""
+    if (
+        not isinstance(entry, dict)
+        or "seat" not in entry
+        or "kind" not in entry
+        or "cards" not in entry
+    ):
+        raise ValueError("a declaration needs 'seat', 'kind' and 'cards'")
+    seat = entry["seat"]
+    if isinstance(seat, bool) or seat not in (0, 1, 2, 3):
+        raise ValueError(f"declaration seat must be 0..3, got {seat!r}")
+    kind = entry["kind"]
+    if kind not in DECLARATION_KINDS:
+        raise ValueError(
+            f"declaration kind must be one of {', '.join(DECLARATION_KINDS)}, got {kind!r}"
+        )
+    cards = parse_cards(entry["cards"])
+    if len(set(cards)) != len(cards):
+        raise ValueError(f"declaration {kind}: a card is given twice")
+    suits = {c >> 3 for c in cards}
+    ranks = sorted(c & 7 for c in cards)
+    if kind in RUN_SIZES:
+        if (
+            len(cards) != RUN_SIZES[kind]
+            or len(suits) != 1
+            or ranks != list(range(ranks[0], ranks[0] + len(cards)))
+        ):
+            raise ValueError(
+                f"a {kind} is {RUN_SIZES[kind]} cards in sequence in one suit, "
+                f"got {' '.join(format_card(c) for c in cards)}"
+            )
+    elif kind == "carre":
+        if len(cards) != 4 or len(set(ranks)) != 1:
+            raise ValueError("a carre is the four cards of one rank")
+    else:
+        if (
+            len(cards) != 2
+            or len(suits) != 1
+            or ranks != [RANK_Q, RANK_K]
+            or strain == STRAIN_NT
+            or (strain != STRAIN_AT and suits != {strain})
+        ):
+            raise ValueError("a belote is the king and queen of a trump suit")
+    return int(seat), mask_of(cards)
 
 
 def _seat_value(value: Any, what: str) -> int:
-    if isinstance(value, bool) or not isinstance(value, (int, np.integer)) \
-            or not 0 <= value <= 3:
+    if isinstance(value, bool) or not isinstance(value, (int, np.integer)) or not 0 <= value <= 3:
         raise ValueError(f"{what} must be a seat 0..3 (an integer), got {value!r}")
     return int(value)
 
@@ -45,8 +117,10 @@ def _card_texts(value: Any, what: str) -> list[int]:
         return parse_cards(value)
     if isinstance(value, (list, tuple)) and all(isinstance(c, str) for c in value):
         return parse_cards(value)
-    raise ValueError(f"observation {what!r} must be cards as text (\"JH 9H\") or a list of "
-                     f"card strings, got {type(value).__name__}")
+    raise ValueError(
+        f'observation {what!r} must be cards as text ("JH 9H") or a list of '
+        f"card strings, got {type(value).__name__}"
+    )
 
 
 def _showed_out(plays: list[int], dealer: int, strain: int) -> list[int]:
@@ -54,7 +128,7 @@ def _showed_out(plays: list[int], dealer: int, strain: int) -> list[int]:
     out = [0, 0, 0, 0]
     leader = (dealer + 1) % 4
     for t in range(0, len(plays), 4):
-        trick = plays[t:t + 4]
+        trick = plays[t : t + 4]
         led = trick[0] // 8
         for pos, card in enumerate(trick[1:], 1):
             if card // 8 != led:
@@ -67,10 +141,12 @@ def _showed_out(plays: list[int], dealer: int, strain: int) -> list[int]:
 def _check_shown_out(hand: int, seat: int, shown: list[int], what: str) -> None:
     for suit in range(4):
         if shown[seat] >> suit & 1 and hand >> (8 * suit) & 0xFF:
-            card = format_card(((hand >> (8 * suit)) & -(hand >> (8 * suit)) & 0xFF)
-                               .bit_length() - 1 + 8 * suit)
-            raise ValueError(f"seat {seat} showed out of {'CDHS'[suit]} earlier, yet "
-                             f"{what} holds {card}")
+            card = format_card(
+                ((hand >> (8 * suit)) & -(hand >> (8 * suit)) & 0xFF).bit_length() - 1 + 8 * suit
+            )
+            raise ValueError(
+                f"seat {seat} showed out of {'CDHS'[suit]} earlier, yet {what} holds {card}"
+            )
 
 
 def read_observation(obs: dict[str, Any]) -> dict[str, Any]:
@@ -95,8 +171,9 @@ def read_observation(obs: dict[str, Any]) -> dict[str, Any]:
     if not isinstance(contract, dict) or "strain" not in contract or "taker" not in contract:
         raise ValueError("observation 'contract' needs strain and taker")
     if not isinstance(contract["strain"], str):
-        raise ValueError(f"contract strain must be text (C D H S NT AT), "
-                         f"got {contract['strain']!r}")
+        raise ValueError(
+            f"contract strain must be text (C D H S NT AT), got {contract['strain']!r}"
+        )
     strain = parse_strain(contract["strain"])
     taker = _seat_value(contract["taker"], "contract taker")
     dealer, seat = _seat_value(obs["dealer"], "dealer"), _seat_value(obs["seat"], "seat")
@@ -112,33 +189,85 @@ def read_observation(obs: dict[str, Any]) -> dict[str, Any]:
     complete = len(plays) // 4
     by_seat: list[list[int]] = [[], [], [], []]
     for t in range(complete):
-        trick = np.array(plays[4 * t:4 * t + 4], dtype=np.int64)
+        trick = np.array(plays[4 * t : 4 * t + 4], dtype=np.int64)
         for pos, card in enumerate(trick):
             by_seat[(leader + pos) % 4].append(int(card))
         leader = int(trick_winner(trick, leader, strain))
-    current = plays[4 * complete:]
+    current = plays[4 * complete :]
     for pos, card in enumerate(current):
         by_seat[(leader + pos) % 4].append(card)
     to_play = (leader + len(current)) % 4
     if to_play != seat:
         raise ValueError(f"it is seat {to_play}'s turn, not seat {seat}'s")
     if bin(hand).count("1") != 8 - len(by_seat[seat]):
-        raise ValueError(f"seat {seat} should hold {8 - len(by_seat[seat])} cards, "
-                         f"the hand has {bin(hand).count('1')}")
+        raise ValueError(
+            f"seat {seat} should hold {8 - len(by_seat[seat])} cards, "
+            f"the hand has {bin(hand).count('1')}"
+        )
     _check_shown_out(hand, seat, _showed_out(plays, dealer, strain), "its hand")
-    return dict(rules=rules, strain=strain, taker=taker, dealer=dealer, seat=seat, hand=hand,
-                plays=plays, leader=leader, trick=current, by_seat=by_seat)
+    # Cards announced (declarations, the french turned card) that a seat still holds.
+    known = [0, 0, 0, 0]
+    played_by = [mask_of(cards) for cards in by_seat]
+    announced = []
+    for entry in obs.get("declarations") or []:
+        announced.append(_declared_cards(entry, strain))
+    turned = obs.get("turned")
+    if turned is not None:
+        if not isinstance(turned, dict) or set(turned) != {"card", "seat"}:
+            raise ValueError(
+                '\'turned\' must be {"card": ..., "seat": ...} (the french '
+                "turned card and the seat that took it)"
+            )
+        t_seat = turned["seat"]
+        if isinstance(t_seat, bool) or t_seat not in (0, 1, 2, 3):
+            raise ValueError(f"turned card seat must be 0..3, got {t_seat!r}")
+        announced.append((int(t_seat), 1 << parse_card(turned["card"])))
+    everyone = mask_of(plays)
+    for s, cards in announced:
+        if cards & everyone & ~played_by[s]:
+            raise ValueError(f"seat {s} announced a card another seat played")
+        if s == seat:
+            if cards & ~(hand | played_by[s]):
+                raise ValueError(f"seat {s} (the mover) announced a card he does not hold")
+            continue
+        if cards & hand:
+            raise ValueError(f"seat {s} announced a card in the mover's hand")
+        for other in range(4):
+            if other != s and known[other] & cards:
+                raise ValueError("two seats announced the same card")
+        known[s] |= cards & ~played_by[s]
+    for s in range(4):
+        left = 8 - len(by_seat[s])
+        if bin(known[s]).count("1") > left:
+            raise ValueError(f"seat {s} announced more cards than it still holds")
+    return dict(
+        rules=rules,
+        strain=strain,
+        taker=taker,
+        dealer=dealer,
+        seat=seat,
+        hand=hand,
+        plays=plays,
+        leader=leader,
+        trick=current,
+        by_seat=by_seat,
+        known=known,
+    )
 
 
-def choose_card(observation: dict[str, Any], policy: str = "greedy", seed: int = 0,
-                samples: int = 30) -> str:
+def choose_card(
+    observation: dict[str, Any], policy: str = "greedy", seed: int = 0, samples: int = 30
+) -> str:
     """The card (text) that ``policy`` plays in this observation.
 
     ``ValueError`` (one line) for a bad observation, policy, seed or sample count."""
     if isinstance(seed, bool) or not isinstance(seed, (int, np.integer)) or seed < 0:
         raise ValueError(f"seed must be a non-negative integer, got {seed!r}")
-    if isinstance(samples, bool) or not isinstance(samples, (int, np.integer)) \
-            or not 1 <= samples <= MAX_PIMC_SAMPLES:
+    if (
+        isinstance(samples, bool)
+        or not isinstance(samples, (int, np.integer))
+        or not 1 <= samples <= MAX_PIMC_SAMPLES
+    ):
         raise ValueError(f"samples must be an integer 1..{MAX_PIMC_SAMPLES}, got {samples!r}")
     parsed = parse_policy(policy, PLAY_POLICIES, "play")
     obs = read_observation(observation)
@@ -156,30 +285,97 @@ def choose_card(observation: dict[str, Any], policy: str = "greedy", seed: int =
                 raise ValueError("'hands' must be a list of the 4 hands still held")
             hands = [mask_of(_card_texts(h, "hands")) for h in given]
             if hands[obs["seat"]] != obs["hand"]:
-                raise ValueError("'hands' must be the 4 hands still held, the mover's "
-                                 "equal to 'hand'")
+                raise ValueError(
+                    "'hands' must be the 4 hands still held, the mover's equal to 'hand'"
+                )
             shown = _showed_out(obs["plays"], obs["dealer"], obs["strain"])
             for s, held in enumerate(hands):
                 _check_shown_out(held, s, shown, "its hand in 'hands'")
             trick_leader = (obs["seat"] - len(obs["trick"])) % 4
-            return solver.dd_card(hands, obs["strain"], trick_leader, rules,
-                                  trick=[format_card(c) for c in obs["trick"]])
-        return solver.pimc_card(obs["hand"], obs["seat"], [format_card(c) for c in obs["plays"]],
-                                (obs["dealer"] + 1) % 4, obs["strain"], rules,
-                                samples=samples, seed=seed)
+            return solver.dd_card(
+                hands,
+                obs["strain"],
+                trick_leader,
+                rules,
+                trick=[format_card(c) for c in obs["trick"]],
+            )
+        n = parse_policy(policy, PLAY_POLICIES, "play").params[0] if ":" in policy else samples
+        if n != int(n) or n < 1:
+            raise ValueError(f"pimc samples must be a positive integer, got {n:g}")
+        known = {s: format_cards(m) for s, m in enumerate(obs["known"]) if m}
+        return solver.pimc_card(
+            obs["hand"],
+            obs["seat"],
+            [format_card(c) for c in obs["plays"]],
+            (obs["dealer"] + 1) % 4,
+            obs["strain"],
+            rules,
+            samples=int(n),
+            seed=seed,
+            known=known,
+        )
     rules = obs["rules"]
+    if parsed.name == "expert":
+        from belote_sim.kernels.expert import expert_card
+        from belote_sim.kernels.play import search_buffers
+        from belote_sim.policies import EXPERT_SEARCH_BITS
+
+        params = np.zeros(8)
+        params[: len(parsed.params)] = parsed.params
+        plays = np.zeros(32, dtype=np.int64)
+        plays[: len(obs["plays"])] = obs["plays"]
+        tt, ws, moves = search_buffers(EXPERT_SEARCH_BITS)
+        work = np.zeros((4, 4), dtype=np.int64)
+        work[0] = obs["known"]
+        work[0, obs["seat"]] = 0
+        card = expert_card(
+            params,
+            obs["hand"],
+            plays,
+            len(obs["plays"]),
+            (obs["dealer"] + 1) % 4,
+            obs["strain"],
+            obs["taker"],
+            int(rules.raise_over_partner),
+            int(rules.undertrump),
+            tt,
+            ws,
+            moves,
+            work,
+        )
+        return format_card(int(card))
     trick = np.zeros(4, dtype=np.int64)
-    trick[:len(obs["trick"])] = obs["trick"]
+    trick[: len(obs["trick"])] = obs["trick"]
     n = len(obs["trick"])
     led, win_card, win_pos = trick_state(trick, n, obs["strain"])
-    legal = legal_mask(obs["hand"], led, n, win_card, win_pos, obs["strain"],
-                       int(rules.raise_over_partner), int(rules.undertrump))
+    legal = legal_mask(
+        obs["hand"],
+        led,
+        n,
+        win_card,
+        win_pos,
+        obs["strain"],
+        int(rules.raise_over_partner),
+        int(rules.undertrump),
+    )
     params = np.zeros(8)
-    params[:len(parsed.params)] = parsed.params
+    params[: len(parsed.params)] = parsed.params
     played = mask_of(obs["plays"])
-    card = _choose_kernel(PLAY_POLICIES[parsed.name].id, params, obs["hand"], legal, n, led,
-                          win_card, win_pos, played, obs["strain"], obs["seat"], obs["taker"],
-                          seed_state(seed))
+    card = _choose_kernel(
+        PLAY_POLICIES[parsed.name].id,
+        params,
+        obs["hand"],
+        legal,
+        n,
+        led,
+        win_card,
+        win_pos,
+        played,
+        obs["strain"],
+        obs["seat"],
+        obs["taker"],
+        seed_state(seed),
+    )
     return format_card(int(card))
 
 

@@ -21,7 +21,7 @@ from __future__ import annotations
 import json
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Any
+from typing import Any, cast
 
 import numpy as np
 
@@ -30,17 +30,23 @@ from belote_sim.kernels.perft import perft_count
 from belote_sim.rules import Rules
 
 
-def perft(hands: list[str] | list[int], strain: str | int, leader: int, depth: int,
-          rules: Rules | str = "common") -> int:
+def perft(
+    hands: list[str] | list[int],
+    strain: str | int,
+    leader: int,
+    depth: int,
+    rules: Rules | str = "common",
+) -> int:
     """Number of legal card sequences of ``depth`` cards from the start of a trick.
 
     ``hands``: four hands (card strings or masks) of equal size; ``strain``: a
     strain name or code; ``leader``: the seat that leads.
     """
-    masks = [h if isinstance(h, int) else None for h in hands]
-    if any(m is None for m in masks):
+    if all(isinstance(h, int) for h in hands):
+        masks = [int(h) for h in hands]
+    else:
         size = len(str(hands[0]).replace(",", " ").split())
-        masks = parse_hands(hands, size=size)
+        masks = parse_hands(cast(list[str], hands), size=size)
     sizes = {popcount(m) for m in masks}
     if len(masks) != 4 or len(sizes) != 1 or not 1 <= next(iter(sizes)) <= 8:
         raise ValueError("perft needs four hands of the same size (1 to 8 cards)")
@@ -51,8 +57,16 @@ def perft(hands: list[str] | list[int], strain: str | int, leader: int, depth: i
         raise ValueError(f"depth must be 1..{max_depth} for hands of {max_depth // 4} cards")
     code = parse_strain(strain) if isinstance(strain, str) else int(strain)
     rules = Rules.from_spec(rules)
-    return int(perft_count(np.array(masks, dtype=np.int64), leader, code,
-                           int(rules.raise_over_partner), int(rules.undertrump), depth))
+    return int(
+        perft_count(
+            np.array(masks, dtype=np.int64),
+            leader,
+            code,
+            int(rules.raise_over_partner),
+            int(rules.undertrump),
+            depth,
+        )
+    )
 
 
 @dataclass

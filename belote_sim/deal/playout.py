@@ -10,14 +10,19 @@ from belote_sim.cards import format_card, format_cards
 from belote_sim.kernels.dealing import shuffle_deal
 from belote_sim.kernels.play import play_deal, search_buffers
 from belote_sim.kernels.rng import random_below, seed_state
-from belote_sim.policies import PLAY_POLICIES, per_seat, search_bits, to_arrays
 from belote_sim.kernels.tables import ALL_SEATS_MASK, STRAIN_NAMES
+from belote_sim.policies import PLAY_POLICIES, per_seat, search_bits, to_arrays
 from belote_sim.rules import Rules
 
 
-def random_record(seed: int, rules: Rules | str = "common", n_plays: int = 32,
-                  strain: str | None = None, doubling: int | None = None,
-                  play: Any = "random") -> dict[str, Any]:
+def random_record(
+    seed: int,
+    rules: Rules | str = "common",
+    n_plays: int = 32,
+    strain: str | None = None,
+    doubling: int | None = None,
+    play: Any = "random",
+) -> dict[str, Any]:
     """A replay record of a uniformly dealt deal played with random legal cards.
 
     The deal, dealer, taker, strain (among those the rules allow, unless given) and
@@ -38,13 +43,28 @@ def random_record(seed: int, rules: Rules | str = "common", n_plays: int = 32,
     winners = np.zeros(8, dtype=np.int64)
     belote = np.zeros(4, dtype=np.int64)
     ids, params = to_arrays(per_seat(play, PLAY_POLICIES, "play"), PLAY_POLICIES)
-    play_deal(hands, (dealer + 1) % 4, code, taker, rules.to_array(), ALL_SEATS_MASK, plays, 0,
-              ids, params, state, plays, winners, belote, search_buffers(
-              search_bits(per_seat(play, PLAY_POLICIES, "play"))))
+    play_deal(
+        hands,
+        (dealer + 1) % 4,
+        code,
+        taker,
+        rules.to_array(),
+        ALL_SEATS_MASK,
+        plays,
+        0,
+        ids,
+        params,
+        state,
+        plays,
+        winners,
+        belote,
+        search_buffers(search_bits(per_seat(play, PLAY_POLICIES, "play"))),
+    )
     return {
         "ruleset": rules.name,
-        "options": {k: v for k, v in rules.options().items()
-                    if v != Rules.preset(rules.name).options()[k]},
+        "options": {
+            k: v for k, v in rules.options().items() if v != Rules.preset(rules.name).options()[k]
+        },
         "dealer": dealer,
         "hands": [" ".join(format_cards(int(h))) for h in hands],
         "contract": {"strain": STRAIN_NAMES[code], "taker": taker, "doubling": doubling},

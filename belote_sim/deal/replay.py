@@ -8,9 +8,9 @@ Record (one JSON object)::
      "plays": ["7C", ...0 to 32 cards], "belote_silent": [seats]}
 
 Unknown top-level fields are errors, except ``id`` (echoed) and names starting with
-``_`` (RULES.md 14.17).  The result's fields are documented on ``replay``.
+``_`` (docs/rules.md 14.17).  The result's fields are documented on ``replay``.
 
-Fields of the other games (RULES.md sections 3, 11):
+Fields of the other games (docs/rules.md sections 3, 11):
 
 - ``"players": 3`` (or 2): the games where every player is alone; ``hands`` then
   lists one hand per player (8 cards from the 24-card deck 9..A for 3 players, 9
@@ -23,7 +23,7 @@ Fields of the other games (RULES.md sections 3, 11):
 - ``"turned": "JH"`` (french preset only, optional): the card turned up after the
   5-card packets; the taker must hold it.
 
-Reading chosen for ``revoke_penalty`` (RULES.md section 12): the non-offending team
+Reading chosen for ``revoke_penalty`` (docs/rules.md section 12): the non-offending team
 scores the deal's card total plus every declaration announced before the illegal
 card -- the runs and carrés of each seat that had already legally played a card
 (they are announced with the first card) and the belotes already announced -- and
@@ -34,27 +34,59 @@ the tricks completed before the stop.
 from __future__ import annotations
 
 import json
-from typing import Any, Callable, Iterable, TextIO
+from collections.abc import Callable, Iterable
+from typing import Any, TextIO
 
 import numpy as np
 
 from belote_sim.cards import format_card, format_cards, parse_card, parse_hands, parse_strain
 from belote_sim.deal.declarations import belote_entries, carre_entries, run_entries, sort_entries
 from belote_sim.kernels.core import DUTY_NAMES
-from belote_sim.kernels.declarations import DECL_CARRE_RANKS, DECL_RUN_CARDS, NUM_DECL_FIELDS, \
-    player_declarations
-from belote_sim.kernels.play import NUM_PLAYER_FIELDS, PLAYER_BELOTE, PLAYER_BELOTE_SUITS, \
-    PLAYER_CARD, PLAYER_TRICKS, deal_declarations, play_deal, play_solo_deal, \
-    score_played_deal, search_buffers, solo_declarations
+from belote_sim.kernels.declarations import (
+    DECL_CARRE_RANKS,
+    DECL_RUN_CARDS,
+    NUM_DECL_FIELDS,
+    player_declarations,
+)
+from belote_sim.kernels.play import (
+    NUM_PLAYER_FIELDS,
+    PLAYER_BELOTE,
+    PLAYER_BELOTE_SUITS,
+    PLAYER_CARD,
+    PLAYER_TRICKS,
+    deal_declarations,
+    play_deal,
+    play_solo_deal,
+    score_played_deal,
+    search_buffers,
+    solo_declarations,
+)
 from belote_sim.kernels.policies import POLICY_NONE
 from belote_sim.kernels.rng import seed_state
 from belote_sim.kernels.scoring import score_deal, score_players
-from belote_sim.kernels.tables import ALL_SEATS_MASK, BELOTE_POINTS, DEAL_CARD_TOTAL, \
-    DECK24_MASK, NUM_TRICKS, OUTCOME_NAMES
+from belote_sim.kernels.tables import (
+    ALL_SEATS_MASK,
+    BELOTE_POINTS,
+    DEAL_CARD_TOTAL,
+    DECK24_MASK,
+    NUM_TRICKS,
+    OUTCOME_NAMES,
+)
 from belote_sim.rules import Rules
 
-RECORD_FIELDS = ("ruleset", "options", "dealer", "hands", "contract", "plays",
-                 "belote_silent", "players", "variant", "table", "turned")
+RECORD_FIELDS = (
+    "ruleset",
+    "options",
+    "dealer",
+    "hands",
+    "contract",
+    "plays",
+    "belote_silent",
+    "players",
+    "variant",
+    "table",
+    "turned",
+)
 CONTRACT_FIELDS = ("strain", "taker", "doubling")
 
 
@@ -71,11 +103,16 @@ def parse_record(record: Any) -> dict[str, Any]:
     """
     if not isinstance(record, dict):
         raise ValueError(f"a record must be a JSON object, got {type(record).__name__}")
-    unknown = [k for k in record if k not in RECORD_FIELDS and k != "id"
-               and not (isinstance(k, str) and k.startswith("_"))]
+    unknown = [
+        k
+        for k in record
+        if k not in RECORD_FIELDS and k != "id" and not (isinstance(k, str) and k.startswith("_"))
+    ]
     if unknown:
-        raise ValueError(f"unknown field(s) {', '.join(map(repr, unknown))}; "
-                         f"known fields: {', '.join(RECORD_FIELDS)}")
+        raise ValueError(
+            f"unknown field(s) {', '.join(map(repr, unknown))}; "
+            f"known fields: {', '.join(RECORD_FIELDS)}"
+        )
     for name in ("dealer", "hands", "contract"):
         if name not in record:
             raise ValueError(f"missing field {name!r}")
@@ -89,8 +126,10 @@ def parse_record(record: Any) -> dict[str, Any]:
     for name in ("players", "variant"):
         if name in record:
             if name in options and options[name] != record[name]:
-                raise ValueError(f"field {name!r} ({record[name]!r}) contradicts "
-                                 f"options.{name} ({options[name]!r})")
+                raise ValueError(
+                    f"field {name!r} ({record[name]!r}) contradicts "
+                    f"options.{name} ({options[name]!r})"
+                )
             options[name] = record[name]
     try:
         rules = Rules.from_spec(ruleset, options)
@@ -100,8 +139,9 @@ def parse_record(record: Any) -> dict[str, Any]:
     dealer = _int_field(record["dealer"], "dealer", 0, n_players - 1)
     hands_text = record["hands"]
     if not isinstance(hands_text, list) or len(hands_text) != n_players:
-        raise ValueError(f"field 'hands' must be a list of {n_players} hands "
-                         f"(seats 0..{n_players - 1})")
+        raise ValueError(
+            f"field 'hands' must be a list of {n_players} hands (seats 0..{n_players - 1})"
+        )
     try:
         hands = parse_hands(hands_text, size=rules.hand_size)
     except ValueError as exc:
@@ -110,8 +150,10 @@ def parse_record(record: Any) -> dict[str, Any]:
     for seat, hand in enumerate(hands):
         if hand & ~deck:
             card = format_cards(hand & ~deck)[0]
-            raise ValueError(f"field 'hands': {card} (seat {seat}) is not in the 24-card deck "
-                             f"(9 T J Q K A) of the {n_players}-player game")
+            raise ValueError(
+                f"field 'hands': {card} (seat {seat}) is not in the 24-card deck "
+                f"(9 T J Q K A) of the {n_players}-player game"
+            )
     table = _parse_table(record.get("table"), rules, sum(hands))
 
     contract = record["contract"]
@@ -127,11 +169,12 @@ def parse_record(record: Any) -> dict[str, Any]:
     except ValueError as exc:
         raise ValueError(f"field 'contract.strain': {exc}") from None
     if not rules.strain_allowed(strain):
-        raise ValueError(f"field 'contract.strain': {contract['strain']} is not a contract "
-                         f"of the {rules.name} rules (option french_allow_nt_at)")
+        raise ValueError(
+            f"field 'contract.strain': {contract['strain']} is not a contract "
+            f"of the {rules.name} rules (option french_allow_nt_at)"
+        )
     taker = _int_field(contract["taker"], "contract.taker", 0, n_players - 1)
-    doubling = _int_field(contract.get("doubling", 0), "contract.doubling", 0,
-                          rules.max_doubling)
+    doubling = _int_field(contract.get("doubling", 0), "contract.doubling", 0, rules.max_doubling)
     if "turned" in record:
         if rules.bidding != "two_round":
             raise ValueError("field 'turned': only the french deal turns a card up")
@@ -140,8 +183,10 @@ def parse_record(record: Any) -> dict[str, Any]:
         except (ValueError, TypeError) as exc:
             raise ValueError(f"field 'turned': {exc}") from None
         if not (hands[taker] >> turned) & 1:
-            raise ValueError(f"field 'turned': the taker (seat {taker}) must hold the turned "
-                             f"card {format_card(turned)}")
+            raise ValueError(
+                f"field 'turned': the taker (seat {taker}) must hold the turned "
+                f"card {format_card(turned)}"
+            )
 
     n_cards = rules.n_tricks * n_players
     plays_raw = record.get("plays", [])
@@ -153,17 +198,28 @@ def parse_record(record: Any) -> dict[str, Any]:
         plays = [parse_card(c) for c in plays_raw]
     except ValueError as exc:
         raise ValueError(f"field 'plays': {exc}") from None
-    for card in plays:
-        if not (deck >> card) & 1:
-            raise ValueError(f"field 'plays': {format_card(card)} is not in the 24-card deck "
-                             f"(9 T J Q K A) of the {n_players}-player game")
+    for played in plays:
+        if not (deck >> played) & 1:
+            raise ValueError(
+                f"field 'plays': {format_card(played)} is not in the 24-card deck "
+                f"(9 T J Q K A) of the {n_players}-player game"
+            )
 
     silent = record.get("belote_silent", [])
     if not isinstance(silent, list):
         raise ValueError("field 'belote_silent' must be a list of seats")
     silent_seats = {_int_field(s, "belote_silent", 0, n_players - 1) for s in silent}
-    return dict(rules=rules, dealer=dealer, hands=hands, strain=strain, taker=taker,
-                doubling=doubling, plays=plays, silent=silent_seats, table=table)
+    return dict(
+        rules=rules,
+        dealer=dealer,
+        hands=hands,
+        strain=strain,
+        taker=taker,
+        doubling=doubling,
+        plays=plays,
+        silent=silent_seats,
+        table=table,
+    )
 
 
 def _parse_table(value: Any, rules: Rules, held: int) -> np.ndarray:
@@ -173,8 +229,10 @@ def _parse_table(value: Any, rules: Rules, held: int) -> np.ndarray:
         if value is not None:
             raise ValueError("field 'table': only open belot (variant open) has table cards")
         return table
-    shape_error = ("field 'table' must list each player's 4 table piles as [face-down, "
-                   "face-up] cards: [[[down, up], ...], [[down, up], ...]]")
+    shape_error = (
+        "field 'table' must list each player's 4 table piles as [face-down, "
+        "face-up] cards: [[[down, up], ...], [[down, up], ...]]"
+    )
     if not isinstance(value, list) or len(value) != 2:
         raise ValueError(shape_error)
     seen = held
@@ -188,8 +246,9 @@ def _parse_table(value: Any, rules: Rules, held: int) -> np.ndarray:
                 try:
                     card = parse_card(text)
                 except (ValueError, TypeError) as exc:
-                    raise ValueError(f"field 'table' (player {player}, pile {pile}): {exc}") \
-                        from None
+                    raise ValueError(
+                        f"field 'table' (player {player}, pile {pile}): {exc}"
+                    ) from None
                 if (seen >> card) & 1:
                     raise ValueError(f"field 'table': card {format_card(card)} is dealt twice")
                 seen |= 1 << card
@@ -227,22 +286,46 @@ def replay(record: dict[str, Any]) -> dict[str, Any]:
     out_plays = np.zeros(32, dtype=np.int64)
     out_winners = np.zeros(8, dtype=np.int64)
     out_belote = np.zeros(4, dtype=np.int64)
-    (n_played, duty, next_legal, card0, card1, tricks0, tricks1, belote0,
-     belote1) = play_deal(hands, leader, strain, taker, rules_arr, announce_mask, plays,
-                          len(rec["plays"]), np.full(4, POLICY_NONE, dtype=np.int64),
-                          np.zeros((4, 1)), seed_state(0), out_plays, out_winners, out_belote,
-                          search_buffers(1))
+    (n_played, duty, next_legal, card0, card1, tricks0, tricks1, belote0, belote1) = play_deal(
+        hands,
+        leader,
+        strain,
+        taker,
+        rules_arr,
+        announce_mask,
+        plays,
+        len(rec["plays"]),
+        np.full(4, POLICY_NONE, dtype=np.int64),
+        np.zeros((4, 1)),
+        seed_state(0),
+        out_plays,
+        out_winners,
+        out_belote,
+        search_buffers(1),
+    )
 
-    result = _play_fields(record, rec, out_plays, out_winners, n_played, duty, next_legal,
-                          leader, 4, 32)
+    result = _play_fields(
+        record, rec, out_plays, out_winners, n_played, duty, next_legal, leader, 4, 32
+    )
     over = result["to_play"] is None
     decl = np.zeros((4, NUM_DECL_FIELDS), dtype=np.int64)
     deal_declarations(hands, strain, ALL_SEATS_MASK, rules_arr, decl)
     if over:
-        (scored, _d0, _d1, raw0, raw1, outcome, valat, mp0, mp1, held0,
-         held1) = score_played_deal(decl, tricks0, tricks1, card0, card1, belote0, belote1,
-                                    strain, taker % 2, doubling, leader, NUM_TRICKS,
-                                    rules_arr)
+        (scored, _d0, _d1, raw0, raw1, outcome, valat, mp0, mp1, held0, held1) = score_played_deal(
+            decl,
+            tricks0,
+            tricks1,
+            card0,
+            card1,
+            belote0,
+            belote1,
+            strain,
+            taker % 2,
+            doubling,
+            leader,
+            NUM_TRICKS,
+            rules_arr,
+        )
         team_decl: list[list[dict[str, Any]]] = [[], []]
         for seat in range(4):
             team = seat % 2
@@ -251,20 +334,46 @@ def replay(record: dict[str, Any]) -> dict[str, Any]:
             if (scored >> (2 + team)) & 1:
                 team_decl[team] += carre_entries(seat, int(decl[seat, DECL_CARRE_RANKS]), strain)
             team_decl[team] += belote_entries(seat, int(out_belote[seat]))
-        result.update(card_points=[int(card0), int(card1)],
-                      declarations=[sort_entries(t) for t in team_decl],
-                      raw=[int(raw0), int(raw1)], outcome=OUTCOME_NAMES[outcome],
-                      valat=None if valat < 0 else int(valat), mp=[int(mp0), int(mp1)],
-                      held_mp=[int(held0), int(held1)])
+        result.update(
+            card_points=[int(card0), int(card1)],
+            declarations=[sort_entries(t) for t in team_decl],
+            raw=[int(raw0), int(raw1)],
+            outcome=OUTCOME_NAMES[outcome],
+            valat=None if valat < 0 else int(valat),
+            mp=[int(mp0), int(mp1)],
+            held_mp=[int(held0), int(held1)],
+        )
     elif duty and rules.revoke_penalty:
-        result.update(_revoke_scores(rules, strain, taker, doubling, leader, n_played,
-                                     result["to_play"], decl, out_belote, card0, card1))
+        result.update(
+            _revoke_scores(
+                rules,
+                strain,
+                taker,
+                doubling,
+                leader,
+                n_played,
+                result["to_play"],
+                decl,
+                out_belote,
+                card0,
+                card1,
+            )
+        )
     return result
 
 
-def _play_fields(record: dict[str, Any], rec: dict[str, Any], out_plays: np.ndarray,
-                 winners: np.ndarray, n_played: int, duty: int, next_legal: int, leader: int,
-                 n_seats: int, n_cards: int) -> dict[str, Any]:
+def _play_fields(
+    record: dict[str, Any],
+    rec: dict[str, Any],
+    out_plays: np.ndarray,
+    winners: np.ndarray,
+    n_played: int,
+    duty: int,
+    next_legal: int,
+    leader: int,
+    n_seats: int,
+    n_cards: int,
+) -> dict[str, Any]:
     """The play part of a replay result (``id``, ``tricks``, ``to_play``, ``legal``,
     ``illegal``) with every scoring field ``None``, for ``n_seats`` seats and a deal of
     ``n_cards`` cards; ``to_play`` is ``None`` exactly when the deal is over."""
@@ -274,21 +383,35 @@ def _play_fields(record: dict[str, Any], rec: dict[str, Any], out_plays: np.ndar
     tricks = []
     trick_leader = leader
     for k in range(-(-n_played // n_seats)):
-        cards = [int(c) for c in out_plays[n_seats * k:min(n_seats * (k + 1), n_played)]]
+        cards = [int(c) for c in out_plays[n_seats * k : min(n_seats * (k + 1), n_played)]]
         winner = int(winners[k]) if len(cards) == n_seats else None
-        tricks.append(dict(leader=trick_leader, cards=[format_card(c) for c in cards],
-                           winner=winner))
+        tricks.append(
+            dict(leader=trick_leader, cards=[format_card(c) for c in cards], winner=winner)
+        )
         if winner is not None:
             trick_leader = winner
     over = n_played == n_cards and duty == 0
     to_play = None if over else (trick_leader + n_played % n_seats) % n_seats
-    result.update(tricks=tricks, to_play=to_play,
-                  legal=None if over else format_cards(int(next_legal)), illegal=None,
-                  card_points=None, declarations=None, raw=None, outcome=None, valat=None,
-                  mp=None, held_mp=None)
+    result.update(
+        tricks=tricks,
+        to_play=to_play,
+        legal=None if over else format_cards(int(next_legal)),
+        illegal=None,
+        card_points=None,
+        declarations=None,
+        raw=None,
+        outcome=None,
+        valat=None,
+        mp=None,
+        held_mp=None,
+    )
     if duty:
-        result["illegal"] = dict(trick=n_played // n_seats, seat=to_play,
-                                 card=format_card(rec["plays"][n_played]), rule=DUTY_NAMES[duty])
+        result["illegal"] = dict(
+            trick=n_played // n_seats,
+            seat=to_play,
+            card=format_card(rec["plays"][n_played]),
+            rule=DUTY_NAMES[duty],
+        )
     return result
 
 
@@ -303,23 +426,38 @@ def _replay_solo(record: dict[str, Any], rec: dict[str, Any]) -> dict[str, Any]:
     hands = np.array(rec["hands"], dtype=np.int64)
     table = rec["table"]
     plays = np.zeros(n_cards, dtype=np.int64)
-    plays[:len(rec["plays"])] = rec["plays"]
+    plays[: len(rec["plays"])] = rec["plays"]
     announce_mask = sum(1 << s for s in range(n) if s not in rec["silent"])
     leader = (dealer + 1) % n
     out_plays = np.zeros(n_cards, dtype=np.int64)
     winners = np.zeros(rules.n_tricks, dtype=np.int64)
     per_player = np.zeros((NUM_PLAYER_FIELDS, n), dtype=np.int64)
     n_played, duty, next_legal = play_solo_deal(
-        hands, table, n, leader, strain, taker, rules_arr, announce_mask, plays,
-        len(rec["plays"]), np.full(n, POLICY_NONE, dtype=np.int64), np.zeros((n, 1)),
-        seed_state(0), out_plays, winners, per_player)
+        hands,
+        table,
+        n,
+        leader,
+        strain,
+        taker,
+        rules_arr,
+        announce_mask,
+        plays,
+        len(rec["plays"]),
+        np.full(n, POLICY_NONE, dtype=np.int64),
+        np.zeros((n, 1)),
+        seed_state(0),
+        out_plays,
+        winners,
+        per_player,
+    )
     belote_suits = per_player[PLAYER_BELOTE_SUITS]
     card = per_player[PLAYER_CARD]
     tricks = per_player[PLAYER_TRICKS]
     belote = per_player[PLAYER_BELOTE]
 
-    result = _play_fields(record, rec, out_plays, winners, n_played, duty, next_legal, leader,
-                          n, n_cards)
+    result = _play_fields(
+        record, rec, out_plays, winners, n_played, duty, next_legal, leader, n, n_cards
+    )
     over = result["to_play"] is None
     if not over:
         return result
@@ -328,8 +466,22 @@ def _replay_solo(record: dict[str, Any], rec: dict[str, Any]) -> dict[str, Any]:
     decl_points = np.zeros(n, dtype=np.int64)
     scored = player_declarations(decl, tricks, n, leader, rules_arr, decl_points)
     raw, mp, held = (np.zeros(n, dtype=np.int64) for _ in range(3))
-    outcome, valat = score_players(card, decl_points, belote, tricks, n, strain, taker,
-                                   doubling, rules.n_tricks, leader, rules_arr, raw, mp, held)
+    outcome, valat = score_players(
+        card,
+        decl_points,
+        belote,
+        tricks,
+        n,
+        strain,
+        taker,
+        doubling,
+        rules.n_tricks,
+        leader,
+        rules_arr,
+        raw,
+        mp,
+        held,
+    )
     entries: list[list[dict[str, Any]]] = []
     for p in range(n):
         mine: list[dict[str, Any]] = []
@@ -339,15 +491,31 @@ def _replay_solo(record: dict[str, Any], rec: dict[str, Any]) -> dict[str, Any]:
             mine += carre_entries(p, int(decl[p, DECL_CARRE_RANKS]), strain)
         mine += belote_entries(p, int(belote_suits[p]))
         entries.append(sort_entries(mine))
-    result.update(card_points=card.tolist(), declarations=entries, raw=raw.tolist(),
-                  outcome=OUTCOME_NAMES[outcome], valat=None if valat < 0 else int(valat),
-                  mp=mp.tolist(), held_mp=held.tolist())
+    result.update(
+        card_points=card.tolist(),
+        declarations=entries,
+        raw=raw.tolist(),
+        outcome=OUTCOME_NAMES[outcome],
+        valat=None if valat < 0 else int(valat),
+        mp=mp.tolist(),
+        held_mp=held.tolist(),
+    )
     return result
 
 
-def _revoke_scores(rules: Rules, strain: int, taker: int, doubling: int, leader: int,
-                   n_played: int, offender: int, decl: np.ndarray, belote_suits: np.ndarray,
-                   card0: int, card1: int) -> dict[str, Any]:
+def _revoke_scores(
+    rules: Rules,
+    strain: int,
+    taker: int,
+    doubling: int,
+    leader: int,
+    n_played: int,
+    offender: int,
+    decl: np.ndarray,
+    belote_suits: np.ndarray,
+    card0: int,
+    card1: int,
+) -> dict[str, Any]:
     """Scores of a deal stopped by an illegal card under ``revoke_penalty`` (section 12)."""
     other = 1 - offender % 2
     announced: list[dict[str, Any]] = []
@@ -367,18 +535,37 @@ def _revoke_scores(rules: Rules, strain: int, taker: int, doubling: int, leader:
     d[other] = decl_points
     b = [0, 0]
     b[other] = belote_points
-    raw0, raw1, outcome, valat, mp0, mp1, held0, held1 = score_deal(
-        card[0], card[1], d[0], d[1], b[0], b[1], 0, 0, strain, taker % 2, doubling,
-        NUM_TRICKS, rules.to_array())
+    raw0, raw1, outcome, _valat, mp0, mp1, held0, held1 = score_deal(
+        card[0],
+        card[1],
+        d[0],
+        d[1],
+        b[0],
+        b[1],
+        0,
+        0,
+        strain,
+        taker % 2,
+        doubling,
+        NUM_TRICKS,
+        rules.to_array(),
+    )
     team_decl: list[list[dict[str, Any]]] = [[], []]
     team_decl[other] = sort_entries(announced)
-    return dict(card_points=[int(card0), int(card1)], declarations=team_decl,
-                raw=[int(raw0), int(raw1)], outcome=OUTCOME_NAMES[outcome], valat=None,
-                mp=[int(mp0), int(mp1)], held_mp=[int(held0), int(held1)])
+    return dict(
+        card_points=[int(card0), int(card1)],
+        declarations=team_decl,
+        raw=[int(raw0), int(raw1)],
+        outcome=OUTCOME_NAMES[outcome],
+        valat=None,
+        mp=[int(mp0), int(mp1)],
+        held_mp=[int(held0), int(held1)],
+    )
 
 
-def map_json_lines(lines: Iterable[str], out: TextIO,
-                   handle: Callable[[Any], dict[str, Any]]) -> tuple[int, int]:
+def map_json_lines(
+    lines: Iterable[str | bytes], out: TextIO, handle: Callable[[Any], dict[str, Any]]
+) -> tuple[int, int]:
     """Apply ``handle`` to each JSON line of ``lines`` and write one JSON result per line.
 
     ``lines`` are text or bytes (decoded as UTF-8 line by line).  Blank lines are
@@ -395,8 +582,10 @@ def map_json_lines(lines: Iterable[str], out: TextIO,
             except UnicodeDecodeError as exc:
                 n_records += 1
                 n_errors += 1
-                out.write(json.dumps({"error": f"line {lineno}: not UTF-8 text (byte "
-                                               f"{exc.start + 1})"}) + "\n")
+                out.write(
+                    json.dumps({"error": f"line {lineno}: not UTF-8 text (byte {exc.start + 1})"})
+                    + "\n"
+                )
                 continue
         if not line.strip():
             continue
@@ -411,8 +600,7 @@ def map_json_lines(lines: Iterable[str], out: TextIO,
         except RecursionError:
             n_errors += 1
             result = {"error": f"line {lineno}: JSON nested too deeply"}
-        except (ValueError, TypeError, KeyError, IndexError, AttributeError,
-                OverflowError) as exc:
+        except (ValueError, TypeError, KeyError, IndexError, AttributeError, OverflowError) as exc:
             n_errors += 1
             text = " ".join(str(exc).split())
             if not isinstance(exc, ValueError):
@@ -428,9 +616,9 @@ def map_json_lines(lines: Iterable[str], out: TextIO,
     return n_records, n_errors
 
 
-def replay_lines(lines: Iterable[str], out: TextIO) -> tuple[int, int]:
+def replay_lines(lines: Iterable[str | bytes], out: TextIO) -> tuple[int, int]:
     """Replay JSON lines from ``lines`` into ``out`` (see ``map_json_lines``)."""
     return map_json_lines(lines, out, replay)
 
 
-__all__ = ["replay", "parse_record", "replay_lines", "map_json_lines"]
+__all__ = ["map_json_lines", "parse_record", "replay", "replay_lines"]

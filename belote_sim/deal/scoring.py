@@ -1,4 +1,4 @@
-"""Scoring a deal (RULES.md sections 7, 8, 10) and a game (section 9).
+"""Scoring a deal (docs/rules.md sections 7, 8, 10) and a game (section 9).
 
 Units: card points (cards in tricks + 10 for the last trick), raw points (card
 points + declarations + belote, doubled in NT with ``nt_double_raw``) and match
@@ -8,20 +8,28 @@ fields hold French points.
 
 from __future__ import annotations
 
-from typing import Any, Iterable, Mapping
+from collections.abc import Iterable, Mapping
+from typing import Any
 
 import numpy as np
 
 from belote_sim.cards import parse_strain
-from belote_sim.kernels.scoring import play_game, score_deal as _score_deal
+from belote_sim.kernels.scoring import play_game
+from belote_sim.kernels.scoring import score_deal as _score_deal
 from belote_sim.kernels.tables import OUTCOME_NAMES
 from belote_sim.rules import Rules
 
 
-def score_deal(card_points: tuple[int, int], declarations: tuple[int, int],
-               belote: tuple[int, int], tricks: tuple[int, int], strain: str,
-               taker_team: int, doubling: int = 0,
-               rules: Rules | str = "common") -> dict[str, Any]:
+def score_deal(
+    card_points: tuple[int, int],
+    declarations: tuple[int, int],
+    belote: tuple[int, int],
+    tricks: tuple[int, int],
+    strain: str,
+    taker_team: int,
+    doubling: int = 0,
+    rules: Rules | str = "common",
+) -> dict[str, Any]:
     """Score a played deal from its per-team totals.
 
     ``card_points``: card points per team (last-trick 10 included); ``declarations``:
@@ -38,11 +46,27 @@ def score_deal(card_points: tuple[int, int], declarations: tuple[int, int],
         raise ValueError(f"tricks must be two counts adding up to 8, got {tricks!r}")
     code = parse_strain(strain)
     raw0, raw1, outcome, valat, mp0, mp1, held0, held1 = _score_deal(
-        card_points[0], card_points[1], declarations[0], declarations[1], belote[0],
-        belote[1], tricks[0], tricks[1], code, taker_team, doubling, 8, rules.to_array())
-    return {"raw": [int(raw0), int(raw1)], "outcome": OUTCOME_NAMES[outcome],
-            "valat": None if valat < 0 else int(valat), "mp": [int(mp0), int(mp1)],
-            "held_mp": [int(held0), int(held1)]}
+        card_points[0],
+        card_points[1],
+        declarations[0],
+        declarations[1],
+        belote[0],
+        belote[1],
+        tricks[0],
+        tricks[1],
+        code,
+        taker_team,
+        doubling,
+        8,
+        rules.to_array(),
+    )
+    return {
+        "raw": [int(raw0), int(raw1)],
+        "outcome": OUTCOME_NAMES[outcome],
+        "valat": None if valat < 0 else int(valat),
+        "mp": [int(mp0), int(mp1)],
+        "held_mp": [int(held0), int(held1)],
+    }
 
 
 def score_game(deals: Iterable[Mapping[str, Any]], rules: Rules | str = "common") -> dict[str, Any]:
@@ -80,8 +104,12 @@ def score_game(deals: Iterable[Mapping[str, Any]], rules: Rules | str = "common"
                 held[i] = row.get("held_mp") or (0, 0)
         except (KeyError, TypeError, ValueError) as exc:
             raise ValueError(f"deal {i}: {exc}") from None
-    s0, s1, pot, ended, winner = play_game(outcomes, takers, doublings, valats, mp, held,
-                                           rules.to_array())
-    return {"scores": [int(s0), int(s1)], "held": int(pot),
-            "ended_after": None if ended < 0 else int(ended),
-            "winner": None if winner < 0 else int(winner)}
+    s0, s1, pot, ended, winner = play_game(
+        outcomes, takers, doublings, valats, mp, held, rules.to_array()
+    )
+    return {
+        "scores": [int(s0), int(s1)],
+        "held": int(pot),
+        "ended_after": None if ended < 0 else int(ended),
+        "winner": None if winner < 0 else int(winner),
+    }

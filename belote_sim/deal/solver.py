@@ -4,7 +4,7 @@ Every value here is the number of **card points** (the last-trick 10 included) t
 the taker's team (``taker_team``, 0 = seats {0, 2}) wins from the given position on,
 the cards already in the trick in progress included, when all four players see all
 cards and play perfectly under the play rules of the chosen ruleset
-(``raise_over_partner`` and ``undertrump``, RULES.md section 5).  Declarations and
+(``raise_over_partner`` and ``undertrump``, docs/rules.md section 5).  Declarations and
 belote do not depend on the play and are not part of the value; the one exception,
 ``belote_on_discard`` off (a belote card played as a discard forfeits the belote), is
 ignored: the solver optimises card points only.
@@ -36,7 +36,8 @@ entries, 1.5 MB, by default) between calls; the functions use one per thread.  B
 from __future__ import annotations
 
 import threading
-from typing import Any, Iterable, Mapping, TextIO
+from collections.abc import Iterable, Mapping
+from typing import Any, TextIO
 
 import numpy as np
 
@@ -50,17 +51,23 @@ from belote_sim.cards import (
     parse_strain,
     popcount,
 )
+from belote_sim.deal.replay import parse_record, replay
 from belote_sim.kernels import solver as K
 from belote_sim.kernels.core import DUTY_NAMES, broken_duty, trick_state
 from belote_sim.kernels.tables import CARD_POINTS, LAST_TRICK_BONUS, STRAIN_NAMES
-from belote_sim.deal.replay import parse_record, replay
 from belote_sim.rules import Rules
 
 __all__ = [
-    "Solver", "solve", "dd_scores", "dd_card", "dd_table", "solve_record",
-    "solve_record_lines", "pimc_scores", "pimc_card",
+    "Solver",
+    "dd_card",
+    "dd_scores",
+    "dd_table",
+    "pimc_card",
+    "pimc_scores",
+    "solve",
+    "solve_record",
+    "solve_record_lines",
 ]
-
 
 
 class Solver:
@@ -93,6 +100,7 @@ def _default_solver(solver: Solver | None) -> Solver:
 
 # --- input validation ------------------------------------------------------------
 
+
 def _rules(rules: Any) -> Rules:
     if isinstance(rules, Rules):
         return rules
@@ -110,15 +118,13 @@ def _strain(strain: Any) -> int:
 
 
 def _seat(value: Any, name: str) -> int:
-    if isinstance(value, bool) or not isinstance(value, (int, np.integer)) or \
-            not 0 <= value <= 3:
+    if isinstance(value, bool) or not isinstance(value, (int, np.integer)) or not 0 <= value <= 3:
         raise ValueError(f"{name} must be a seat 0..3, got {value!r}")
     return int(value)
 
 
 def _team(value: Any, name: str = "taker_team") -> int:
-    if isinstance(value, bool) or not isinstance(value, (int, np.integer)) or \
-            value not in (0, 1):
+    if isinstance(value, bool) or not isinstance(value, (int, np.integer)) or value not in (0, 1):
         raise ValueError(f"{name} must be 0 (seats 0, 2) or 1 (seats 1, 3), got {value!r}")
     return int(value)
 
@@ -170,8 +176,10 @@ def _hands(hands: Any) -> list[int]:
         mask = _hand_mask(h, f"hand of seat {seat}")
         both = seen & mask
         if both:
-            raise ValueError(f"card {format_card(cards_of(both)[0])} is held twice "
-                             f"(seat {seat} and an earlier seat)")
+            raise ValueError(
+                f"card {format_card(cards_of(both)[0])} is held twice "
+                f"(seat {seat} and an earlier seat)"
+            )
         seen |= mask
         masks.append(mask)
     return masks
@@ -180,16 +188,16 @@ def _hands(hands: Any) -> list[int]:
 class _Position:
     """A validated position, ready for the kernels."""
 
-    def __init__(self, hands: Any, strain: Any, leader: Any, rules: Any,
-                 trick: Any = None) -> None:
+    def __init__(self, hands: Any, strain: Any, leader: Any, rules: Any, trick: Any = None) -> None:
         self.rules = _rules(rules)
         self.strain = _strain(strain)
         self.leader = _seat(leader, "leader")
         self.masks = _hands(hands)
         cards = _card_list(trick, "trick")
         if len(cards) > 3:
-            raise ValueError(f"trick: at most 3 cards can be played before the player to "
-                             f"move, got {len(cards)}")
+            raise ValueError(
+                f"trick: at most 3 cards can be played before the player to move, got {len(cards)}"
+            )
         self.trick_cards = cards
         self.n = len(cards)
         held = self.masks[0] | self.masks[1] | self.masks[2] | self.masks[3]
@@ -207,7 +215,8 @@ class _Position:
                     f"hand of seat {seat} has {got} cards, expected {want}: the hands must "
                     f"have equal sizes, one card fewer for the seats that already played "
                     f"in the trick in progress (leader {self.leader}, {self.n} card(s) "
-                    f"played, seat {self.mover} to move with {size})")
+                    f"played, seat {self.mover} to move with {size})"
+                )
         if size == 0 and self.n > 0:
             raise ValueError("the player to move has no card")
         self.raise_op = int(self.rules.raise_over_partner)
@@ -219,11 +228,22 @@ class _Position:
         for i, c in enumerate(cards):
             seat = (self.leader + i) % 4
             led, wc, wp = trick_state(self.trick, i, self.strain)
-            duty = broken_duty(self.masks[seat] | (1 << c), c, led, i, wc, wp, self.strain,
-                               self.raise_op, self.undertrump)
+            duty = broken_duty(
+                self.masks[seat] | (1 << c),
+                c,
+                led,
+                i,
+                wc,
+                wp,
+                self.strain,
+                self.raise_op,
+                self.undertrump,
+            )
             if duty:
-                raise ValueError(f"trick: card {format_card(c)} of seat {seat} breaks the "
-                                 f"{DUTY_NAMES[duty]} rule")
+                raise ValueError(
+                    f"trick: card {format_card(c)} of seat {seat} breaks the "
+                    f"{DUTY_NAMES[duty]} rule"
+                )
 
     def hands_array(self) -> np.ndarray:
         return np.array(self.masks, dtype=np.int64)
@@ -240,8 +260,16 @@ class _Position:
 
 # --- double dummy ------------------------------------------------------------------
 
-def solve(hands: Any, strain: Any, leader: Any, taker_team: int = 0,
-          rules: Any = "common", trick: Any = None, solver: Solver | None = None) -> int:
+
+def solve(
+    hands: Any,
+    strain: Any,
+    leader: Any,
+    taker_team: int = 0,
+    rules: Any = "common",
+    trick: Any = None,
+    solver: Solver | None = None,
+) -> int:
     """Card points (last-trick 10 included) the team ``taker_team`` wins from this
     position on with perfect play by all four (the trick in progress included).
 
@@ -254,14 +282,34 @@ def solve(hands: Any, strain: Any, leader: Any, taker_team: int = 0,
     pos = _Position(hands, strain, leader, rules, trick)
     team = _team(taker_team)
     s = _default_solver(solver)
-    return int(K.solve_position(pos.hands_array(), pos.leader, pos.trick, pos.n, pos.strain,
-                                team, pos.raise_op, pos.undertrump, s.tt, s.ws, s.moves, 0,
-                                -1))
+    return int(
+        K.solve_position(
+            pos.hands_array(),
+            pos.leader,
+            pos.trick,
+            pos.n,
+            pos.strain,
+            team,
+            pos.raise_op,
+            pos.undertrump,
+            s.tt,
+            s.ws,
+            s.moves,
+            0,
+            -1,
+        )
+    )
 
 
-def dd_scores(hands: Any, strain: Any, leader: Any, taker_team: int = 0,
-              rules: Any = "common", trick: Any = None,
-              solver: Solver | None = None) -> dict[str, int]:
+def dd_scores(
+    hands: Any,
+    strain: Any,
+    leader: Any,
+    taker_team: int = 0,
+    rules: Any = "common",
+    trick: Any = None,
+    solver: Solver | None = None,
+) -> dict[str, int]:
     """Value (see ``solve``) after each legal card of the player to move:
     ``{card: points of taker_team}``, cards in index order."""
     pos = _Position(hands, strain, leader, rules, trick)
@@ -270,13 +318,31 @@ def dd_scores(hands: Any, strain: Any, leader: Any, taker_team: int = 0,
         return {}
     s = _default_solver(solver)
     out = np.zeros(32, dtype=np.int64)
-    legal = K.dd_card_values(pos.hands_array(), pos.leader, pos.trick, pos.n, pos.strain, team,
-                             pos.raise_op, pos.undertrump, s.tt, s.ws, s.moves, out)
+    legal = K.dd_card_values(
+        pos.hands_array(),
+        pos.leader,
+        pos.trick,
+        pos.n,
+        pos.strain,
+        team,
+        pos.raise_op,
+        pos.undertrump,
+        s.tt,
+        s.ws,
+        s.moves,
+        out,
+    )
     return {format_card(c): int(out[c]) for c in cards_of(int(legal))}
 
 
-def dd_card(hands: Any, strain: Any, leader: Any, rules: Any = "common", trick: Any = None,
-            solver: Solver | None = None) -> str:
+def dd_card(
+    hands: Any,
+    strain: Any,
+    leader: Any,
+    rules: Any = "common",
+    trick: Any = None,
+    solver: Solver | None = None,
+) -> str:
     """The best card of the player to move with all hands visible (policy ``dd``):
     the one that maximises his own team's points; ties go to the card the move
     ordering tries first."""
@@ -284,13 +350,28 @@ def dd_card(hands: Any, strain: Any, leader: Any, rules: Any = "common", trick: 
     if pos.n == 0 and not any(pos.masks):
         raise ValueError("the deal is over: no card to play")
     s = _default_solver(solver)
-    card, _ = K.dd_best_card(pos.hands_array(), pos.leader, pos.trick, pos.n, pos.strain,
-                             pos.raise_op, pos.undertrump, s.tt, s.ws, s.moves)
+    card, _ = K.dd_best_card(
+        pos.hands_array(),
+        pos.leader,
+        pos.trick,
+        pos.n,
+        pos.strain,
+        pos.raise_op,
+        pos.undertrump,
+        s.tt,
+        s.ws,
+        s.moves,
+    )
     return format_card(int(card))
 
 
-def dd_table(hands: Any, rules: Any = "common", taker_team: int = 0, as_frame: bool = True,
-             solver: Solver | None = None) -> Any:
+def dd_table(
+    hands: Any,
+    rules: Any = "common",
+    taker_team: int = 0,
+    as_frame: bool = True,
+    solver: Solver | None = None,
+) -> Any:
     """``solve`` for every strain x first leader (hands of equal size, no trick).
 
     Returns a pandas DataFrame (index: strains ``C D H S NT AT``, columns: leader
@@ -309,10 +390,25 @@ def dd_table(hands: Any, rules: Any = "common", taker_team: int = 0, as_frame: b
     for strain, name in enumerate(STRAIN_NAMES):
         row = []
         for leader in range(4):
-            row.append(int(K.solve_position(arr, leader, empty, 0, strain, team,
-                                            int(rules.raise_over_partner),
-                                            int(rules.undertrump), s.tt, s.ws, s.moves, 0,
-                                            -1)))
+            row.append(
+                int(
+                    K.solve_position(
+                        arr,
+                        leader,
+                        empty,
+                        0,
+                        strain,
+                        team,
+                        int(rules.raise_over_partner),
+                        int(rules.undertrump),
+                        s.tt,
+                        s.ws,
+                        s.moves,
+                        0,
+                        -1,
+                    )
+                )
+            )
         table[name] = row
     if not as_frame:
         return table
@@ -336,13 +432,17 @@ def solve_record(record: Mapping[str, Any], solver: Solver | None = None) -> dic
     """
     rec = parse_record(record)
     if rec["rules"].solo:
-        raise ValueError("the double-dummy solver is for the 4-player game (this record is "
-                         f"a {rec['rules'].players}-player game)")
-    result = replay(record)
+        raise ValueError(
+            "the double-dummy solver is for the 4-player game (this record is "
+            f"a {rec['rules'].players}-player game)"
+        )
+    result = replay(dict(record))
     if result["illegal"] is not None:
         ill = result["illegal"]
-        raise ValueError(f"the record has an illegal card: {ill['card']} of seat {ill['seat']} "
-                         f"in trick {ill['trick']} breaks the {ill['rule']} rule")
+        raise ValueError(
+            f"the record has an illegal card: {ill['card']} of seat {ill['seat']} "
+            f"in trick {ill['trick']} breaks the {ill['rule']} rule"
+        )
     out: dict[str, Any] = {}
     if "id" in record:
         out["id"] = record["id"]
@@ -369,8 +469,9 @@ def solve_record(record: Mapping[str, Any], solver: Solver | None = None) -> dic
     return out
 
 
-def solve_record_lines(lines: Iterable[str], out: TextIO,
-                       solver: Solver | None = None) -> tuple[int, int]:
+def solve_record_lines(
+    lines: Iterable[str | bytes], out: TextIO, solver: Solver | None = None
+) -> tuple[int, int]:
     """``solve_record`` for JSON lines (blank lines skipped), one JSON result per line;
     a bad line gives ``{"error": "line N: ..."}``.  Returns ``(n_records, n_errors)``."""
     from belote_sim.deal.replay import map_json_lines
@@ -380,11 +481,20 @@ def solve_record_lines(lines: Iterable[str], out: TextIO,
 
 # --- perfect-information Monte Carlo -----------------------------------------------
 
+
 class _Observation:
     """What the player to move has seen, validated."""
 
-    def __init__(self, hand: Any, seat: Any, plays: Any, first_leader: Any, strain: Any,
-                 rules: Any, known: Any) -> None:
+    def __init__(
+        self,
+        hand: Any,
+        seat: Any,
+        plays: Any,
+        first_leader: Any,
+        strain: Any,
+        rules: Any,
+        known: Any,
+    ) -> None:
         self.rules = _rules(rules)
         self.strain = _strain(strain)
         self.seat = _seat(seat, "seat")
@@ -395,26 +505,38 @@ class _Observation:
             raise ValueError("the deal is over: no card to play")
         played = mask_of(self.plays)
         if played & self.hand:
-            raise ValueError(f"card {format_card(cards_of(played & self.hand)[0])} is both in "
-                             f"the hand and among the cards played")
+            raise ValueError(
+                f"card {format_card(cards_of(played & self.hand)[0])} is both in "
+                f"the hand and among the cards played"
+            )
         self.raise_op = int(self.rules.raise_over_partner)
         self.undertrump = int(self.rules.undertrump)
         arr = np.zeros(32, dtype=np.int64)
-        arr[:len(self.plays)] = self.plays
+        arr[: len(self.plays)] = self.plays
         self.plays_arr = arr
         forbidden = np.zeros(4, dtype=np.int64)
-        leader, n_trick = K.infer_forbidden(arr, len(self.plays), self.first_leader,
-                                            self.strain, self.raise_op, self.undertrump,
-                                            forbidden)
+        leader, n_trick = K.infer_forbidden(
+            arr,
+            len(self.plays),
+            self.first_leader,
+            self.strain,
+            self.raise_op,
+            self.undertrump,
+            forbidden,
+        )
         self.leader, self.n_trick = int(leader), int(n_trick)
         to_move = (self.leader + self.n_trick) % 4
         if to_move != self.seat:
-            raise ValueError(f"seat {self.seat} is not the player to move: after these plays "
-                             f"seat {to_move} plays")
+            raise ValueError(
+                f"seat {self.seat} is not the player to move: after these plays "
+                f"seat {to_move} plays"
+            )
         want = 8 - len(self.plays) // 4
         if popcount(self.hand) != want:
-            raise ValueError(f"the hand has {popcount(self.hand)} cards, expected {want} after "
-                             f"{len(self.plays)} cards played")
+            raise ValueError(
+                f"the hand has {popcount(self.hand)} cards, expected {want} after "
+                f"{len(self.plays)} cards played"
+            )
         self.fixed = np.zeros(4, dtype=np.int64)
         if known is not None:
             if not isinstance(known, Mapping):
@@ -426,19 +548,32 @@ class _Observation:
                     raise ValueError("known: the mover's own hand is given by 'hand'")
                 mask = mask_of(_card_list(cards, f"known cards of seat {s}"))
                 if mask & seen:
-                    raise ValueError(f"known: card {format_card(cards_of(mask & seen)[0])} of "
-                                     f"seat {s} is already in the hand, played or known")
+                    raise ValueError(
+                        f"known: card {format_card(cards_of(mask & seen)[0])} of "
+                        f"seat {s} is already in the hand, played or known"
+                    )
                 seen |= mask
                 self.fixed[s] = mask
         self.total = LAST_TRICK_BONUS + sum(
-            int(CARD_POINTS[self.strain, c]) for c in range(32)
-            if not played >> c & 1 or c in self.plays[len(self.plays) - self.n_trick:])
+            int(CARD_POINTS[self.strain, c])
+            for c in range(32)
+            if not played >> c & 1 or c in self.plays[len(self.plays) - self.n_trick :]
+        )
 
 
-def pimc_scores(hand: Any, seat: Any, plays: Any, first_leader: Any, strain: Any,
-                taker_team: int = 0, rules: Any = "common", samples: int = 30, seed: int = 0,
-                known: Mapping[int, Any] | None = None,
-                solver: Solver | None = None) -> dict[str, float]:
+def pimc_scores(
+    hand: Any,
+    seat: Any,
+    plays: Any,
+    first_leader: Any,
+    strain: Any,
+    taker_team: int = 0,
+    rules: Any = "common",
+    samples: int = 30,
+    seed: int = 0,
+    known: Mapping[int, Any] | None = None,
+    solver: Solver | None = None,
+) -> dict[str, float]:
     """Average double-dummy value of each legal card of the player to move over
     ``samples`` deals of the cards he has not seen (policy ``pimc``).
 
@@ -458,9 +593,22 @@ def pimc_scores(hand: Any, seat: Any, plays: Any, first_leader: Any, strain: Any
         raise ValueError(f"seed must be an integer, got {seed!r}")
     s = _default_solver(solver)
     sums = np.zeros(32, dtype=np.int64)
-    legal, n = K.pimc_scores(obs.hand, obs.fixed, obs.plays_arr, len(obs.plays),
-                             obs.first_leader, obs.strain, obs.raise_op, obs.undertrump,
-                             samples, int(seed) & 0x7FFFFFFFFFFFFFFF, s.tt, s.ws, s.moves, sums)
+    legal, n = K.pimc_scores(
+        obs.hand,
+        obs.fixed,
+        obs.plays_arr,
+        len(obs.plays),
+        obs.first_leader,
+        obs.strain,
+        obs.raise_op,
+        obs.undertrump,
+        samples,
+        int(seed) & 0x7FFFFFFFFFFFFFFF,
+        s.tt,
+        s.ws,
+        s.moves,
+        sums,
+    )
     if n == 0:
         raise ValueError("no deal of the unseen cards fits the hand sizes and known cards")
     mine = obs.seat % 2
@@ -471,12 +619,32 @@ def pimc_scores(hand: Any, seat: Any, plays: Any, first_leader: Any, strain: Any
     return out
 
 
-def pimc_card(hand: Any, seat: Any, plays: Any, first_leader: Any, strain: Any,
-              rules: Any = "common", samples: int = 30, seed: int = 0,
-              known: Mapping[int, Any] | None = None, solver: Solver | None = None) -> str:
+def pimc_card(
+    hand: Any,
+    seat: Any,
+    plays: Any,
+    first_leader: Any,
+    strain: Any,
+    rules: Any = "common",
+    samples: int = 30,
+    seed: int = 0,
+    known: Mapping[int, Any] | None = None,
+    solver: Solver | None = None,
+) -> str:
     """The card with the best average value for the mover's own team over ``samples``
     consistent deals (see ``pimc_scores``; ties go to the lowest card index)."""
-    scores = pimc_scores(hand, seat, plays, first_leader, strain, _seat(seat, "seat") % 2,
-                         rules, samples, seed, known, solver)
+    scores = pimc_scores(
+        hand,
+        seat,
+        plays,
+        first_leader,
+        strain,
+        _seat(seat, "seat") % 2,
+        rules,
+        samples,
+        seed,
+        known,
+        solver,
+    )
     best = max(scores.values())
     return next(c for c, v in scores.items() if v == best)

@@ -66,8 +66,11 @@ def install() -> None:
     if any(getattr(c, "_belote_sim", False) for c in classes):
         return
     ours = []
-    for base in (caching.UserProvidedCacheLocator, caching.InTreeCacheLocator,
-                 caching.UserWideCacheLocator):
+    for base in (
+        caching.UserProvidedCacheLocator,
+        caching.InTreeCacheLocator,
+        caching.UserWideCacheLocator,
+    ):
         locator = _make_locator(base)
         locator._belote_sim = True
         ours.append(locator)

@@ -22,11 +22,9 @@ from numba import prange
 
 from belote_sim.kernels._jit import kernel
 from belote_sim.kernels.dealing import SEAT_POSITIONS, french_hands, hands_from_deck
-from belote_sim.kernels.play import deal_declarations, play_deal, score_played_deal, \
-    search_buffers
+from belote_sim.kernels.play import deal_declarations, play_deal, score_played_deal, search_buffers
 from belote_sim.kernels.rng import random_below, seed_state
-from belote_sim.kernels.tables import OUTCOME_HANGING, OUTCOME_INSIDE, OUTCOME_MADE, \
-    R_BIDDING
+from belote_sim.kernels.tables import OUTCOME_HANGING, OUTCOME_INSIDE, OUTCOME_MADE, R_BIDDING
 
 (F_N, F_MADE, F_INSIDE, F_HANGING, F_VALAT_BY, F_VALAT_AGAINST, F_CARD, F_CARD2) = range(8)
 #: First column of doubling level L (0 = x1, 1 = x2, 2 = x4): F_LEVEL + 6 * L + one of
@@ -38,8 +36,19 @@ NUM_FIELDS = F_LEVEL + 6 * NUM_LEVELS
 
 
 @kernel(parallel=True)
-def atlas_cells(hands, strains, positions, counts, seeds, rules, play_ids, play_params,
-                announce_mask, search_bits, out):
+def atlas_cells(
+    hands,
+    strains,
+    positions,
+    counts,
+    seeds,
+    rules,
+    play_ids,
+    play_params,
+    announce_mask,
+    search_bits,
+    out,
+):
     """Play ``counts[c]`` deals of each cell ``c`` and add its sums to ``out[c]``.
 
     ``hands`` (n,): the taker's five cards (mask); ``strains`` (n,) 0..5;
@@ -98,16 +107,44 @@ def atlas_cells(hands, strains, positions, counts, seeds, rules, play_ids, play_
                 french_hands(deck, dealer, 0, hands4)
             else:
                 hands_from_deck(deck, dealer, hands4, bid)
-            res = play_deal(hands4, leader, strain, 0, rules, announce_mask, plays, 0,
-                            play_ids, play_params, state, plays, winners, belote, search)
+            res = play_deal(
+                hands4,
+                leader,
+                strain,
+                0,
+                rules,
+                announce_mask,
+                plays,
+                0,
+                play_ids,
+                play_params,
+                state,
+                plays,
+                winners,
+                belote,
+                search,
+            )
             deal_declarations(hands4, strain, 15, rules, decl)
             row = out[c]
             row[F_N] += 1
             row[F_CARD] += res[3]
             row[F_CARD2] += res[3] * res[3]
             for level in range(NUM_LEVELS):
-                s = score_played_deal(decl, res[5], res[6], res[3], res[4], res[7], res[8],
-                                      strain, 0, level, leader, 8, rules)
+                s = score_played_deal(
+                    decl,
+                    res[5],
+                    res[6],
+                    res[3],
+                    res[4],
+                    res[7],
+                    res[8],
+                    strain,
+                    0,
+                    level,
+                    leader,
+                    8,
+                    rules,
+                )
                 if level == 0:
                     outcome = s[5]
                     row[F_MADE] += outcome == OUTCOME_MADE

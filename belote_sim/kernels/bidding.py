@@ -1,4 +1,4 @@
-"""Bidding policies (RULES.md section 4): the auction, the french two rounds, fixed contracts.
+"""Bidding policies (docs/rules.md section 4): the auction, the french two rounds, fixed contracts.
 
 Strain scores from the five cards seen during bidding (``cards`` is a mask; the
 french turned card is added for its bidding):
@@ -54,12 +54,12 @@ from belote_sim.kernels.tables import (
     NUM_CARDS,
     NUM_STRAINS,
     PLAIN_POINTS,
-    RANK_A,
-    RANK_J,
     R_AT_DOUBLE_ENDS_AUCTION,
     R_DEALER_MUST_TAKE,
     R_FRENCH_ALLOW_NT_AT,
     R_THIRD_DOUBLE,
+    RANK_A,
+    RANK_J,
     STRAIN_AT,
     STRAIN_NT,
     TRUMP_POINTS,
@@ -193,12 +193,19 @@ def atlas_value(atlas, hand, strain, seat, dealer, field):
 def atlas_call(hand, seat, dealer, current, bidder, level, forced, atlas):
     """The ``atlas`` policy's call in the auction: ``(call, strain)`` (strain -1 if none)."""
     opponents_hold = current >= 0 and (bidder & 1) != (seat & 1)
-    if opponents_hold and level == 0 \
-            and atlas_value(atlas, hand, current, seat, dealer, A_NET1) > 0:
+    if (
+        opponents_hold
+        and level == 0
+        and atlas_value(atlas, hand, current, seat, dealer, A_NET1) > 0
+    ):
         return CALL_DOUBLE, -1
-    if current >= 0 and not opponents_hold and level == 1 \
-            and atlas_value(atlas, hand, current, seat, dealer, A_NET4) \
-            > atlas_value(atlas, hand, current, seat, dealer, A_NET2):
+    if (
+        current >= 0
+        and not opponents_hold
+        and level == 1
+        and atlas_value(atlas, hand, current, seat, dealer, A_NET4)
+        > atlas_value(atlas, hand, current, seat, dealer, A_NET2)
+    ):
         return CALL_REDOUBLE, -1
     if current < 0 or opponents_hold:
         best = -1
@@ -264,15 +271,24 @@ def run_auction(bid_cards, dealer, rules, bid_ids, bid_params, out_calls, atlas)
         bid = -1
         if bid_ids[seat] == BID_ATLAS:
             forced = rules[R_DEALER_MUST_TAKE] and current < 0 and n_calls == 3
-            call, bid = atlas_call(bid_cards[seat], seat, dealer, current, bidder, level,
-                                   forced, atlas)
+            call, bid = atlas_call(
+                bid_cards[seat], seat, dealer, current, bidder, level, forced, atlas
+            )
         elif opponents_hold and level == 0 and scores[seat, current] >= params[THRESHOLD_DOUBLE]:
             call = CALL_DOUBLE
-        elif current >= 0 and not opponents_hold and level == 1 \
-                and scores[seat, current] >= params[THRESHOLD_REDOUBLE]:
+        elif (
+            current >= 0
+            and not opponents_hold
+            and level == 1
+            and scores[seat, current] >= params[THRESHOLD_REDOUBLE]
+        ):
             call = CALL_REDOUBLE
-        elif opponents_hold and level == 2 and max_level == 3 \
-                and scores[seat, current] >= params[THRESHOLD_REDOUBLE] + THIRD_DOUBLE_MARGIN:
+        elif (
+            opponents_hold
+            and level == 2
+            and max_level == 3
+            and scores[seat, current] >= params[THRESHOLD_REDOUBLE] + THIRD_DOUBLE_MARGIN
+        ):
             call = CALL_THIRD
         elif current < 0 or opponents_hold:
             best_margin = 0.0
@@ -298,8 +314,9 @@ def run_auction(bid_cards, dealer, rules, bid_ids, bid_params, out_calls, atlas)
         else:
             level += 1
             passes = 0
-            if current == STRAIN_AT and (level == max_level or (
-                    level == 1 and rules[R_AT_DOUBLE_ENDS_AUCTION])):
+            if current == STRAIN_AT and (
+                level == max_level or (level == 1 and rules[R_AT_DOUBLE_ENDS_AUCTION])
+            ):
                 break
         seat = (seat + 1) & 3
     if current < 0:

@@ -1,9 +1,9 @@
-"""Legal moves (RULES.md section 5) and trick winners.
+"""Legal moves (docs/rules.md section 5) and trick winners.
 
 The state of a trick in progress is four scalars: ``led_suit``, ``n_played``, the
 ``win_card`` that would win if the trick ended now and ``win_pos``, its position
 (0 = leader) in the trick.  The player to move is at position ``n_played``; his
-partner is at ``n_played - 2``.  In the 2- and 3-player games (RULES.md section 11)
+partner is at ``n_played - 2``.  In the 2- and 3-player games (docs/rules.md section 11)
 every player is alone: callers pass ``win_pos = NO_PARTNER``, so the "partner is
 winning" exemptions never apply -- ``win_pos`` serves no other purpose here.
 """
@@ -13,17 +13,22 @@ import numpy as np
 from belote_sim.kernels._jit import kernel
 from belote_sim.kernels.bits import lowest_card, nth_card, popcount  # noqa: F401 (re-exported)
 from belote_sim.kernels.tables import (
-    DEBRUIJN32,
-    DEBRUIJN_INDEX,
     HIGHER_TRUMP_BYTE,
     STRAIN_AT,
     STRAIN_NT,
     WIN_KEY,
 )
 
-# Codes of the duty an illegal card broke (RULES.md 14.16); 0 = legal.
-DUTY_NONE, DUTY_NOT_IN_HAND, DUTY_FOLLOW_SUIT, DUTY_RAISE, DUTY_TRUMP, DUTY_OVERTRUMP, \
-    DUTY_UNDERTRUMP = range(7)
+# Codes of the duty an illegal card broke (docs/rules.md 14.16); 0 = legal.
+(
+    DUTY_NONE,
+    DUTY_NOT_IN_HAND,
+    DUTY_FOLLOW_SUIT,
+    DUTY_RAISE,
+    DUTY_TRUMP,
+    DUTY_OVERTRUMP,
+    DUTY_UNDERTRUMP,
+) = range(7)
 DUTY_NAMES = ("", "not_in_hand", "follow_suit", "raise", "trump", "overtrump", "undertrump")
 
 #: ``win_pos`` for games without partners: never the partner's position (n_played - 2).
@@ -47,9 +52,8 @@ def beats(card, win_card, led_suit, strain):
 
 
 @kernel
-def legal_mask(hand, led_suit, n_played, win_card, win_pos, strain,
-               raise_over_partner, undertrump):
-    """Mask of the cards the player to move may play (RULES.md section 5).
+def legal_mask(hand, led_suit, n_played, win_card, win_pos, strain, raise_over_partner, undertrump):
+    """Mask of the cards the player to move may play (docs/rules.md section 5).
 
     Parameters are the player's hand (uint32 mask), the trick state (see module
     docstring; ignored when ``n_played == 0``), the strain code and the two play
@@ -86,14 +90,16 @@ def legal_mask(hand, led_suit, n_played, win_card, win_pos, strain,
 
 
 @kernel
-def broken_duty(hand, card, led_suit, n_played, win_card, win_pos, strain,
-                raise_over_partner, undertrump):
+def broken_duty(
+    hand, card, led_suit, n_played, win_card, win_pos, strain, raise_over_partner, undertrump
+):
     """Which duty playing ``card`` breaks (a ``DUTY_*`` code, 0 if the card is legal)."""
     bit = 1 << card
     if hand & bit == 0:
         return DUTY_NOT_IN_HAND
-    legal = legal_mask(hand, led_suit, n_played, win_card, win_pos, strain,
-                       raise_over_partner, undertrump)
+    legal = legal_mask(
+        hand, led_suit, n_played, win_card, win_pos, strain, raise_over_partner, undertrump
+    )
     if legal & bit:
         return DUTY_NONE
     if hand & (0xFF << (8 * led_suit)):
@@ -124,8 +130,9 @@ def trick_state(trick, n_played, strain):
     """(led_suit, win_card, win_pos) of the first ``n_played`` cards of ``trick``."""
     led_suit, win_card, win_pos = -1, -1, -1
     for pos in range(n_played):
-        led_suit, win_card, win_pos = add_to_trick(trick[pos], pos, led_suit, win_card,
-                                                   win_pos, strain)
+        led_suit, win_card, win_pos = add_to_trick(
+            trick[pos], pos, led_suit, win_card, win_pos, strain
+        )
     return led_suit, win_card, win_pos
 
 
@@ -136,8 +143,7 @@ def advance_trick(card, n_played, led_suit, win_card, win_pos, leader, strain):
     Returns ``(n_played, led_suit, win_card, win_pos, leader)`` for the next card: after
     the fourth card the trick is over, the winner leads and the state is reset.
     """
-    led_suit, win_card, win_pos = add_to_trick(card, n_played, led_suit, win_card, win_pos,
-                                               strain)
+    led_suit, win_card, win_pos = add_to_trick(card, n_played, led_suit, win_card, win_pos, strain)
     n_played += 1
     if n_played == 4:
         return 0, -1, -1, -1, (leader + win_pos) & 3
@@ -155,8 +161,9 @@ def trick_winner(trick, leader, strain):
 def legal_mask_of_trick(hand, trick, n_played, strain, raise_over_partner, undertrump):
     """``legal_mask`` for a trick given as an array of its first ``n_played`` cards."""
     led_suit, win_card, win_pos = trick_state(trick, n_played, strain)
-    return legal_mask(hand, led_suit, n_played, win_card, win_pos, strain,
-                      raise_over_partner, undertrump)
+    return legal_mask(
+        hand, led_suit, n_played, win_card, win_pos, strain, raise_over_partner, undertrump
+    )
 
 
 @kernel
@@ -169,8 +176,9 @@ def legal_masks_batch(hands, tricks, n_played, strains, raise_over_partner, unde
     n = hands.shape[0]
     out = np.empty(n, dtype=np.int64)
     for i in range(n):
-        out[i] = legal_mask_of_trick(hands[i], tricks[i], n_played[i], strains[i],
-                                     raise_over_partner, undertrump)
+        out[i] = legal_mask_of_trick(
+            hands[i], tricks[i], n_played[i], strains[i], raise_over_partner, undertrump
+        )
     return out
 
 

@@ -1,4 +1,4 @@
-"""Dealing (RULES.md section 3): deck order -> hands, predeal and constraints.
+"""Dealing (docs/rules.md section 3): deck order -> hands, predeal and constraints.
 
 A deck is an int64 array of the 32 cards, top first.  The deal gives packets in
 seat order from dealer + 1: 3 cards each (deck positions 3r..3r+2 for the r-th
@@ -143,7 +143,7 @@ def _packet(deck, start, size):
 
 @kernel
 def solo_hands_from_deck(deck, dealer, n_players, open_table, out_hands, out_bid, out_table):
-    """Hands of the games where every player is alone (RULES.md section 11).
+    """Hands of the games where every player is alone (docs/rules.md section 11).
 
     Packets go in seat order from dealer + 1 (the r-th seat from there):
     3 players (24 cards): 3 each (deck positions 3r..), 2 each (9+2r..), after the

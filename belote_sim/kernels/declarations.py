@@ -1,4 +1,4 @@
-"""Declarations (RULES.md section 6): runs, carrés, belote and the team comparison.
+"""Declarations (docs/rules.md section 6): runs, carrés, belote and the team comparison.
 
 A hand's declarations are summarised by five ints (see ``hand_declarations``):
 the ranks of its declared carrés (a byte), the mask of cards in its declared runs,
@@ -19,13 +19,13 @@ from belote_sim.kernels.tables import (
     KEY_TRUMP_BIT,
     NT_FOUR_ACES_POINTS,
     PLAIN_STRENGTH,
-    RANK_A,
-    RANK_K,
-    RANK_Q,
     R_CARD_IN_ONE_DECLARATION,
     R_DECLARATIONS_COMPARE,
     R_DECLARATIONS_NEED_TRICK,
     R_NT_FOUR_ACES,
+    RANK_A,
+    RANK_K,
+    RANK_Q,
     RUN_BEST_KEY_BYTE,
     RUN_CARDS_BYTE,
     RUN_POINTS_BYTE,
@@ -37,8 +37,14 @@ from belote_sim.kernels.tables import (
 CARRE_RANKS_MASK = 0xFC
 
 #: Fields of the ``hand_declarations`` tuple (and columns of its (n, 6) arrays).
-(DECL_CARRE_RANKS, DECL_RUN_CARDS, DECL_RUN_POINTS, DECL_CARRE_POINTS, DECL_BEST_RUN_KEY,
- DECL_BEST_KEY) = range(6)
+(
+    DECL_CARRE_RANKS,
+    DECL_RUN_CARDS,
+    DECL_RUN_POINTS,
+    DECL_CARRE_POINTS,
+    DECL_BEST_RUN_KEY,
+    DECL_BEST_KEY,
+) = range(6)
 NUM_DECL_FIELDS = 6
 
 
@@ -100,15 +106,20 @@ def hand_declarations(hand, strain, rules):
     if strain == STRAIN_NT:
         # Only four aces, with the nt_four_aces option, worth 200 (14.7).
         if rules[R_NT_FOUR_ACES] and (hand >> RANK_A) & 0x01010101 == 0x01010101:
-            return (1 << RANK_A, 0, 0, NT_FOUR_ACES_POINTS, 0,
-                    NT_FOUR_ACES_POINTS * 256 + KEY_CARRE_BIT + PLAIN_STRENGTH[RANK_A] * 2)
+            return (
+                1 << RANK_A,
+                0,
+                0,
+                NT_FOUR_ACES_POINTS,
+                0,
+                NT_FOUR_ACES_POINTS * 256 + KEY_CARRE_BIT + PLAIN_STRENGTH[RANK_A] * 2,
+            )
         return 0, 0, 0, 0, 0, 0
     quads = hand & (hand >> 8) & (hand >> 16) & (hand >> 24) & CARRE_RANKS_MASK
     if quads == 0 or not rules[R_CARD_IN_ONE_DECLARATION]:
         carre_points, carre_best = _carres(quads)
         run_points, run_cards, run_best = _runs_without(hand, 0, strain)
-        return (quads, run_cards, run_points, carre_points, run_best,
-                max(run_best, carre_best))
+        return (quads, run_cards, run_points, carre_points, run_best, max(run_best, carre_best))
     # A card in one declaration only: try every subset of the carrés (at most 2
     # carrés fit in 8 cards) and keep the most points; equal points, the better
     # best declaration (14.2).
@@ -135,14 +146,15 @@ def belote_suits(hand, strain):
     kq = (hand >> RANK_Q) & (hand >> RANK_K) & 0x01010101  # bit 8*s: K and Q of suit s
     suits = 0
     for suit in range(4):
-        if (kq >> (8 * suit)) & 1 and (strain == STRAIN_AT or strain == suit):
+        if (kq >> (8 * suit)) & 1 and (strain in (STRAIN_AT, suit)):
             suits |= 1 << suit
     return suits
 
 
 @kernel
-def team_declarations(run_points, carre_points, best_run_keys, best_keys, tricks,
-                      first_seat, rules):
+def team_declarations(
+    run_points, carre_points, best_run_keys, best_keys, tricks, first_seat, rules
+):
     """Which team scores which declarations (section 6.3, 14.5, 14.6).
 
     ``run_points``, ``carre_points``, ``best_run_keys``, ``best_keys``: per-seat

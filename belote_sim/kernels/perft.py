@@ -50,14 +50,15 @@ def perft_count(hands, leader, strain, raise_op, undertrump, depth):
         hands[seat] &= ~(1 << card)
         played[ply] = card
         n, led, win_card, win_pos, lead = advance_trick(
-            card, n_at[ply], led_at[ply], win_card_at[ply], win_pos_at[ply], lead_at[ply],
-            strain)
+            card, n_at[ply], led_at[ply], win_card_at[ply], win_pos_at[ply], lead_at[ply], strain
+        )
         if n == 0 and hands[lead] == 0:  # deal over before ``depth`` cards
             hands[seat] |= 1 << card
             continue
         next_seat = (lead + n) & 3
-        legal = legal_mask(hands[next_seat], led, n, win_card, win_pos, strain, raise_op,
-                           undertrump)
+        legal = legal_mask(
+            hands[next_seat], led, n, win_card, win_pos, strain, raise_op, undertrump
+        )
         if ply + 2 == depth:
             total += popcount(legal)
             hands[seat] |= 1 << card

@@ -34,9 +34,11 @@ from belote_sim.kernels.declarations import (
     hand_declarations,
     team_declarations,
 )
+from belote_sim.kernels.expert import expert_card
 from belote_sim.kernels.policies import (
     PIMC_SAMPLES,
     POLICY_DD,
+    POLICY_EXPERT,
     POLICY_NONE,
     POLICY_RANDOM,
     choose_card,
@@ -149,6 +151,76 @@ def search_card(
 
 
 @kernel
+def declared_cards(hand, strain, rules):
+    """Cards of the runs and carrés a hand declares (announced with its first card)."""
+    d = hand_declarations(hand, strain, rules)
+    known = d[1]
+    for rank in range(8):
+        if (d[0] >> rank) & 1:
+            known |= 0x01010101 << rank
+    return known & hand
+
+
+@kernel
+def all_declared_cards(hands, strain, rules):
+    """(4,) ``declared_cards`` of every seat's dealt hand, for the ``expert`` policy
+    (made when it plays, so that the other policies' deals allocate nothing)."""
+    out = np.empty(4, dtype=np.int64)
+    for s in range(4):
+        out[s] = declared_cards(hands[s], strain, rules)
+    return out
+
+
+@kernel(inline="never")
+def expert_play(
+    params,
+    left,
+    declared,
+    belote,
+    leader,
+    n_in_trick,
+    plays,
+    n_played,
+    first_leader,
+    strain,
+    taker,
+    rules,
+    search,
+    work,
+):
+    """The ``expert`` card of the player to move: his hand and what everyone saw (the
+    cards played, the announced declarations: ``declared`` (4,) cards of each seat's
+    runs and carrés, shown once it has played; ``belote`` the suits of the announced
+    belotes) go to ``expert.expert_card``; ``work`` (4, 4) is its scratch."""
+    seat = (leader + n_in_trick) & 3
+    for s in range(4):
+        known = 0
+        if s != seat:
+            if n_played > ((s - first_leader) & 3):
+                known = declared[s]
+            for suit in range(4):
+                if (belote[s] >> suit) & 1:
+                    known |= (1 << (8 * suit + RANK_K)) | (1 << (8 * suit + RANK_Q))
+            known &= left[s]
+        work[0, s] = known
+    return expert_card(
+        params,
+        left[seat],
+        plays,
+        n_played,
+        first_leader,
+        strain,
+        taker,
+        rules[R_RAISE_OVER_PARTNER],
+        rules[R_UNDERTRUMP],
+        search[0],
+        search[1],
+        search[2],
+        work,
+    )
+
+
+@kernel
 def play_deal(
     hands,
     leader,
@@ -176,7 +248,7 @@ def play_deal(
     Fills ``out_plays`` (32,) with the cards in order, ``out_winners`` (8,) with the
     seat that won each completed trick and ``out_belote`` (4,) with the suits in which
     each seat announced a belote.  ``search``: the solver buffers ``(tt, ws, moves)``
-    of the search policies (``dd``, ``pimc``; tiny arrays will do for the others).
+    of the search policies (``dd``, ``pimc``, ``expert``; tiny arrays will do for the others).
 
     Returns ``(n_played, duty, next_legal, card0, card1, tricks0, tricks1, belote0,
     belote1)``: cards legally played, the broken duty of card ``n_played`` (0 if
@@ -231,6 +303,23 @@ def play_deal(
                     belote0,
                     belote1,
                 )
+            elif policies[seat] == POLICY_EXPERT:
+                card = expert_play(
+                    params[seat],
+                    left,
+                    all_declared_cards(hands, strain, rules),
+                    out_belote,
+                    leader,
+                    pos,
+                    out_plays,
+                    n_played,
+                    first_leader,
+                    strain,
+                    taker,
+                    rules,
+                    search,
+                    np.zeros((4, 4), dtype=np.int64),
+                )
             elif policies[seat] >= POLICY_DD:
                 card = search_card(
                     policies[seat],
@@ -282,7 +371,7 @@ def play_deal(
                 )
             suit = card >> 3
             rank = card & 7
-            if (rank == RANK_Q or rank == RANK_K) and (pending >> (4 * seat + suit)) & 1:
+            if rank in (RANK_Q, RANK_K) and (pending >> (4 * seat + suit)) & 1:
                 # First card of a belote pair: announce it or forfeit it (6.2).
                 pending &= ~(1 << (4 * seat + suit))
                 if announces_belote(card, led_suit, pos, strain, on_discard):
@@ -334,7 +423,7 @@ def play_solo_deal(
     out_winners,
     out_player,
 ):
-    """Play a deal of a game where every player is alone (RULES.md section 11).
+    """Play a deal of a game where every player is alone (docs/rules.md section 11).
 
     ``hands`` (P,) masks; ``table`` (P, 4, 2): open belot's piles ``[face-down,
     face-up]`` (cards, or -1 for games without a table).  A player chooses from his
@@ -425,7 +514,7 @@ def play_solo_deal(
             suit = card >> 3
             rank = card & 7
             if (
-                (rank == RANK_Q or rank == RANK_K)
+                (rank in (RANK_Q, RANK_K))
                 and strain != STRAIN_NT
                 and (strain == STRAIN_AT or suit == strain)
                 and not (done[seat] >> suit) & 1

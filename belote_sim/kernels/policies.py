@@ -32,7 +32,8 @@ POLICY_RANDOM = 0
 POLICY_GREEDY = 1
 POLICY_DD = 2  # double-dummy (all hands visible); played in kernels.play with the solver
 POLICY_PIMC = 3  # perfect-information Monte Carlo; params [samples]
-NUM_PLAY_POLICIES = 4
+POLICY_EXPERT = 4  # rules + exact endgame (kernels.expert); played in kernels.play
+NUM_PLAY_POLICIES = 5
 #: Parameter indices: greedy ``[draw_trumps, give_points]``, pimc ``[samples]``.
 GREEDY_DRAW_TRUMPS, GREEDY_GIVE_POINTS = 0, 1
 PIMC_SAMPLES = 0
@@ -180,8 +181,12 @@ def choose_card(
     taker,
     state,
 ):
-    """The card a play policy picks from the ``legal`` mask (dispatch on ``policy``)."""
-    if policy == POLICY_GREEDY:
+    """The card a play policy picks from the ``legal`` mask (dispatch on ``policy``).
+
+    ``expert`` needs the whole deal so far: ``kernels.play.play_deal`` calls
+    ``kernels.expert.expert_card``; here (no history) it plays as ``greedy``.
+    """
+    if policy in (POLICY_GREEDY, POLICY_EXPERT):
         return greedy_card(
             params, hand, legal, n_played, led_suit, win_card, win_pos, played, strain, seat, taker
         )

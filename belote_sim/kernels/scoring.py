@@ -1,4 +1,4 @@
-"""Deal scoring (RULES.md sections 7, 8, 10, 14.9-14.15) and game accumulation (9).
+"""Deal scoring (docs/rules.md sections 7, 8, 10, 14.9-14.15) and game accumulation (9).
 
 Units: *card points* are the points of the cards in tricks (plus 10 for the last
 trick); *raw points* add declarations and belote (and are doubled in NT when
@@ -226,7 +226,7 @@ def score_players(
     out_mp,
     out_held,
 ):
-    """Score a deal of a game where every player is alone (RULES.md section 11).
+    """Score a deal of a game where every player is alone (docs/rules.md section 11).
 
     Inputs per player (P,): card points (last trick included), scored declaration
     points, belote points, tricks won; ``first_seat`` is dealer + 1.  Two players
@@ -351,8 +351,8 @@ def solo_game_step(totals, outcome, taker, valat, mp, held, n_players, rules):
 
     Two players: exactly ``game_step`` with ``totals = [score0, score1, pot]``.  Three
     players (never hanging): ``totals[p]`` += MP; after a deal that was not a valat
-    (thrown-in deals included, section 9), the game ends when a player has reached the target and has
-    strictly the most points (equal leaders play on).  Returns the winner or -1.
+    (thrown-in deals included, section 9), the game ends when a player has reached the
+    target and has strictly the most points (equal leaders play on).  Returns the winner or -1.
     """
     if n_players == 2:
         return game_step(totals, outcome, taker, 0, valat, mp[0], mp[1], held[0], held[1], rules)

@@ -1,6 +1,6 @@
 """Lookup tables and integer codes shared by every kernel.
 
-Card layout (RULES.md section 1): card index ``c = 8 * suit + rank`` with suits
+Card layout (docs/rules.md section 1): card index ``c = 8 * suit + rank`` with suits
 C D H S = 0..3 and ranks 7 8 9 T J Q K A = 0..7.  A hand is a 32-bit mask with bit
 ``c`` set for each card held, so suit ``s`` is the byte ``(hand >> 8*s) & 0xFF`` and a
 declaration run (sequence order A K Q J T 9 8 7) is a run of adjacent bits in a byte.
@@ -78,12 +78,12 @@ ALL_SEATS_MASK = 0b1111
 TRUMP_STRENGTH = np.array([0, 1, 6, 4, 7, 2, 3, 5], dtype=np.int64)
 #: Plain order strength, higher wins: A T K Q J 9 8 7.
 PLAIN_STRENGTH = np.array([0, 1, 2, 6, 3, 4, 5, 7], dtype=np.int64)
-#: Card points (RULES.md section 2).
+#: Card points (docs/rules.md section 2).
 TRUMP_POINTS = np.array([0, 0, 14, 10, 20, 3, 4, 11], dtype=np.int64)
 PLAIN_POINTS = np.array([0, 0, 0, 10, 2, 3, 4, 11], dtype=np.int64)
-#: Bonus to the team that takes the last trick (raw points, RULES section 7).
+#: Bonus to the team that takes the last trick (raw points, docs/rules.md section 7).
 LAST_TRICK_BONUS = 10
-#: King and queen of trumps announced together (raw points, RULES section 6.1).
+#: King and queen of trumps announced together (raw points, docs/rules.md section 6.1).
 BELOTE_POINTS = 20
 #: Carré points by rank; four 7s or 8s count nothing (section 6.1).
 CARRE_POINTS = np.array([0, 0, 150, 100, 200, 100, 100, 100], dtype=np.int64)

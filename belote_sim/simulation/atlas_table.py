@@ -21,6 +21,7 @@ from __future__ import annotations
 
 import functools
 import json
+import os
 from dataclasses import dataclass, field
 from itertools import combinations
 from pathlib import Path
@@ -67,18 +68,22 @@ def key_hands(keys: np.ndarray, kind: int) -> np.ndarray:
     if kind == 0:
         trump, x, y, z = (keys >> 24) & 0xFF, (keys >> 16) & 0xFF, (keys >> 8) & 0xFF, keys & 0xFF
         return trump | (x << 8) | (y << 16) | (z << 24)
-    return ((keys >> 24) & 0xFF) | (((keys >> 16) & 0xFF) << 8) | \
-        (((keys >> 8) & 0xFF) << 16) | ((keys & 0xFF) << 24)
+    return (
+        ((keys >> 24) & 0xFF)
+        | (((keys >> 16) & 0xFF) << 8)
+        | (((keys >> 8) & 0xFF) << 16)
+        | ((keys & 0xFF) << 24)
+    )
 
 
-@functools.lru_cache(maxsize=None)
+@functools.cache
 def all_hands() -> np.ndarray:
     """Every 5-card hand as a mask (C(32, 5) = 201,376, int64)."""
     idx = np.array(list(combinations(range(32), 5)), dtype=np.int64)
     return (np.int64(1) << idx).sum(axis=1)
 
 
-@functools.lru_cache(maxsize=None)
+@functools.cache
 def hand_classes(kind: int) -> tuple[np.ndarray, np.ndarray]:
     """(sorted class keys, multiplicities) of a kind, by exact enumeration of all hands."""
     keys, counts = np.unique(hand_keys(all_hands(), KIND_STRAIN[kind]), return_counts=True)
@@ -98,16 +103,19 @@ class AtlasTable:
 
     def covers(self, rules: Any) -> bool:
         """Whether the atlas was built for these rules (preset and every option)."""
-        return self.meta.get("ruleset") == rules.name and \
-            self.meta.get("options") == json.loads(json.dumps(rules.options()))
+        return self.meta.get("ruleset") == rules.name and self.meta.get("options") == json.loads(
+            json.dumps(rules.options())
+        )
 
     def check_covers(self, rules: Any) -> None:
         """Raise ``ValueError`` when the atlas was built for other rules."""
         if not self.covers(rules):
-            raise ValueError(f"the atlas {self.path or ''} covers the "
-                             f"{self.meta.get('ruleset')!r} rules with its options, not the "
-                             f"{rules.name!r} rules asked for; build one with "
-                             "'belote-sim atlas build'")
+            raise ValueError(
+                f"the atlas {self.path or ''} covers the "
+                f"{self.meta.get('ruleset')!r} rules with its options, not the "
+                f"{rules.name!r} rules asked for; build one with "
+                "'belote-sim atlas build'"
+            )
 
     def lookup(self, hand: int, strain: int, position: int) -> np.ndarray:
         """The sums (NUM_FIELDS,) of one cell: 5-card hand mask, strain 0..5, position 1..4."""
@@ -124,16 +132,15 @@ class AtlasTable:
         if self._arrays is None:
             size = max(len(k) for k in self.keys)
             keys = np.full((2, size), ATLAS_NO_KEY, dtype=np.int64)
-            keys[0, :len(self.keys[0])] = self.keys[0]
-            keys[1, :len(self.keys[1])] = self.keys[1]
+            keys[0, : len(self.keys[0])] = self.keys[0]
+            keys[1, : len(self.keys[1])] = self.keys[1]
             values = np.zeros((3, size, 4, 4), dtype=np.float64)
             for kind in range(3):
                 s = self.sums[kind].astype(np.float64)
                 n = np.maximum(s[..., KA.F_N], 1.0)
                 rows = len(s)
                 for field_, level in ((A_NET1, 0), (A_NET2, 1), (A_NET4, 2)):
-                    values[kind, :rows, :, field_] = \
-                        s[..., KA.F_LEVEL + 6 * level + KA.L_NET] / n
+                    values[kind, :rows, :, field_] = s[..., KA.F_LEVEL + 6 * level + KA.L_NET] / n
                 values[kind, :rows, :, A_PMADE] = s[..., KA.F_MADE] / n
             self._arrays = (keys, values)
         return self._arrays
@@ -141,11 +148,10 @@ class AtlasTable:
 
 def empty_kernel_arrays() -> tuple[np.ndarray, np.ndarray]:
     """Tiny atlas arrays for the kernels when no seat bids by the atlas."""
-    return (np.full((2, 1), ATLAS_NO_KEY, dtype=np.int64),
-            np.zeros((3, 1, 4, 4), dtype=np.float64))
+    return (np.full((2, 1), ATLAS_NO_KEY, dtype=np.int64), np.zeros((3, 1, 4, 4), dtype=np.float64))
 
 
-def save_atlas(table: AtlasTable, path: str | Path) -> None:
+def save_atlas(table: AtlasTable, path: str | os.PathLike) -> None:
     """Write an atlas file (compressed ``.npz``)."""
     arrays: dict[str, Any] = {"meta": np.frombuffer(json.dumps(table.meta).encode(), np.uint8)}
     for kind, name in enumerate(KINDS):
@@ -178,8 +184,7 @@ def load_atlas(path: str | None = None) -> AtlasTable:
             sums = [z[f"sums_{name}"].astype(np.int64) for name in KINDS]
             mult = [z[f"mult_{name}"].astype(np.int64) for name in KINDS]
     except FileNotFoundError:
-        raise ValueError(f"no atlas file {path}: build one with 'belote-sim atlas build'") \
-            from None
+        raise ValueError(f"no atlas file {path}: build one with 'belote-sim atlas build'") from None
     except (KeyError, OSError, ValueError) as exc:
         raise ValueError(f"{path} is not a belote-sim atlas file ({exc})") from None
     return AtlasTable(meta, [keys[0], keys[1], keys[1]], mult, sums, path)

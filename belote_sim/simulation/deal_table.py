@@ -30,7 +30,7 @@ valat              Int8      team that won every trick, null if none
 plays              string    (with a trick log) the 32 cards in playing order
 =================  ========  ====================================================
 
-The games where every player is alone (``players`` 2 or 3, ``variant`` open; RULES.md
+The games where every player is alone (``players`` 2 or 3, ``variant`` open; docs/rules.md
 section 11) have one column per *player* wherever the 4-player table has one per team
 or seat: ``hand0..hand{P-1}`` (3 players: 8 cards of the 24-card deck; 2 players: 9
 cards; open belot: the 8 hand cards), ``bid0..`` (the cards each player saw of his
@@ -154,7 +154,7 @@ def _nullable(values: np.ndarray, dtype: str = "Int8") -> pd.arrays.IntegerArray
     return pd.arrays.IntegerArray(np.where(mask, 0, values).astype(dtype.lower()), mask)
 
 
-def deals_frame(raw: dict[str, np.ndarray] | None) -> pd.DataFrame:
+def deals_frame(raw: dict[str, Any] | None) -> pd.DataFrame:
     """DataFrame of the deals table from the arrays of ``Study.run_chunk``."""
     if raw is None:
         raw = {
@@ -433,7 +433,7 @@ def read_deals(
     import pyarrow.parquet as pq
 
     if os.path.isdir(path):
-        from belote_sim.simulation.distributed import load_manifest, read_dataset
+        from belote_sim.simulation.dataset import load_manifest, read_dataset
 
         dataset = read_dataset(path, allow_incomplete=allow_incomplete)
         df = dataset.to_table(columns=columns).to_pandas()

@@ -11,14 +11,15 @@ from __future__ import annotations
 
 import json
 import os
-from typing import Any, Iterator, TextIO
+from collections.abc import Iterator
+from typing import Any, TextIO
 
 import numpy as np
 import pandas as pd
 
 from belote_sim.cards import format_card, format_cards
-from belote_sim.simulation.deal_table import deals_frame, read_deals, table_piles
 from belote_sim.rules import Rules
+from belote_sim.simulation.deal_table import deals_frame, read_deals, table_piles
 from belote_sim.simulation.runner import make_study
 
 CHECK_COLUMNS = ("strain", "taker", "doubling", "raw0", "raw1", "mp0", "mp1")
@@ -44,11 +45,15 @@ def study_of(provenance: dict[str, Any]):
     try:
         return make_study(
             Rules.preset(provenance["ruleset"], **provenance["options"]),
-            bidding=provenance["bidding"], play=provenance["play"], seed=provenance["seed"],
+            bidding=provenance["bidding"],
+            play=provenance["play"],
+            seed=provenance["seed"],
             predeal={int(k): v for k, v in provenance.get("predeal", {}).items()},
             constraints={int(k): v for k, v in provenance.get("constraints", {}).items()},
-            dealer=provenance.get("dealer"), chunk_size=provenance["chunk_size"],
-            belote_silent=provenance.get("belote_silent", ()))
+            dealer=provenance.get("dealer"),
+            chunk_size=provenance["chunk_size"],
+            belote_silent=provenance.get("belote_silent", ()),
+        )
     except (KeyError, TypeError) as exc:
         raise ValueError(f"incomplete provenance in the table: {exc}") from None
 
@@ -61,14 +66,15 @@ def _resimulate(df: pd.DataFrame, provenance: dict[str, Any]) -> list[str]:
     chunks = ids // study.chunk_size
     for chunk in np.unique(chunks):
         offsets = ids[chunks == chunk] - chunk * study.chunk_size
-        raw = study.run_chunk(int(chunk), int(offsets.max()) + 1, keep_plays=True,
-                              rows=offsets)
+        raw = study.run_chunk(int(chunk), int(offsets.max()) + 1, keep_plays=True, rows=offsets)
         again = deals_frame(raw)
         stored = df[chunks == chunk].reset_index(drop=True)
         for col in CHECK_COLUMNS:
             if not stored[col].astype(object).equals(again[col].astype(object)):
-                raise ValueError("re-simulating the table does not reproduce its column "
-                                 f"{col!r}: it was written by another version or study")
+                raise ValueError(
+                    "re-simulating the table does not reproduce its column "
+                    f"{col!r}: it was written by another version or study"
+                )
         for deal_id, text in zip(again["deal_id"], again["plays"]):
             plays[int(deal_id)] = text
     return [plays[int(i)] for i in ids]
@@ -82,15 +88,16 @@ def records(df: pd.DataFrame, provenance: dict[str, Any]) -> Iterator[dict[str, 
     else:
         plays = _resimulate(played, provenance)
     rules = Rules.preset(provenance["ruleset"], **provenance["options"])
-    game = {}
+    game: dict[str, Any] = {}
     if rules.players != 4:
         game["players"] = rules.players
     if rules.variant != "standard":
         game["variant"] = rules.variant
     # options that differ from what the preset and the game imply (record fields above)
     defaults = Rules.preset(provenance["ruleset"], **game).options()
-    options = {k: v for k, v in provenance["options"].items()
-               if defaults.get(k) != v and k not in game}
+    options = {
+        k: v for k, v in provenance["options"].items() if defaults.get(k) != v and k not in game
+    }
     for row, cards in zip(played.itertuples(index=False), plays):
         record = {"id": int(row.deal_id), "ruleset": provenance["ruleset"], **game}
         if options:
@@ -98,22 +105,31 @@ def records(df: pd.DataFrame, provenance: dict[str, Any]) -> Iterator[dict[str, 
         if provenance.get("belote_silent"):
             record["belote_silent"] = list(provenance["belote_silent"])
         if rules.variant == "open":
-            record["table"] = [[[format_card(c) for c in pile]
-                                for pile in table_piles(getattr(row, f"table{p}"))]
-                               for p in range(2)]
-        record.update({
-            "dealer": int(row.dealer),
-            "hands": [" ".join(format_cards(int(getattr(row, f"hand{s}"))))
-                      for s in range(rules.players)],
-            "contract": {"strain": str(row.strain), "taker": int(row.taker),
-                         "doubling": int(row.doubling)},
-            "plays": cards.split(),
-        })
+            record["table"] = [
+                [[format_card(c) for c in pile] for pile in table_piles(getattr(row, f"table{p}"))]
+                for p in range(2)
+            ]
+        record.update(
+            {
+                "dealer": int(row.dealer),
+                "hands": [
+                    " ".join(format_cards(int(getattr(row, f"hand{s}"))))
+                    for s in range(rules.players)
+                ],
+                "contract": {
+                    "strain": str(row.strain),
+                    "taker": int(row.taker),
+                    "doubling": int(row.doubling),
+                },
+                "plays": cards.split(),
+            }
+        )
         yield record
 
 
-def read_rows(path: str, rows: str, allow_incomplete: bool = False
-              ) -> tuple[pd.DataFrame, dict[str, Any]]:
+def read_rows(
+    path: str, rows: str, allow_incomplete: bool = False
+) -> tuple[pd.DataFrame, dict[str, Any]]:
     """Rows ``A:B`` of a deals table (reading only the row groups they live in).
 
     An incomplete table (interrupted run) is refused unless ``allow_incomplete``."""
@@ -121,8 +137,10 @@ def read_rows(path: str, rows: str, allow_incomplete: bool = False
     import pyarrow.parquet as pq
 
     if os.path.isdir(path):
-        raise ValueError(f"{path} is a directory: export-replay reads a single-file table "
-                         "(read_deals reads a dataset directory)")
+        raise ValueError(
+            f"{path} is a directory: export-replay reads a single-file table "
+            "(read_deals reads a dataset directory)"
+        )
     # validates the file, its completion mark and its provenance
     read_deals(path, columns=["deal_id"], allow_incomplete=allow_incomplete)
     pf = pq.ParquetFile(path)

@@ -22,7 +22,8 @@ import socket
 import sys
 import time
 import uuid
-from typing import Any, Iterator
+from collections.abc import Iterator
+from typing import Any
 
 #: key of the completion mark in a single-file table's Parquet key-value metadata
 COMPLETE_KEY = b"belote_sim_complete"
@@ -78,11 +79,14 @@ def check_free_space(directory: str, n_deals: int, trick_log: bool = False) -> N
     except OSError:
         return
     if need > free:
-        raise ValueError(f"{n_deals:,} deals need about {human_bytes(need)} on disk, only "
-                         f"{human_bytes(free)} free in {os.path.abspath(directory or '.')}")
+        raise ValueError(
+            f"{n_deals:,} deals need about {human_bytes(need)} on disk, only "
+            f"{human_bytes(free)} free in {os.path.abspath(directory or '.')}"
+        )
 
 
 # --------------------------------------------------------------------------- locks
+
 
 def _pid_alive(pid: int) -> bool:
     try:
@@ -122,9 +126,12 @@ def _is_stale(owner: dict[str, Any] | None, lock_path: str) -> bool:
 def run_lock(lock_path: str, what: str) -> Iterator[None]:
     """Hold ``lock_path`` while a run writes ``what``; ``ValueError`` if another live run
     holds it.  A lock left by a dead process on this host is taken over."""
-    owner = {"pid": os.getpid(), "host": socket.gethostname(),
-             "time": time.strftime("%Y-%m-%dT%H:%M:%SZ", time.gmtime()),
-             "command": " ".join(sys.argv[:8])[:300]}
+    owner = {
+        "pid": os.getpid(),
+        "host": socket.gethostname(),
+        "time": time.strftime("%Y-%m-%dT%H:%M:%SZ", time.gmtime()),
+        "command": " ".join(sys.argv[:8])[:300],
+    }
     directory = os.path.dirname(lock_path) or "."
     tmp = os.path.join(directory, f".{os.path.basename(lock_path)}.{uuid.uuid4().hex}")
     with open(tmp, "w", encoding="utf-8") as f:
@@ -137,10 +144,15 @@ def run_lock(lock_path: str, what: str) -> Iterator[None]:
             except FileExistsError:
                 held = read_lock(lock_path)
                 if not _is_stale(held, lock_path):
-                    who = (f"pid {held.get('pid')} on {held.get('host')} since "
-                           f"{held.get('time')}" if held else "an unknown process")
-                    raise ValueError(f"{what} is being written by another run ({who}); wait "
-                                     f"for it, or delete {lock_path} if that run is gone")
+                    who = (
+                        f"pid {held.get('pid')} on {held.get('host')} since {held.get('time')}"
+                        if held
+                        else "an unknown process"
+                    )
+                    raise ValueError(
+                        f"{what} is being written by another run ({who}); wait "
+                        f"for it, or delete {lock_path} if that run is gone"
+                    ) from None
                 with contextlib.suppress(OSError):
                     os.unlink(lock_path)
         else:
@@ -158,11 +170,16 @@ def run_lock(lock_path: str, what: str) -> Iterator[None]:
 
 # --------------------------------------------------------------------------- completion
 
+
 def completion_mark(rows: int, chunks: int, n_chunks: int) -> dict[bytes, bytes]:
     """The key-value metadata that marks a table finished (``chunks == n_chunks``) or
     resumable (fewer)."""
-    mark = {"complete": chunks == n_chunks, "rows": int(rows), "chunks": int(chunks),
-            "n_chunks": int(n_chunks)}
+    mark = {
+        "complete": chunks == n_chunks,
+        "rows": int(rows),
+        "chunks": int(chunks),
+        "n_chunks": int(n_chunks),
+    }
     return {COMPLETE_KEY: json.dumps(mark).encode()}
 
 

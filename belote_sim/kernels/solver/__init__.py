@@ -3,7 +3,7 @@
 The value of a position is the number of card points (last-trick 10 included) that
 the *maximising* team (the taker's team) wins from here on -- the cards of the
 trick in progress included -- when all four hands are visible and both teams play
-perfectly under the play rules of RULES.md section 5 (``raise_over_partner`` and
+perfectly under the play rules of docs/rules.md section 5 (``raise_over_partner`` and
 ``undertrump`` are kernel arguments).  Declarations and belote are fixed by the
 deal and do not depend on the play, so they are not part of the search (the one
 exception, ``belote_on_discard`` off, where a K/Q of a belote played as a discard
@@ -135,8 +135,24 @@ from belote_sim.kernels.solver.search import (
 from belote_sim.kernels.solver.stack import INF, MAX_PLY, NUM_FIELDS, TT_BITS, new_tt, new_workspace
 
 __all__ = [
-    "INF", "MAX_PLY", "NUM_FIELDS", "TT_BITS", "dd_best_card", "dd_card_values",
-    "infer_forbidden", "legal_of_position", "lowest_card", "new_tt", "new_workspace",
-    "pimc_best_card", "pimc_scores", "pimc_values", "popcount", "random_positions",
-    "remaining_points", "sample_deals", "solve_batch", "solve_position",
+    "INF",
+    "MAX_PLY",
+    "NUM_FIELDS",
+    "TT_BITS",
+    "dd_best_card",
+    "dd_card_values",
+    "infer_forbidden",
+    "legal_of_position",
+    "lowest_card",
+    "new_tt",
+    "new_workspace",
+    "pimc_best_card",
+    "pimc_scores",
+    "pimc_values",
+    "popcount",
+    "random_positions",
+    "remaining_points",
+    "sample_deals",
+    "solve_batch",
+    "solve_position",
 ]

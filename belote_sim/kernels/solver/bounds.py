@@ -85,8 +85,12 @@ def _quick_points(hands, leader, strain):
                 b1 = (o1 >> shift) & 0xFF
                 b2 = (o2 >> shift) & 0xFF
                 if STRENGTH_BYTE[kind, pb] > STRENGTH_BYTE[kind, b1 | b2]:
-                    x = SUM_POINTS[kind, 1 << TOP_RANK[kind, pb]] + CHEAP_SUM[kind, mine, 1] + \
-                        CHEAP_SUM[kind, b1, 1] + CHEAP_SUM[kind, b2, 1]
+                    x = (
+                        SUM_POINTS[kind, 1 << TOP_RANK[kind, pb]]
+                        + CHEAP_SUM[kind, mine, 1]
+                        + CHEAP_SUM[kind, b1, 1]
+                        + CHEAP_SUM[kind, b2, 1]
+                    )
                     if x > entry:
                         entry = x
             continue

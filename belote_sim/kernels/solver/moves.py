@@ -62,8 +62,7 @@ def _keep_one(g, ours, strain):
 
 
 @kernel(inline="always")
-def _reduce_dominated(cand, ohands, hands, seat, n, led, wc, wp, strain, raise_op,
-                      undertrump):
+def _reduce_dominated(cand, ohands, hands, seat, n, led, wc, wp, strain, raise_op, undertrump):
     """Drop the cards dominated by a card of equal power.
 
     A run of the mover's cards of one suit with no card of another hand between them
@@ -183,9 +182,14 @@ def _order_moves(cand, hands, seat, n, led, wc, wp, tm, strain, ttbest, moves, s
             shift = 8 * suit
             trump_suit = _is_trump_suit(suit, strain)
             ob = (opp >> shift) & 0xFF
-            ruff = suit_contract and suit != strain and (
-                (nxt_trumps and ((nxt >> shift) & 0xFF) == 0) or
-                (prv_trumps and ((prv >> shift) & 0xFF) == 0))
+            ruff = (
+                suit_contract
+                and suit != strain
+                and (
+                    (nxt_trumps and ((nxt >> shift) & 0xFF) == 0)
+                    or (prv_trumps and ((prv >> shift) & 0xFF) == 0)
+                )
+            )
             lowb = 1000 - 20 * popcount((mine >> shift) & 0xFF)
             psk = -1
             pb = (mate >> shift) & 0xFF

@@ -18,7 +18,7 @@ from belote_sim.kernels.tables import HIGHER_TRUMP_BYTE, STRAIN_AT, STRAIN_NT
 
 @kernel
 def infer_forbidden(plays, n_plays, first_leader, strain, raise_op, undertrump, out):
-    """Cards each seat cannot hold, as shown by the cards it played (RULES.md 5).
+    """Cards each seat cannot hold, as shown by the cards it played (docs/rules.md 5).
 
     ``plays``: the cards of the deal in playing order (``n_plays`` of them), the first
     trick led by ``first_leader``.  ``out`` (4,) receives, per seat, the mask of the
@@ -176,8 +176,9 @@ def sample_deals(fixed, unseen, need, allowed, n_samples, seed, out):
 
 
 @kernel
-def pimc_values(deals, leader, trick, n_trick, strain, max_team, raise_op, undertrump, tt,
-                ws, moves, out_sum):
+def pimc_values(
+    deals, leader, trick, n_trick, strain, max_team, raise_op, undertrump, tt, ws, moves, out_sum
+):
     """Sum over the sampled ``deals`` (n, 4) of the exact value (points of
     ``max_team`` from here on) after each legal card of the player to move.
 
@@ -192,8 +193,20 @@ def pimc_values(deals, leader, trick, n_trick, strain, max_team, raise_op, under
     for i in range(deals.shape[0]):
         for s in range(4):
             hands[s] = deals[i, s]
-        legal = dd_card_values(hands, leader, trick, n_trick, strain, max_team, raise_op,
-                               undertrump, tt, ws, moves, vals)
+        legal = dd_card_values(
+            hands,
+            leader,
+            trick,
+            n_trick,
+            strain,
+            max_team,
+            raise_op,
+            undertrump,
+            tt,
+            ws,
+            moves,
+            vals,
+        )
         m = legal
         while m:
             c = lowest_card(m)
@@ -203,8 +216,22 @@ def pimc_values(deals, leader, trick, n_trick, strain, max_team, raise_op, under
 
 
 @kernel
-def pimc_scores(hand, fixed, plays, n_plays, first_leader, strain, raise_op, undertrump,
-                n_samples, seed, tt, ws, moves, out_sum):
+def pimc_scores(
+    hand,
+    fixed,
+    plays,
+    n_plays,
+    first_leader,
+    strain,
+    raise_op,
+    undertrump,
+    n_samples,
+    seed,
+    tt,
+    ws,
+    moves,
+    out_sum,
+):
     """Perfect-information Monte Carlo for the player to move.
 
     ``hand``: his cards; ``fixed`` (4,): cards known to be in other hands (e.g. from
@@ -219,8 +246,9 @@ def pimc_scores(hand, fixed, plays, n_plays, first_leader, strain, raise_op, und
     no deal fits the hand sizes).
     """
     forbidden = np.zeros(4, dtype=np.int64)
-    leader, n_trick = infer_forbidden(plays, n_plays, first_leader, strain, raise_op,
-                                      undertrump, forbidden)
+    leader, n_trick = infer_forbidden(
+        plays, n_plays, first_leader, strain, raise_op, undertrump, forbidden
+    )
     seat = (leader + n_trick) & 3
     trick = np.zeros(4, dtype=np.int64)
     played = 0
@@ -256,19 +284,58 @@ def pimc_scores(hand, fixed, plays, n_plays, first_leader, strain, raise_op, und
         total = sample_deals(fx, unseen, need, allowed, n_samples, seed, deals)
         if total <= 0:
             return 0, 0
-    legal = pimc_values(deals, leader, trick, n_trick, strain, seat & 1, raise_op,
-                        undertrump, tt, ws, moves, out_sum)
+    legal = pimc_values(
+        deals,
+        leader,
+        trick,
+        n_trick,
+        strain,
+        seat & 1,
+        raise_op,
+        undertrump,
+        tt,
+        ws,
+        moves,
+        out_sum,
+    )
     return legal, n_samples
 
 
 @kernel
-def pimc_best_card(hand, fixed, plays, n_plays, first_leader, strain, raise_op, undertrump,
-                   n_samples, seed, tt, ws, moves):
+def pimc_best_card(
+    hand,
+    fixed,
+    plays,
+    n_plays,
+    first_leader,
+    strain,
+    raise_op,
+    undertrump,
+    n_samples,
+    seed,
+    tt,
+    ws,
+    moves,
+):
     """The PIMC card (best average over ``n_samples`` consistent deals, ties to the
     lowest card index) for the player to move; -1 if no consistent deal exists."""
     sums = np.zeros(32, dtype=np.int64)
-    legal, n = pimc_scores(hand, fixed, plays, n_plays, first_leader, strain, raise_op,
-                           undertrump, n_samples, seed, tt, ws, moves, sums)
+    legal, n = pimc_scores(
+        hand,
+        fixed,
+        plays,
+        n_plays,
+        first_leader,
+        strain,
+        raise_op,
+        undertrump,
+        n_samples,
+        seed,
+        tt,
+        ws,
+        moves,
+        sums,
+    )
     if n == 0:
         return -1
     best = -1

@@ -63,8 +63,21 @@ from belote_sim.kernels.tables import CARD_POINTS, LAST_TRICK_BONUS
 
 
 @kernel
-def _search(hands, leader, trick, n_trick, strain, max_team, raise_op, undertrump,
-            alpha0, beta0, tt, ws, moves):
+def _search(
+    hands,
+    leader,
+    trick,
+    n_trick,
+    strain,
+    max_team,
+    raise_op,
+    undertrump,
+    alpha0,
+    beta0,
+    tt,
+    ws,
+    moves,
+):
     """Fail-soft alpha-beta from a position; returns ``(value, best_card)``.
 
     ``hands`` (4,) masks of the cards still held (modified during the search and
@@ -131,8 +144,9 @@ def _search(hands, leader, trick, n_trick, strain, max_team, raise_op, undertrum
             if not cut and n == 0:
                 h = hands[seat]
                 if popcount(h) == 2:
-                    ret = acc + _two_tricks(hands, lead, strain, max_team, raise_op, undertrump,
-                                            a - acc, b - acc)
+                    ret = acc + _two_tricks(
+                        hands, lead, strain, max_team, raise_op, undertrump, a - acc, b - acc
+                    )
                     cut = True
                 elif h & (h - 1) == 0:
                     ret = acc + _last_trick(hands, lead, strain, max_team)
@@ -154,11 +168,17 @@ def _search(hands, leader, trick, n_trick, strain, max_team, raise_op, undertrum
                         # the table probe, written out (a call would take a reference to
                         # the table: two atomic operations)
                         e = -1
-                        if tt[slot, 0] == k0 and tt[slot, 1] == k1 and \
-                                (tt[slot, 2] & 0x3FF) == meta:
+                        if (
+                            tt[slot, 0] == k0
+                            and tt[slot, 1] == k1
+                            and (tt[slot, 2] & 0x3FF) == meta
+                        ):
                             e = slot
-                        elif tt[slot + 1, 0] == k0 and tt[slot + 1, 1] == k1 and \
-                                (tt[slot + 1, 2] & 0x3FF) == meta:
+                        elif (
+                            tt[slot + 1, 0] == k0
+                            and tt[slot + 1, 1] == k1
+                            and (tt[slot + 1, 2] & 0x3FF) == meta
+                        ):
                             e = slot + 1
                         if e >= 0:
                             d = tt[e, 2]
@@ -190,14 +210,32 @@ def _search(hands, leader, trick, n_trick, strain, max_team, raise_op, undertrum
                 entering = False
                 continue
             # The cards to search: legal, less equivalent and dominated ones, best first.
-            legal = legal_mask(hands[seat], ws[sp, F_LED], n, ws[sp, F_WC], ws[sp, F_WP],
-                               strain, raise_op, undertrump)
+            legal = legal_mask(
+                hands[seat],
+                ws[sp, F_LED],
+                n,
+                ws[sp, F_WC],
+                ws[sp, F_WP],
+                strain,
+                raise_op,
+                undertrump,
+            )
             others = ((hands[0] | hands[1] | hands[2] | hands[3]) & ~hands[seat]) | ws[sp, F_TM]
             cand = _reduce_equivalent(legal, others, strain)
             if cand & (cand - 1):
-                cand = _reduce_dominated(cand, others & ~ws[sp, F_TM], hands, seat, n,
-                                         ws[sp, F_LED], ws[sp, F_WC], ws[sp, F_WP], strain,
-                                         raise_op, undertrump)
+                cand = _reduce_dominated(
+                    cand,
+                    others & ~ws[sp, F_TM],
+                    hands,
+                    seat,
+                    n,
+                    ws[sp, F_LED],
+                    ws[sp, F_WC],
+                    ws[sp, F_WP],
+                    strain,
+                    raise_op,
+                    undertrump,
+                )
             ws[sp, F_LAZY] = 0
             if cand & (cand - 1) == 0:
                 moves[sp, 0] = lowest_card(cand)
@@ -209,9 +247,21 @@ def _search(hands, leader, trick, n_trick, strain, max_team, raise_op, undertrum
                 ws[sp, F_LAZY] = cand & ~(1 << ttbest)
             else:
                 killer = ws[MAX_PLY, G_KILLER + popcount(hands[seat])] - 1 if n == 0 else -1
-                ws[sp, F_CNT] = _order_moves(cand, hands, seat, n, ws[sp, F_LED], ws[sp, F_WC],
-                                             ws[sp, F_WP], ws[sp, F_TM], strain, killer,
-                                             moves, sp, 0)
+                ws[sp, F_CNT] = _order_moves(
+                    cand,
+                    hands,
+                    seat,
+                    n,
+                    ws[sp, F_LED],
+                    ws[sp, F_WC],
+                    ws[sp, F_WP],
+                    ws[sp, F_TM],
+                    strain,
+                    killer,
+                    moves,
+                    sp,
+                    0,
+                )
             ws[sp, F_I] = 0
             ws[sp, F_A0] = a
             ws[sp, F_B0] = b
@@ -244,9 +294,21 @@ def _search(hands, leader, trick, n_trick, strain, max_team, raise_op, undertrum
         if ws[sp, F_LAZY] and ws[sp, F_I] == ws[sp, F_CNT] and ws[sp, F_A] < ws[sp, F_B]:
             # the table's card did not cut: order the others now
             n = ws[sp, F_N]
-            ws[sp, F_CNT] += _order_moves(ws[sp, F_LAZY], hands, (ws[sp, F_LEAD] + n) & 3, n,
-                                          ws[sp, F_LED], ws[sp, F_WC], ws[sp, F_WP],
-                                          ws[sp, F_TM], strain, -1, moves, sp, ws[sp, F_CNT])
+            ws[sp, F_CNT] += _order_moves(
+                ws[sp, F_LAZY],
+                hands,
+                (ws[sp, F_LEAD] + n) & 3,
+                n,
+                ws[sp, F_LED],
+                ws[sp, F_WC],
+                ws[sp, F_WP],
+                ws[sp, F_TM],
+                strain,
+                -1,
+                moves,
+                sp,
+                ws[sp, F_CNT],
+            )
             ws[sp, F_LAZY] = 0
         if ws[sp, F_A] < ws[sp, F_B] and ws[sp, F_I] < ws[sp, F_CNT]:
             n = ws[sp, F_N]
@@ -346,8 +408,11 @@ def _search(hands, leader, trick, n_trick, strain, max_team, raise_op, undertrum
             e = -1  # the table probe, written out
             if tt[slot, 0] == k0 and tt[slot, 1] == k1 and (tt[slot, 2] & 0x3FF) == meta:
                 e = slot
-            elif tt[slot + 1, 0] == k0 and tt[slot + 1, 1] == k1 and \
-                    (tt[slot + 1, 2] & 0x3FF) == meta:
+            elif (
+                tt[slot + 1, 0] == k0
+                and tt[slot + 1, 1] == k1
+                and (tt[slot + 1, 2] & 0x3FF) == meta
+            ):
                 e = slot + 1
             if e >= 0:
                 # the same position from an earlier search: intersect the bounds
@@ -390,8 +455,21 @@ def remaining_points(hands, trick, n_trick, strain):
 
 
 @kernel
-def solve_position(hands, leader, trick, n_trick, strain, max_team, raise_op, undertrump,
-                   tt, ws, moves, mode, guess):
+def solve_position(
+    hands,
+    leader,
+    trick,
+    n_trick,
+    strain,
+    max_team,
+    raise_op,
+    undertrump,
+    tt,
+    ws,
+    moves,
+    mode,
+    guess,
+):
     """Exact value of a position (points ``max_team`` wins from here on).
 
     ``hands`` (4,) masks of the cards still held (restored on return), ``leader``
@@ -407,8 +485,21 @@ def solve_position(hands, leader, trick, n_trick, strain, max_team, raise_op, un
     ws[MAX_PLY, G_GEN] = (ws[MAX_PLY, G_GEN] + 1) & 0x7
     total = remaining_points(hands, trick, n_trick, strain)
     if mode == 0:
-        v, _ = _search(hands, leader, trick, n_trick, strain, max_team, raise_op,
-                       undertrump, -1, total + 1, tt, ws, moves)
+        v, _ = _search(
+            hands,
+            leader,
+            trick,
+            n_trick,
+            strain,
+            max_team,
+            raise_op,
+            undertrump,
+            -1,
+            total + 1,
+            tt,
+            ws,
+            moves,
+        )
         return v
     lower = 0
     upper = total
@@ -420,8 +511,21 @@ def solve_position(hands, leader, trick, n_trick, strain, max_team, raise_op, un
                 beta = upper
         else:
             beta = (lower + upper + 1) // 2
-        v, _ = _search(hands, leader, trick, n_trick, strain, max_team, raise_op,
-                       undertrump, beta - 1, beta, tt, ws, moves)
+        v, _ = _search(
+            hands,
+            leader,
+            trick,
+            n_trick,
+            strain,
+            max_team,
+            raise_op,
+            undertrump,
+            beta - 1,
+            beta,
+            tt,
+            ws,
+            moves,
+        )
         if v >= beta:
             lower = v
         else:
@@ -460,13 +564,15 @@ def _play_child(hands, leader, trick, n_trick, card, strain, child_trick):
 def legal_of_position(hands, leader, trick, n_trick, strain, raise_op, undertrump):
     """Legal cards of the player to move."""
     led, wc, wp = trick_state(trick, n_trick, strain)
-    return legal_mask(hands[(leader + n_trick) & 3], led, n_trick, wc, wp, strain, raise_op,
-                      undertrump)
+    return legal_mask(
+        hands[(leader + n_trick) & 3], led, n_trick, wc, wp, strain, raise_op, undertrump
+    )
 
 
 @kernel
-def dd_card_values(hands, leader, trick, n_trick, strain, max_team, raise_op, undertrump,
-                   tt, ws, moves, out):
+def dd_card_values(
+    hands, leader, trick, n_trick, strain, max_team, raise_op, undertrump, tt, ws, moves, out
+):
     """Exact value (points of ``max_team`` from here, the current trick included) after
     each legal card of the player to move: ``out[card]``, -1 for other cards."""
     legal = legal_of_position(hands, leader, trick, n_trick, strain, raise_op, undertrump)
@@ -478,18 +584,17 @@ def dd_card_values(hands, leader, trick, n_trick, strain, max_team, raise_op, un
     while m:
         card = lowest_card(m)
         m &= m - 1
-        cl, cn, pts, team = _play_child(hands, leader, trick, n_trick, card, strain,
-                                        child_trick)
-        v = solve_position(hands, cl, child_trick, cn, strain, max_team, raise_op,
-                           undertrump, tt, ws, moves, 0, -1)
+        cl, cn, pts, team = _play_child(hands, leader, trick, n_trick, card, strain, child_trick)
+        v = solve_position(
+            hands, cl, child_trick, cn, strain, max_team, raise_op, undertrump, tt, ws, moves, 0, -1
+        )
         out[card] = v + (pts if team == max_team else 0)
         hands[seat] |= 1 << card
     return legal
 
 
 @kernel
-def dd_best_card(hands, leader, trick, n_trick, strain, raise_op, undertrump, tt, ws,
-                 moves):
+def dd_best_card(hands, leader, trick, n_trick, strain, raise_op, undertrump, tt, ws, moves):
     """Best card of the player to move with all hands visible, and its value.
 
     Searches for the mover's own team (the value is the points his team wins from
@@ -514,28 +619,88 @@ def dd_best_card(hands, leader, trick, n_trick, strain, raise_op, undertrump, tt
     best_v = -1
     for i in range(cnt):
         card = row[0, i]
-        cl, cn, pts, team = _play_child(hands, leader, trick, n_trick, card, strain,
-                                        child_trick)
+        cl, cn, pts, team = _play_child(hands, leader, trick, n_trick, card, strain, child_trick)
         bank = pts if team == me else 0
         if best_card < 0:
-            v = solve_position(hands, cl, child_trick, cn, strain, me, raise_op, undertrump,
-                               tt, ws, moves, 0, -1) + bank
+            v = (
+                solve_position(
+                    hands,
+                    cl,
+                    child_trick,
+                    cn,
+                    strain,
+                    me,
+                    raise_op,
+                    undertrump,
+                    tt,
+                    ws,
+                    moves,
+                    0,
+                    -1,
+                )
+                + bank
+            )
             best_card = card
             best_v = v
         else:
             target = best_v - bank  # is child value > target ?
             if target < 0:  # the points banked alone beat the best so far
-                v = solve_position(hands, cl, child_trick, cn, strain, me, raise_op,
-                                   undertrump, tt, ws, moves, 0, -1) + bank
+                v = (
+                    solve_position(
+                        hands,
+                        cl,
+                        child_trick,
+                        cn,
+                        strain,
+                        me,
+                        raise_op,
+                        undertrump,
+                        tt,
+                        ws,
+                        moves,
+                        0,
+                        -1,
+                    )
+                    + bank
+                )
                 if v > best_v:
                     best_v = v
                     best_card = card
             else:
-                t, _ = _search(hands, cl, child_trick, cn, strain, me, raise_op, undertrump,
-                               target, target + 1, tt, ws, moves)
+                t, _ = _search(
+                    hands,
+                    cl,
+                    child_trick,
+                    cn,
+                    strain,
+                    me,
+                    raise_op,
+                    undertrump,
+                    target,
+                    target + 1,
+                    tt,
+                    ws,
+                    moves,
+                )
                 if t > target:
-                    v = solve_position(hands, cl, child_trick, cn, strain, me, raise_op,
-                                       undertrump, tt, ws, moves, 0, -1) + bank
+                    v = (
+                        solve_position(
+                            hands,
+                            cl,
+                            child_trick,
+                            cn,
+                            strain,
+                            me,
+                            raise_op,
+                            undertrump,
+                            tt,
+                            ws,
+                            moves,
+                            0,
+                            -1,
+                        )
+                        + bank
+                    )
                     if v > best_v:
                         best_v = v
                         best_card = card
@@ -544,8 +709,9 @@ def dd_best_card(hands, leader, trick, n_trick, strain, raise_op, undertrump, tt
 
 
 @kernel
-def solve_batch(hands, leaders, tricks, n_tricks, strains, max_teams, raise_op, undertrump,
-                tt, mode, out):
+def solve_batch(
+    hands, leaders, tricks, n_tricks, strains, max_teams, raise_op, undertrump, tt, mode, out
+):
     """``solve_position`` over arrays of positions (tests and benchmarks)."""
     ws = np.zeros((MAX_PLY + 1, NUM_FIELDS), dtype=np.int64)
     moves = np.zeros((MAX_PLY, 16), dtype=np.int64)
@@ -553,13 +719,38 @@ def solve_batch(hands, leaders, tricks, n_tricks, strains, max_teams, raise_op, 
     for i in range(hands.shape[0]):
         for s in range(4):
             h[s] = hands[i, s]
-        out[i] = solve_position(h, leaders[i], tricks[i], n_tricks[i], strains[i],
-                                max_teams[i], raise_op, undertrump, tt, ws, moves, mode, -1)
+        out[i] = solve_position(
+            h,
+            leaders[i],
+            tricks[i],
+            n_tricks[i],
+            strains[i],
+            max_teams[i],
+            raise_op,
+            undertrump,
+            tt,
+            ws,
+            moves,
+            mode,
+            -1,
+        )
 
 
 @kernel
-def random_positions(seed, n, min_played, max_played, strain, raise_op, undertrump,
-                     out_hands, out_leader, out_trick, out_n, out_strain):
+def random_positions(
+    seed,
+    n,
+    min_played,
+    max_played,
+    strain,
+    raise_op,
+    undertrump,
+    out_hands,
+    out_leader,
+    out_trick,
+    out_n,
+    out_strain,
+):
     """Positions reached by random legal play from uniform deals (tests, benchmarks).
 
     Position i: a uniform deal, strain ``strain`` (or uniform 0..5 if -1), a uniform
@@ -579,7 +770,7 @@ def random_positions(seed, n, min_played, max_played, strain, raise_op, undertru
         led = -1
         wc = -1
         wp = -1
-        for p in range(target):
+        for _ in range(target):
             seat = (leader + n_trick) & 3
             legal = legal_mask(hands[seat], led, n_trick, wc, wp, st, raise_op, undertrump)
             card = lowest_card(legal)
@@ -590,8 +781,7 @@ def random_positions(seed, n, min_played, max_played, strain, raise_op, undertru
             card = lowest_card(mm)
             hands[seat] &= ~(1 << card)
             trick[n_trick] = card
-            n_trick, led, wc, wp, leader = advance_trick(card, n_trick, led, wc, wp, leader,
-                                                         st)
+            n_trick, led, wc, wp, leader = advance_trick(card, n_trick, led, wc, wp, leader, st)
         for s in range(4):
             out_hands[i, s] = hands[s]
         out_leader[i] = leader

@@ -102,5 +102,6 @@ def new_tt(bits=TT_BITS):
 
 def new_workspace():
     """Search stack buffers ``(ws, moves)`` (plain numpy)."""
-    return np.zeros((MAX_PLY + 1, NUM_FIELDS), dtype=np.int64), np.zeros((MAX_PLY, 16),
-                                                                          dtype=np.int64)
+    return np.zeros((MAX_PLY + 1, NUM_FIELDS), dtype=np.int64), np.zeros(
+        (MAX_PLY, 16), dtype=np.int64
+    )

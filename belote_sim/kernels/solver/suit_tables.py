@@ -73,8 +73,9 @@ def _top_ranks():
     out = np.full((2, 256), -1, dtype=np.int64)
     for kind, strength in enumerate((PLAIN_STRENGTH, TRUMP_STRENGTH)):
         for byte in range(1, 256):
-            out[kind, byte] = max((r for r in range(8) if (byte >> r) & 1),
-                                  key=lambda r: strength[r])
+            out[kind, byte] = max(
+                (r for r in range(8) if (byte >> r) & 1), key=lambda r: strength[r]
+            )
     return out
 
 

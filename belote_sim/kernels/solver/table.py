@@ -33,8 +33,7 @@ HASH_M1 = -4417276706812531889  # 0xC2B2AE3D27D4EB4F as int64
 def _meta(leader, strain, max_team, raise_op, undertrump):
     """Low 10 bits of a data word: the part of the key that is not the hands (bit 9 set:
     the entry is in use)."""
-    return (1 << 9) | leader | (strain << 2) | (max_team << 5) | (raise_op << 6) | \
-        (undertrump << 7)
+    return (1 << 9) | leader | (strain << 2) | (max_team << 5) | (raise_op << 6) | (undertrump << 7)
 
 
 def _pack_bits():

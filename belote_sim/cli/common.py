@@ -1,0 +1,179 @@
+"""Shared helpers of the command line: option parsing, studies from arguments,
+progress bars, help formatting, one-line errors."""
+
+from __future__ import annotations
+
+import argparse
+import json
+import sys
+from typing import Any
+
+
+def _open_lines(name: str):
+    """A JSON-lines input as bytes lines (each decoded on its own by ``map_json_lines``,
+    so that a line that is not UTF-8 fails alone)."""
+    if name == "-":
+        return _nullcontext(sys.stdin.buffer)
+    return open(name, "rb")
+
+
+class _nullcontext:
+    def __init__(self, value=None):
+        self.value = value
+
+    def __iter__(self):
+        return iter(self.value)
+
+    def __enter__(self):
+        return self.value
+
+    def __exit__(self, *exc):
+        return False
+
+
+def _parse_option(text: str) -> tuple[str, Any]:
+    """``name=value`` with value parsed as JSON when it can be (true, 3, "x")."""
+    name, sep, value = text.partition("=")
+    if not sep or not name:
+        raise ValueError(f"--option needs name=value, got {text!r}")
+    try:
+        return name.strip(), json.loads(value)
+    except json.JSONDecodeError:
+        return name.strip(), value.strip()
+
+
+def _parse_seat_map(items: list[str] | None, what: str) -> dict[int, str]:
+    out: dict[int, str] = {}
+    for item in items or []:
+        seat, sep, value = item.partition(":")
+        if not sep or seat.strip() not in ("0", "1", "2", "3"):
+            raise ValueError(f"--{what} needs SEAT:VALUE with seat 0..3, got {item!r}")
+        out[int(seat)] = value.strip()
+    return out
+
+
+def _int(text: str, what: str) -> int:
+    try:
+        return int(text)
+    except ValueError:
+        raise ValueError(f"{what} must be an integer, got {text.strip()!r}") from None
+
+
+def _parse_constraint(text: str) -> dict[str, Any]:
+    """``min_H=3,max_S=2,strength=20-60,require=JH AH,exclude=AS`` -> a constraint dict."""
+    spec: dict[str, Any] = {}
+    for part in text.split(","):
+        key, sep, value = part.partition("=")
+        key = key.strip()
+        if not sep:
+            raise ValueError(f"constraint {part!r}: expected key=value")
+        if key.startswith(("min_", "max_")):
+            spec.setdefault(key[:3], {})[key[4:].upper()] = _int(value, f"constraint {key}")
+        elif key == "strength":
+            low, _, high = value.partition("-")
+            spec["strength"] = (
+                _int(low, "constraint strength (LOW-HIGH)"),
+                _int(high, "constraint strength (LOW-HIGH)"),
+            )
+        elif key in ("require", "exclude"):
+            spec[key] = value
+        else:
+            raise ValueError(
+                f"unknown constraint {key!r}: use min_S, max_S, strength, require, exclude"
+            )
+    return spec
+
+
+def _study_from_args(args: argparse.Namespace):
+    from belote_sim.simulation.runner import make_study
+
+    options = dict(_parse_option(o) for o in args.option or [])
+    for name in ("players", "variant"):
+        if getattr(args, name, None) is not None:
+            options[name] = getattr(args, name)
+    play: Any = args.play
+    if args.play_seat:
+        play = [args.play] * 4
+        for seat, spec in _parse_seat_map(args.play_seat, "play-seat").items():
+            play[seat] = spec
+    bidding: Any = args.bid
+    if args.bid_seat:
+        bidding = [args.bid or ("take" if args.ruleset == "french" else "threshold")] * 4
+        for seat, spec in _parse_seat_map(args.bid_seat, "bid-seat").items():
+            bidding[seat] = spec
+    constraints = {
+        seat: _parse_constraint(text)
+        for seat, text in _parse_seat_map(args.constraint, "constraint").items()
+    }
+    silent = (
+        [_int(x, "--belote-silent seat") for x in args.belote_silent.split(",")]
+        if args.belote_silent
+        else []
+    )
+    return make_study(
+        args.ruleset,
+        bidding,
+        play,
+        args.seed,
+        _parse_seat_map(args.predeal, "predeal"),
+        constraints,
+        args.dealer,
+        args.chunk_size,
+        options,
+        silent,
+    )
+
+
+class _Progress:
+    """A tqdm progress bar with ETA on a terminal, nothing otherwise."""
+
+    def __init__(self, total: int | None, unit: str, enabled: bool):
+        self.bar = None
+        if enabled:
+            from tqdm import tqdm
+
+            self.bar = tqdm(total=total, unit=unit, unit_scale=True, file=sys.stderr)
+
+    def __call__(self, n: int) -> None:
+        if self.bar is not None:
+            self.bar.update(n)
+
+    def close(self) -> None:
+        if self.bar is not None:
+            self.bar.close()
+
+
+class _Defaults(argparse.HelpFormatter):
+    """Help that shows each option's default, unless it is None or already said."""
+
+    def _get_help_string(self, action: argparse.Action) -> str:
+        text = action.help or ""
+        default = action.default
+        if (
+            default is not None
+            and default is not False
+            and default != argparse.SUPPRESS
+            and "default" not in text
+            and action.option_strings
+        ):
+            text += " (default: %(default)s)"
+        return text
+
+
+def _at_least_2(text: str) -> int:
+    """argparse type: an integer of at least 2 (deals for a mean and its s.e.)."""
+    try:
+        value = int(text)
+    except ValueError:
+        raise argparse.ArgumentTypeError(f"not an integer: {text!r}") from None
+    if value < 2:
+        raise argparse.ArgumentTypeError(f"needs at least 2 deals, got {value}")
+    return value
+
+
+class _Terminated(KeyboardInterrupt):
+    """SIGTERM, turned into an interruption so that a run keeps what it finished."""
+
+
+def _one_line(exc: BaseException) -> str:
+    return " ".join(str(exc).split()) or type(exc).__name__

@@ -1,0 +1,73 @@
+"""Commands on single deals: replay, perft, solve."""
+
+from __future__ import annotations
+
+import argparse
+import json
+import sys
+import time
+
+from belote_sim.cli.common import _nullcontext, _open_lines
+
+
+def _cmd_replay(args: argparse.Namespace) -> int:
+    from belote_sim.deal.replay import replay_lines
+
+    try:
+        source = _open_lines(args.input)
+    except OSError as exc:
+        print(f"belote-sim replay: cannot read {args.input}: {exc.strerror}", file=sys.stderr)
+        return 2
+    out = sys.stdout if args.output in (None, "-") else open(args.output, "w", encoding="utf-8")  # noqa: SIM115 (or stdout)
+    with source, out if out is not sys.stdout else _nullcontext():
+        n, errors = replay_lines(source, out)
+    if errors:
+        print(f"belote-sim replay: {errors} of {n} records failed", file=sys.stderr)
+    return 1 if errors else 0
+
+
+def _cmd_perft(args: argparse.Namespace) -> int:
+    from belote_sim.deal.perft import perft, read_perft_file
+
+    failures = 0
+    for case in read_perft_file(args.file):
+        for depth, expected in case.counts:
+            if expected > args.max_nodes:
+                continue
+            got = perft(case.hands, case.strain, case.leader, depth, case.rules)
+            status = "ok" if got == expected else "MISMATCH"
+            failures += got != expected
+            print(f"{case.id}: perft {depth} = {got} (expected {expected}) {status}")
+    return 1 if failures else 0
+
+
+def _cmd_solve(args: argparse.Namespace) -> int:
+    from belote_sim.deal import solver
+
+    if args.records:
+        source = sys.stdin.buffer if args.records == "-" else open(args.records, "rb")  # noqa: SIM115
+        out = sys.stdout if args.output in (None, "-") else open(args.output, "w", encoding="utf-8")  # noqa: SIM115 (or stdout)
+        try:
+            n, errors = solver.solve_record_lines(source, out)
+        finally:
+            if source is not sys.stdin.buffer:
+                source.close()
+            if out is not sys.stdout:
+                out.close()
+        if errors:
+            print(f"belote-sim solve: {errors} of {n} records failed", file=sys.stderr)
+        return 1 if errors else 0
+    if not args.hands or args.strain is None:
+        raise ValueError("give the 4 hands and --strain (or --records FILE)")
+    hands = [h.strip() for h in args.hands.replace("/", "|").split("|")]
+    start = time.perf_counter()
+    value = solver.solve(hands, args.strain, args.leader, args.taker_team, args.ruleset)
+    scores = solver.dd_scores(hands, args.strain, args.leader, args.taker_team, args.ruleset)
+    elapsed = time.perf_counter() - start
+    print(json.dumps({"value": value, "scores": scores}))
+    print(
+        f"team {args.taker_team} wins {value} card points with perfect play "
+        f"({elapsed * 1000:.1f} ms)",
+        file=sys.stderr,
+    )
+    return 0

@@ -1,0 +1,372 @@
+"""The parser of the ``belote-sim`` command and its entry point."""
+
+from __future__ import annotations
+
+import argparse
+import sys
+
+from belote_sim._version import __version__
+from belote_sim.cli.analysis_commands import _cmd_atlas, _cmd_duel, _cmd_hand, _cmd_study
+from belote_sim.cli.commands_doc import COMMANDS
+from belote_sim.cli.common import _at_least_2, _Defaults, _one_line, _Terminated
+from belote_sim.cli.deal_commands import _cmd_perft, _cmd_replay, _cmd_solve
+from belote_sim.cli.study_commands import (
+    _cmd_dataset,
+    _cmd_export,
+    _cmd_main,
+    _cmd_report,
+    _cmd_simulate,
+)
+
+
+def build_parser() -> argparse.ArgumentParser:
+    parser = argparse.ArgumentParser(
+        prog="belote-sim",
+        description=COMMANDS,
+        formatter_class=argparse.RawDescriptionHelpFormatter,
+    )
+    parser.add_argument("--version", action="version", version=f"belote-sim {__version__}")
+    sub = parser.add_subparsers(dest="command", required=True)
+
+    p = sub.add_parser("replay", help="replay recorded deals (JSON lines)")
+    p.add_argument("input", help="input JSON-lines file, or - for standard input")
+    p.add_argument("-o", "--output", help="output JSON-lines file (default: standard output)")
+    p.set_defaults(func=_cmd_replay)
+
+    p = sub.add_parser("perft", help="check the legal-sequence counts of a .perft file")
+    p.add_argument("file")
+    p.add_argument(
+        "--max-nodes", type=int, default=10**8, help="skip counts above this many sequences"
+    )
+    p.set_defaults(func=_cmd_perft)
+
+    p = sub.add_parser("simulate", help="simulate deals (or whole games) to a Parquet table")
+    p.add_argument("--deals", type=int, default=100_000, help="number of deals")
+    p.add_argument("--games", type=int, default=0, help="play N whole games instead")
+    p.add_argument("--max-deals", type=int, default=200, help="game mode: deals per game cap")
+    p.add_argument("--ruleset", default="common", help="common, bulgarian or french")
+    p.add_argument(
+        "--option",
+        action="append",
+        metavar="NAME=VALUE",
+        help="rule option override, e.g. --option kirtik=true (repeatable)",
+    )
+    p.add_argument(
+        "--dealing", choices=("shuffle", "cut"), help="shorthand for --option dealing=..."
+    )
+    p.add_argument(
+        "--players",
+        type=int,
+        choices=(2, 3, 4),
+        help="2 or 3: the games where every player is alone (24-card deck, "
+        "take-or-pass bidding; docs/rules.md section 11)",
+    )
+    p.add_argument(
+        "--variant",
+        choices=("standard", "open"),
+        help="open: open belot (2 players, 32 cards, table piles)",
+    )
+    p.add_argument(
+        "--bid",
+        default=None,
+        help="bidding policy: threshold[:suit,nt,at,double,"
+        "redouble], fixed:SEAT,STRAIN,DOUBLING (strain 0..5 = C D H S NT AT), take, "
+        "atlas[:PATH] (expected net MP from the hand atlas)",
+    )
+    p.add_argument("--bid-seat", action="append", metavar="SEAT:POLICY")
+    p.add_argument("--play", default="greedy", help="play policy: greedy[:draw,give], random")
+    p.add_argument("--play-seat", action="append", metavar="SEAT:POLICY")
+    p.add_argument(
+        "--predeal",
+        action="append",
+        metavar="SEAT:CARDS",
+        help='cards fixed in a hand, e.g. --predeal "0:JH 9H AH TS 7C"',
+    )
+    p.add_argument(
+        "--constraint",
+        action="append",
+        metavar="SEAT:SPEC",
+        help='e.g. --constraint "1:min_H=3,max_S=2,strength=20-60,exclude=AS"',
+    )
+    p.add_argument("--dealer", type=int, choices=range(4), help="fixed dealer (default: rotate)")
+    p.add_argument(
+        "--belote-silent",
+        metavar="SEATS",
+        help="seats that do not announce a "
+        "belote, e.g. 1,3 (default: everyone announces everything)",
+    )
+    p.add_argument("--seed", type=int, default=0)
+    p.add_argument("--threads", type=int, default=None, help="numba threads (default: all)")
+    p.add_argument("--chunk-size", type=int, default=1 << 16)
+    p.add_argument("--trick-log", action="store_true", help="keep every card played")
+    p.add_argument("-q", "--quiet", action="store_true", help="no progress bar")
+    p.add_argument(
+        "--scheduler",
+        metavar="tcp://HOST:8786",
+        help="run the chunks on this dask.distributed scheduler (-o is then a "
+        "dataset directory: part files + manifest; rerunning resumes)",
+    )
+    p.add_argument("--workers", type=int, help="start a local dask cluster of N workers")
+    p.add_argument(
+        "-o",
+        "--output",
+        help="output Parquet file (default deals.parquet), or directory with --scheduler/--workers",
+    )
+    p.add_argument(
+        "--overwrite",
+        action="store_true",
+        help="replace an existing output "
+        "(kept until the new one is complete) and discard an interrupted run's "
+        "partial file instead of resuming it",
+    )
+    p.set_defaults(func=_cmd_simulate)
+
+    p = sub.add_parser("export-replay", help="rows of a deals table as replay records")
+    p.add_argument("table")
+    p.add_argument("--rows", default="0:10", help="A:B (0-based, B excluded)")
+    p.add_argument("-o", "--output", help="output JSON-lines file (default: standard output)")
+    p.add_argument(
+        "--allow-incomplete", action="store_true", help="read an interrupted run's table too"
+    )
+    p.set_defaults(func=_cmd_export)
+
+    p = sub.add_parser(
+        "report",
+        help="HTML report of a deals table",
+        description="HTML report of a deals table: summary, contents, one "
+        "section per question with figures and tables; CSVs in tables/.",
+        formatter_class=_Defaults,
+    )
+    p.add_argument("table", help="deals Parquet file or dataset directory (belote-sim simulate)")
+    p.add_argument("-o", "--output", default="reports", help="output directory")
+    p.add_argument("--title", default="belote-sim report", help="title of the report")
+    p.add_argument(
+        "--allow-incomplete",
+        action="store_true",
+        help="report an interrupted "
+        "run or unfinished dataset too (title: 'incomplete: k of n chunks')",
+    )
+    p.set_defaults(func=_cmd_report)
+
+    p = sub.add_parser("dataset", help="dataset directories: rebuild-manifest, verify")
+    p.add_argument("action", choices=["rebuild-manifest", "verify"])
+    p.add_argument("dir", help="dataset directory (simulate --workers/--scheduler)")
+    p.add_argument("--force", action="store_true", help="rebuild a readable manifest too")
+    p.set_defaults(func=_cmd_dataset)
+
+    p = sub.add_parser(
+        "hand",
+        help="strength of one hand per strain (conditional Monte Carlo)",
+        description="Strength of one hand: the hand is predealt to --seat, "
+        "the rest dealt at random; each strain is forced (that seat takes, "
+        "undoubled) and played out on the same deals, then compared.",
+        formatter_class=_Defaults,
+    )
+    p.add_argument("cards", help='5 bidding cards or 8 cards, e.g. "JH 9H AH TS 7C"')
+    p.add_argument(
+        "--seat", type=int, default=0, choices=range(4), help="seat holding the hand (and taking)"
+    )
+    p.add_argument(
+        "--dealer",
+        type=int,
+        default=3,
+        choices=range(4),
+        help="dealer seat (seat dealer+1 speaks first and leads)",
+    )
+    p.add_argument(
+        "--deals",
+        type=_at_least_2,
+        default=20_000,
+        help="deals per strain (the same deals for every strain)",
+    )
+    p.add_argument("--ruleset", default="common", help="common, bulgarian or french")
+    p.add_argument(
+        "--option", action="append", metavar="NAME=VALUE", help="rule option override (repeatable)"
+    )
+    p.add_argument("--play", default="greedy", help="play policy of all four seats")
+    p.add_argument("--seed", type=int, default=0, help="seed of the deals")
+    p.add_argument(
+        "--position",
+        type=int,
+        choices=range(1, 5),
+        help="1 (first after the dealer, leads) .. 4 (dealer); sets --seat/--dealer",
+    )
+    p.add_argument(
+        "--simulate",
+        action="store_true",
+        help="simulate even when the atlas covers the rules and play policy",
+    )
+    p.add_argument(
+        "--json",
+        action="store_true",
+        help="print a JSON list, one object per "
+        "strain: strain, n, p_made, p_made_low, p_made_high, net_mp_x1, "
+        "net_mp_x2, source",
+    )
+    p.set_defaults(func=_cmd_hand)
+
+    p = sub.add_parser("atlas", help="the hand atlas: build one, or show one")
+    p.add_argument("action", choices=["build", "show"])
+    p.add_argument(
+        "-o",
+        "--output",
+        help="atlas file (build: default atlas.npz; show: default the shipped atlas)",
+    )
+    p.add_argument("--ruleset", default="common")
+    p.add_argument("--option", action="append", metavar="NAME=VALUE")
+    p.add_argument("--play", default="greedy")
+    p.add_argument("--seed", type=int, default=2026)
+    p.add_argument("--se", type=float, default=0.02, help="target s.e. of P(made) per cell")
+    p.add_argument("--first-deals", type=int, default=200)
+    p.add_argument("--max-deals", type=int, default=1000)
+    p.add_argument("--rounds", type=int, default=16)
+    p.add_argument("--threads", type=int, default=None)
+    p.add_argument("--workers", type=int, help="start a local dask cluster of N workers")
+    p.add_argument("--scheduler", metavar="tcp://HOST:8786", help="dask.distributed scheduler")
+    p.add_argument("--work-dir", help="keep every chunk here (rerunning resumes)")
+    p.add_argument("--csv", help="show: write every cell to this CSV")
+    p.add_argument("-q", "--quiet", action="store_true", help="no progress bar")
+    p.set_defaults(func=_cmd_atlas)
+
+    p = sub.add_parser(
+        "study",
+        help="studies: 'study bidding' sweeps a bidding threshold",
+        description="study bidding: one threshold of the threshold bidding "
+        "policy takes each value in turn against the default thresholds, on "
+        "mirrored deals (each deal played twice with the teams swapped); the "
+        "baseline (the parameter's default) scores exactly 0.",
+        formatter_class=_Defaults,
+    )
+    p.add_argument("kind", choices=["bidding"], help="the study to run")
+    p.add_argument(
+        "--param", default="suit", help="threshold to sweep: suit, nt, at, double or redouble"
+    )
+    p.add_argument(
+        "--values",
+        default=None,
+        help="comma-separated values (default: the "
+        "parameter's default and 5 and 10 points either side)",
+    )
+    p.add_argument(
+        "--deals", type=_at_least_2, default=100_000, help="deals per setting (each played twice)"
+    )
+    p.add_argument("--games", type=int, default=0, help="also play N mirrored games per setting")
+    p.add_argument("--ruleset", default="common", help="common or bulgarian")
+    p.add_argument("--play", default="greedy", help="play policy of all four seats")
+    p.add_argument("--seed", type=int, default=0, help="seed of the deals")
+    p.add_argument("--threads", type=int, default=None, help="numba threads (default: all)")
+    p.add_argument("-o", "--output", help="write the table as CSV here")
+    p.set_defaults(func=_cmd_study)
+
+    p = sub.add_parser("solve", help="exact double-dummy value of a deal or of records")
+    p.add_argument("hands", nargs="?", help='4 hands separated by "|" (seats 0..3)')
+    p.add_argument("--strain", help="C D H S NT AT")
+    p.add_argument("--leader", type=int, default=0, choices=range(4))
+    p.add_argument("--taker-team", type=int, default=0, choices=(0, 1))
+    p.add_argument("--ruleset", default="common")
+    p.add_argument("--records", help="replay records (JSON lines, full or partial), or -")
+    p.add_argument("-o", "--output", help="output JSON lines (with --records)")
+    p.set_defaults(func=_cmd_solve)
+
+    p = sub.add_parser(
+        "duel",
+        help="play policy A against B on mirrored deals",
+        description="Play policy A against B: every deal is played twice, "
+        "A in team 0 then in team 1, with the same cards and auction; "
+        "thrown-in deals are counted and left out.  With --bid-a/--bid-b: "
+        "bidding policy A against B, everyone playing --a (default greedy).",
+        formatter_class=_Defaults,
+    )
+    p.add_argument("--a", help="play policy of the first side (bidding duel: of everyone)")
+    p.add_argument("--b", help="play policy of the second side")
+    p.add_argument("--bid-a", help="bidding duel: bidding policy of the first side")
+    p.add_argument("--bid-b", help="bidding duel: bidding policy of the second side")
+    p.add_argument("--games", type=int, default=0, help="bidding duel: also N mirrored games")
+    p.add_argument("--deals", type=_at_least_2, default=10_000, help="deals (each played twice)")
+    p.add_argument("--ruleset", default="common", help="common, bulgarian or french")
+    p.add_argument(
+        "--option",
+        "--options",
+        action="append",
+        dest="option",
+        metavar="NAME=VALUE",
+        help="rule option override (repeatable)",
+    )
+    p.add_argument(
+        "--bid", default=None, help="bidding policy for everyone (default: the ruleset's)"
+    )
+    p.add_argument("--seed", type=int, default=0, help="seed of the deals")
+    p.add_argument(
+        "--threads",
+        type=int,
+        default=None,
+        help="threads for every policy (default: all); same result for any number",
+    )
+    p.add_argument(
+        "--json",
+        action="store_true",
+        help="print one JSON object: a, b, ruleset, deals, played, thrown_in, "
+        "mean, se, by_strain (a bidding duel adds low, high and game keys)",
+    )
+    p.set_defaults(func=_cmd_duel)
+
+    p = sub.add_parser("main", help="run the default study")
+    p.add_argument("-o", "--output", default="output", help="output directory")
+    p.add_argument("--deals", type=int, default=1_000_000)
+    p.add_argument("--seed", type=int, default=2026)
+    p.add_argument(
+        "--overwrite",
+        action="store_true",
+        help="replace an existing deals.parquet of another study",
+    )
+    p.set_defaults(func=_cmd_main)
+    return parser
+
+
+def _on_sigterm(signum, frame):
+    raise _Terminated()
+
+
+def main(argv: list[str] | None = None) -> int:
+    """Entry point of the ``belote-sim`` command; returns the exit status.
+
+    Bad input gives one line on standard error and status 2.  Ctrl-C (SIGINT) and
+    SIGTERM stop a run cleanly: one line says what was kept and how to resume;
+    status 130 (SIGINT) or 143 (SIGTERM).
+    """
+    import signal
+    import threading
+
+    parser = build_parser()
+    args = parser.parse_args(argv)
+    if getattr(args, "dealing", None):
+        args.option = (args.option or []) + [f"dealing={args.dealing}"]
+    previous = None
+    if threading.current_thread() is threading.main_thread():
+        previous = signal.signal(signal.SIGTERM, _on_sigterm)
+    try:
+        return args.func(args)
+    except (ValueError, OSError) as exc:
+        print(f"belote-sim {args.command}: {_one_line(exc)}", file=sys.stderr)
+        return 2
+    except ImportError as exc:  # an optional extra (dask) that is not installed
+        print(f"belote-sim {args.command}: {_one_line(exc)}", file=sys.stderr)
+        return 2
+    except RecursionError:
+        print(f"belote-sim {args.command}: input nested too deeply", file=sys.stderr)
+        return 2
+    except KeyboardInterrupt as exc:
+        what = _one_line(exc) if str(exc) else "interrupted"
+        terminated = isinstance(exc, _Terminated) or isinstance(exc.__context__, _Terminated)
+        print(
+            f"belote-sim {args.command}: {what}" + (" (SIGTERM)" if terminated else ""),
+            file=sys.stderr,
+        )
+        return 143 if terminated else 130
+    finally:
+        if previous is not None:
+            signal.signal(signal.SIGTERM, previous)
+
+
+if __name__ == "__main__":  # pragma: no cover
+    sys.exit(main())

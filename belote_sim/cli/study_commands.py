@@ -1,0 +1,192 @@
+"""Commands that simulate and read studies: simulate, export-replay, main, report, dataset."""
+
+from __future__ import annotations
+
+import argparse
+import sys
+import time
+from pathlib import Path
+
+from belote_sim._version import __version__
+from belote_sim.cli.common import _Progress, _study_from_args
+
+
+def _cmd_simulate(args: argparse.Namespace) -> int:
+    from belote_sim.simulation.deal_table import format_summary
+    from belote_sim.simulation.runner import simulate_games, simulate_to_parquet
+
+    if args.games < 0:
+        raise ValueError(f"--games must be positive, got {args.games}")
+    if args.games and args.trick_log:
+        raise ValueError("--trick-log is for deals (--deals); a games table has no trick log")
+    if args.games and (args.workers is not None or args.scheduler):
+        raise ValueError("--games runs locally: --workers/--scheduler are for --deals")
+    if not args.games and args.deals < 1:
+        raise ValueError(f"--deals must be at least 1, got {args.deals}")
+    if args.workers is not None and args.workers < 1:
+        raise ValueError(f"--workers must be at least 1, got {args.workers}")
+    study = _study_from_args(args)
+    show = sys.stderr.isatty() and not args.quiet
+    print(
+        f"belote-sim {__version__}: seed {study.seed}, rules {study.rules.name}, "
+        f"bidding {', '.join(sorted({str(s) for s in study.bidding}))}, "
+        f"play {', '.join(sorted({str(s) for s in study.play}))}"
+    )
+    if study.predeal or study.constraints:
+        from belote_sim.analysis.html_report import conditions_text
+
+        print(f"conditioned deals: {conditions_text(study.provenance(0))}")
+    if args.games:
+        start = time.perf_counter()
+        n = study.rules.players
+        games = simulate_games(
+            args.games,
+            study.rules,
+            [str(s) for s in study.bidding[:n]],
+            [str(s) for s in study.play[:n]],
+            study.seed,
+            args.threads,
+            args.max_deals,
+        )
+        elapsed = time.perf_counter() - start
+        if args.output:
+            _write_games(games, args.output, args.overwrite)
+        decided = games["winner"].notna().sum()
+        side = "player" if study.rules.solo else "team"
+        print(
+            f"{args.games:,} games ({games['deals'].sum():,} deals) in {elapsed:.1f} s; "
+            f"{side} 0 won {(games['winner'] == 0).sum() / max(decided, 1):.1%} of "
+            f"{decided:,} finished games; mean {games['deals'].mean():.1f} deals per game"
+        )
+        if args.output:
+            print(f"wrote {args.output}")
+        return 0
+    output = args.output or "deals.parquet"
+    progress = _Progress(args.deals, "deal", show)
+    try:
+        if args.scheduler or args.workers:
+            from belote_sim.simulation.distributed import run_study
+
+            if args.overwrite:
+                raise ValueError(
+                    "--overwrite is for a single-file output; a dataset directory "
+                    "resumes (delete it to start over)"
+                )
+            summary = run_study(
+                study,
+                args.deals,
+                output,
+                scheduler=args.scheduler,
+                workers=args.workers,
+                progress=progress,
+                trick_log=args.trick_log,
+            )
+        else:
+            summary = simulate_to_parquet(
+                output,
+                args.deals,
+                study,
+                args.threads,
+                args.trick_log,
+                progress,
+                overwrite=args.overwrite,
+            )
+    finally:
+        progress.close()
+    print(format_summary(summary))
+    print(f"{'kept' if summary.get('already_complete') else 'wrote'} {output}")
+    return 0
+
+
+def _write_games(games, output: str, overwrite: bool) -> None:
+    """The games table to ``output`` via a temporary file renamed when complete."""
+    import os
+
+    if os.path.exists(output) and not overwrite:
+        raise ValueError(
+            f"{output} exists; add --overwrite to replace it, or choose another output"
+        )
+    directory, name = os.path.split(os.path.abspath(output))
+    tmp = os.path.join(directory, f".{name}.writing")
+    try:
+        games.to_parquet(tmp, index=False)
+        os.replace(tmp, output)
+    finally:
+        if os.path.exists(tmp):
+            os.unlink(tmp)
+
+
+def _cmd_export(args: argparse.Namespace) -> int:
+    from belote_sim.simulation.export import export_replay
+
+    out = sys.stdout if args.output in (None, "-") else open(args.output, "w", encoding="utf-8")  # noqa: SIM115 (or stdout)
+    try:
+        n = export_replay(args.table, args.rows, out, allow_incomplete=args.allow_incomplete)
+    finally:
+        if out is not sys.stdout:
+            out.close()
+    print(f"belote-sim export-replay: {n} records", file=sys.stderr)
+    return 0
+
+
+def _cmd_main(args: argparse.Namespace) -> int:
+    """The default study: simulate deals with the default policies, then the report."""
+    from belote_sim.analysis.html_report import write_report
+    from belote_sim.simulation.deal_table import format_summary
+    from belote_sim.simulation.runner import make_study, simulate_to_parquet
+
+    out_dir = Path(args.output)
+    out_dir.mkdir(parents=True, exist_ok=True)
+    study = make_study("common", None, "greedy", seed=args.seed)
+    path = out_dir / "deals.parquet"
+    print(
+        f"belote-sim {__version__}: default study, {args.deals:,} deals, rules common, "
+        f"threshold bidding, greedy play, seed {args.seed}"
+    )
+    progress = _Progress(args.deals, "deal", sys.stderr.isatty())
+    try:
+        summary = simulate_to_parquet(
+            str(path), args.deals, study, None, False, progress, overwrite=args.overwrite
+        )
+    finally:
+        progress.close()
+    print(format_summary(summary))
+    print(f"{'kept' if summary.get('already_complete') else 'wrote'} {path}")
+    start = time.perf_counter()
+    index = write_report(
+        str(path), out_dir / "report", title=f"belote-sim default study ({args.deals:,} deals)"
+    )
+    print(f"report written in {time.perf_counter() - start:.1f} s: {index.resolve()}")
+    return 0
+
+
+def _cmd_report(args: argparse.Namespace) -> int:
+    from belote_sim.analysis.html_report import write_report
+
+    index = write_report(
+        args.table, args.output, title=args.title, allow_incomplete=args.allow_incomplete
+    )
+    print(f"report: {index.resolve()}")
+    return 0
+
+
+def _cmd_dataset(args: argparse.Namespace) -> int:
+    from belote_sim.simulation import dataset
+
+    if args.action == "rebuild-manifest":
+        r = dataset.rebuild_manifest(args.dir, force=args.force)
+        for line in r["skipped"]:
+            print(f"skipped {line}", file=sys.stderr)
+        print(
+            f"rebuilt {r['manifest']}: {r['chunks']} of {r['n_chunks']} chunks"
+            + ("" if r["complete"] else "; rerun the study's command to finish it")
+        )
+        return 0
+    problems = dataset.verify_dataset(args.dir)
+    for line in problems:
+        print(line)
+    print(
+        f"{args.dir}: "
+        + (f"{len(problems)} problem(s)" if problems else "complete, every checksum matches")
+    )
+    return 1 if problems else 0

@@ -1,0 +1,410 @@
+"""A study: the rules, the bidding and play policies of the four seats, predealt cards
+and constraints, and the seed -- everything that fixes the deals of a simulation.
+
+``make_study`` validates user input into a ``Study``; ``Study.run_chunk`` simulates
+one chunk with the kernels (chunk *c* takes its per-deal seeds from
+``SeedSequence(seed, spawn_key=(c,))``).
+"""
+
+from __future__ import annotations
+
+from collections.abc import Mapping, Sequence
+from dataclasses import dataclass, field
+from typing import Any
+
+import numpy as np
+
+from belote_sim._version import __version__
+from belote_sim.cards import format_cards, parse_cards, parse_hand
+from belote_sim.kernels import dealing as D
+from belote_sim.kernels.bidding import MAX_CALLS
+from belote_sim.kernels.rng import seed_sequence_words
+from belote_sim.kernels.simulate import (
+    COL_TRIES,
+    NUM_COLS,
+    NUM_SOLO_COLS,
+    simulate_deals,
+    simulate_solo_deals,
+)
+from belote_sim.kernels.tables import SUIT_CHARS
+from belote_sim.policies import (
+    BID_POLICIES,
+    PLAY_POLICIES,
+    PolicySpec,
+    per_seat,
+    search_bits,
+    to_arrays,
+)
+from belote_sim.rules import Rules
+
+DEFAULT_CHUNK = 1 << 16
+
+
+MAX_TRIES = 1_000_000
+
+
+PILOT_DEALS = 20_000
+
+
+@dataclass
+class Study:
+    """Everything that fixes a simulation's output, validated, as kernel inputs."""
+
+    rules: Rules
+    bidding: list[PolicySpec]
+    play: list[PolicySpec]
+    seed: int
+    dealer: int | None = None
+    predeal: dict[int, list[str]] = field(default_factory=dict)
+    constraints: dict[int, dict[str, Any]] = field(default_factory=dict)
+    chunk_size: int = DEFAULT_CHUNK
+    belote_silent: tuple[int, ...] = ()
+
+    def __post_init__(self) -> None:
+        n = self.rules.players
+        if not set(self.belote_silent) <= set(range(n)):
+            raise ValueError(f"belote_silent: seats must be 0..{n - 1}, got {self.belote_silent!r}")
+        self.belote_silent = tuple(sorted(set(self.belote_silent)))
+        self.announce_mask = (1 << n) - 1 & ~sum(1 << s for s in self.belote_silent)
+        if not isinstance(self.seed, (int, np.integer)) or self.seed < 0:
+            raise ValueError(f"seed must be a non-negative integer, got {self.seed!r}")
+        if self.dealer is not None and self.dealer not in range(n):
+            raise ValueError(
+                f"dealer must be a seat 0..{n - 1} or None (rotate), got {self.dealer!r}"
+            )
+        if self.chunk_size < 1:
+            raise ValueError("chunk_size must be positive")
+        bid_names = {s.name for s in self.bidding}
+        if len(bid_names) > 1 and "fixed" in bid_names:
+            raise ValueError(
+                "the fixed bidding policy sets the contract for all seats; "
+                "it cannot be mixed with other bidding policies"
+            )
+        two_round = self.rules.bidding == "two_round"
+        if two_round and bid_names - {"take", "fixed", "atlas"}:
+            raise ValueError(
+                f"the {self.rules.name} rules bid in two rounds: use the 'take' "
+                "(or 'atlas' or 'fixed') bidding policy"
+            )
+        if not two_round and "take" in bid_names:
+            raise ValueError("the 'take' bidding policy is for the french two-round bidding")
+        if self.rules.solo:
+            play_names = {s.name for s in self.play}
+            if play_names - {"random", "greedy"}:
+                raise ValueError(
+                    f"the games where every player is alone are played by the "
+                    f"random and greedy policies, not {', '.join(sorted(play_names))}"
+                )
+            if bid_names - {"threshold", "fixed"}:
+                raise ValueError("take-or-pass bidding uses the 'threshold' (or 'fixed') policy")
+            if self.predeal or self.constraints:
+                raise ValueError("predeal and constraints are for the 4-player game")
+        self._atlas = None
+        if "atlas" in bid_names:
+            paths = {s.path for s in self.bidding if s.name == "atlas"}
+            if len(paths) > 1:
+                raise ValueError("the seats bidding by the atlas must use the same atlas file")
+            from belote_sim.simulation.atlas_table import load_atlas
+
+            table = load_atlas(paths.pop())
+            table.check_covers(self.rules)
+            self._atlas = table.kernel_arrays()
+        if "fixed" in bid_names:
+            seat, strain, doubling = self.bidding[0].params[:3]
+            if (
+                seat not in range(n)
+                or strain not in range(6)
+                or not self.rules.strain_allowed(int(strain))
+            ):
+                raise ValueError(f"fixed bidding: bad seat/strain {self.bidding[0]}")
+            if doubling not in range(self.rules.max_doubling + 1):
+                raise ValueError(f"fixed bidding: doubling must be 0..{self.rules.max_doubling}")
+        self.predeal_array, self.constraint_array, self.check_constraints = _conditions(
+            self.predeal, self.constraints, two_round
+        )
+
+    @property
+    def bid_arrays(self) -> tuple[np.ndarray, np.ndarray]:
+        return to_arrays(self.bidding, BID_POLICIES)
+
+    @property
+    def play_arrays(self) -> tuple[np.ndarray, np.ndarray]:
+        return to_arrays(self.play, PLAY_POLICIES)
+
+    @property
+    def atlas_arrays(self) -> tuple[np.ndarray, np.ndarray]:
+        """The ``atlas`` bidding policy's lookup arrays (tiny ones when unused)."""
+        if self._atlas is None:
+            from belote_sim.simulation.atlas_table import empty_kernel_arrays
+
+            return empty_kernel_arrays()
+        return self._atlas
+
+    @property
+    def policies(self) -> tuple[np.ndarray, np.ndarray, np.ndarray, np.ndarray, int]:
+        """The kernels' ``policies`` tuple: ``(bid_ids, bid_params, play_ids,
+        play_params, announce_mask)`` (``belote_sim.kernels.simulate``)."""
+        return (*self.bid_arrays, *self.play_arrays, self.announce_mask)
+
+    def conditions(
+        self, max_tries: int = MAX_TRIES, check: bool | None = None
+    ) -> tuple[np.ndarray, np.ndarray, bool, int]:
+        """The kernels' ``conditions`` tuple ``(predeal, cons, check_cons, max_tries)``."""
+        check = self.check_constraints if check is None else check
+        return (self.predeal_array, self.constraint_array, bool(check), int(max_tries))
+
+    def provenance(self, n_deals: int, mode: str = "deals") -> dict[str, Any]:
+        """JSON-ready description of the study (kept with the table)."""
+        return {
+            "belote_sim": __version__,
+            "mode": mode,
+            "n": int(n_deals),
+            "ruleset": self.rules.name,
+            "options": self.rules.options(),
+            "bidding": [str(s) for s in self.bidding[: self.rules.players]],
+            "play": [str(s) for s in self.play[: self.rules.players]],
+            "seed": int(self.seed),
+            "dealer": self.dealer,
+            "chunk_size": self.chunk_size,
+            "predeal": {str(k): v for k, v in self.predeal.items()},
+            "constraints": {str(k): v for k, v in self.constraints.items()},
+            "belote_silent": list(self.belote_silent),
+        }
+
+    def chunk_seeds(self, chunk: int, length: int) -> np.ndarray:
+        """The per-deal seeds of chunk ``chunk`` (``length`` deals)."""
+        ss = np.random.SeedSequence(int(self.seed), spawn_key=(chunk,))
+        seeds = np.empty(length, dtype=np.uint64)
+        seed_sequence_words(ss.pool, seeds)  # = ss.generate_state(length, np.uint64)
+        return seeds
+
+    def dealers(self, first_deal: int, length: int) -> np.ndarray:
+        if self.dealer is not None:
+            return np.full(length, self.dealer, dtype=np.int64)
+        return (np.arange(first_deal, first_deal + length, dtype=np.int64)) % self.rules.players
+
+    def run_chunk(
+        self, chunk: int, length: int, keep_plays: bool = False, rows: np.ndarray | None = None
+    ) -> dict[str, Any]:
+        """Simulate one chunk (or the given row offsets of it); raw kernel arrays."""
+        seeds = self.chunk_seeds(chunk, length)
+        first = chunk * self.chunk_size
+        dealers = self.dealers(first, length)
+        ids = np.arange(first, first + length, dtype=np.int64)
+        if rows is not None:
+            seeds, dealers, ids = seeds[rows], dealers[rows], ids[rows]
+        n = len(seeds)
+        calls = np.zeros((n, MAX_CALLS), dtype=np.uint8)
+        plays = np.zeros((n if keep_plays else 1, 32), dtype=np.int64)
+        if self.rules.solo:
+            out = np.zeros((n, NUM_SOLO_COLS), dtype=np.int64)
+            simulate_solo_deals(
+                seeds.view(np.int64),
+                dealers,
+                self.rules.to_array(),
+                self.policies,
+                out,
+                calls,
+                plays,
+                keep_plays,
+            )
+            return {
+                "deal_id": ids,
+                "seed": seeds,
+                "out": out,
+                "calls": calls,
+                "plays": plays if keep_plays else None,
+                "rules": self.rules,
+            }
+        out = np.zeros((n, NUM_COLS), dtype=np.int64)
+        simulate_deals(
+            seeds.view(np.int64),
+            dealers,
+            self.rules.to_array(),
+            self.policies,
+            self.conditions(),
+            out,
+            calls,
+            plays,
+            keep_plays,
+            search_bits(self.play),
+            self.atlas_arrays,
+        )
+        if (out[:, COL_TRIES] < 0).any():
+            raise ValueError(
+                f"constraints could not be met in {MAX_TRIES} tries for a deal: "
+                "they are too rare to sample"
+            )
+        return {
+            "deal_id": ids,
+            "seed": seeds,
+            "out": out,
+            "calls": calls,
+            "plays": plays if keep_plays else None,
+        }
+
+    def check_feasible(self) -> float:
+        """Acceptance rate of the rejection constraints on a pilot run (error if none)."""
+        if not self.check_constraints:
+            return 1.0
+        ss = np.random.SeedSequence(int(self.seed), spawn_key=(2**31 - 1,))
+        seeds = ss.generate_state(PILOT_DEALS, dtype=np.uint64).view(np.int64)
+        out = np.zeros((PILOT_DEALS, NUM_COLS), dtype=np.int64)
+        calls = np.zeros((PILOT_DEALS, MAX_CALLS), dtype=np.uint8)
+        simulate_deals(
+            seeds,
+            self.dealers(0, PILOT_DEALS),
+            self.rules.to_array(),
+            self.policies,
+            self.conditions(max_tries=50, check=True),
+            out,
+            calls,
+            np.zeros((1, 32), dtype=np.int64),
+            False,
+            1,
+            self.atlas_arrays,
+        )
+        tries = out[:, COL_TRIES]
+        accepted = (tries > 0).sum()
+        if accepted == 0:
+            raise ValueError(
+                f"constraints are impossible or too rare: none of {PILOT_DEALS} "
+                "pilot deals met them within 50 tries each"
+            )
+        return float(1.0 / np.mean(tries[tries > 0]))
+
+
+def make_study(
+    rules: Rules | str = "common",
+    bidding: Any = None,
+    play: Any = "greedy",
+    seed: int = 0,
+    predeal: Mapping[int, Any] | None = None,
+    constraints: Mapping[int, Mapping[str, Any]] | None = None,
+    dealer: int | None = None,
+    chunk_size: int = DEFAULT_CHUNK,
+    options: Mapping[str, Any] | None = None,
+    belote_silent: Sequence[int] = (),
+) -> Study:
+    """Validate the arguments of ``simulate`` into a ``Study``."""
+    rules = Rules.from_spec(rules, options)
+    if bidding is None:
+        bidding = "take" if rules.bidding == "two_round" else "threshold"
+    predeal_lists = {}
+    for seat, cards in (predeal or {}).items():
+        seat = _seat(seat, "predeal")
+        predeal_lists[seat] = [format_cards([c])[0] for c in parse_cards(cards)]
+    cons = {_seat(seat, "constraints"): dict(c) for seat, c in (constraints or {}).items()}
+    return Study(
+        rules=rules,
+        bidding=per_seat(bidding, BID_POLICIES, "bidding", rules.players),
+        play=per_seat(play, PLAY_POLICIES, "play", rules.players),
+        seed=seed,
+        dealer=dealer,
+        predeal=predeal_lists,
+        constraints=cons,
+        chunk_size=chunk_size,
+        belote_silent=tuple(belote_silent),
+    )
+
+
+def _seat(seat: Any, what: str) -> int:
+    try:
+        value = int(seat)
+    except (TypeError, ValueError):
+        value = -1
+    if value not in (0, 1, 2, 3):
+        raise ValueError(f"{what}: seat must be 0..3, got {seat!r}")
+    return value
+
+
+CONSTRAINT_KEYS = ("require", "exclude", "min", "max", "strength")
+
+
+def _conditions(
+    predeal: dict[int, list[str]], constraints: dict[int, dict[str, Any]], two_round: bool
+) -> tuple[np.ndarray, np.ndarray, bool]:
+    """Predeal and constraints as kernel arrays, with contradictions rejected."""
+    pre = np.full((4, 8), -1, dtype=np.int64)
+    cons = np.zeros((4, D.NUM_CONSTRAINT_FIELDS), dtype=np.int64)
+    cons[:, D.C_MAX_SUIT : D.C_MAX_SUIT + 4] = 8
+    cons[:, D.C_MAX_STRENGTH] = 10_000
+    used = 0
+    for seat, cards in predeal.items():
+        if len(cards) > 8:
+            raise ValueError(f"predeal: seat {seat} gets {len(cards)} cards, at most 8")
+        if two_round and len(cards) > 5:
+            raise ValueError(
+                "predeal: the french deal fixes at most the 5 bidding cards "
+                "(the rest depends on who takes)"
+            )
+        for k, card in enumerate(cards):
+            bit = parse_hand([card], size=None)
+            if used & bit:
+                raise ValueError(f"predeal: card {card} is given twice")
+            used |= bit
+            pre[seat, k] = bit.bit_length() - 1
+    check = False
+    for seat, spec in constraints.items():
+        unknown = set(spec) - set(CONSTRAINT_KEYS)
+        if unknown:
+            raise ValueError(
+                f"constraints for seat {seat}: unknown key(s) "
+                f"{', '.join(sorted(unknown))}; known: {', '.join(CONSTRAINT_KEYS)}"
+            )
+        if two_round:
+            raise ValueError(
+                "constraints are not supported with the french deal (the final "
+                "hands depend on the bidding); use predeal for the bidding cards"
+            )
+        required = parse_hand(spec.get("require", []), size=None)
+        excluded = parse_hand(spec.get("exclude", []), size=None)
+        if required & excluded:
+            card = format_cards(required & excluded)[0]
+            raise ValueError(f"constraints for seat {seat}: {card} is both required and excluded")
+        if required & used & ~_mask_of_seat(pre, seat):
+            card = format_cards(required & used & ~_mask_of_seat(pre, seat))[0]
+            raise ValueError(
+                f"constraints for seat {seat}: required {card} is predealt "
+                "to another seat or required twice"
+            )
+        if excluded & _mask_of_seat(pre, seat):
+            raise ValueError(f"constraints for seat {seat}: an excluded card is predealt to it")
+        used |= required
+        n_fixed = bin(required | _mask_of_seat(pre, seat)).count("1")
+        if n_fixed > 8:
+            raise ValueError(f"constraints for seat {seat}: {n_fixed} predealt and required cards")
+        cons[seat, D.C_REQUIRED] = required
+        cons[seat, D.C_EXCLUDED] = excluded
+        for key, base in (("min", D.C_MIN_SUIT), ("max", D.C_MAX_SUIT)):
+            for suit, length in dict(spec.get(key, {})).items():
+                if suit not in SUIT_CHARS or not isinstance(length, int) or not 0 <= length <= 8:
+                    raise ValueError(
+                        f"constraints for seat {seat}: {key} needs suit C/D/H/S -> "
+                        f"0..8, got {suit!r}: {length!r}"
+                    )
+                cons[seat, base + SUIT_CHARS.index(suit)] = length
+        if "strength" in spec:
+            low, high = spec["strength"]
+            if low > high:
+                raise ValueError(
+                    f"constraints for seat {seat}: strength range {low}..{high} is empty"
+                )
+            cons[seat, D.C_MIN_STRENGTH] = low
+            cons[seat, D.C_MAX_STRENGTH] = high
+        mins = cons[seat, D.C_MIN_SUIT : D.C_MIN_SUIT + 4]
+        maxs = cons[seat, D.C_MAX_SUIT : D.C_MAX_SUIT + 4]
+        if (mins > maxs).any() or mins.sum() > 8 or maxs.sum() < 8:
+            raise ValueError(
+                f"constraints for seat {seat}: suit lengths min {list(mins)} / "
+                f"max {list(maxs)} cannot make an 8-card hand"
+            )
+        check = check or bool(excluded or mins.any() or (maxs < 8).any() or "strength" in spec)
+    for suit in range(4):
+        if cons[:, D.C_MIN_SUIT + suit].sum() > 8:
+            raise ValueError(f"constraints: the seats need more than 8 {SUIT_CHARS[suit]} cards")
+    return pre, cons, bool(check)
+
+
+def _mask_of_seat(pre: np.ndarray, seat: int) -> int:
+    return sum(1 << int(c) for c in pre[seat] if c >= 0)

@@ -1,0 +1,64 @@
+"""Play-policy throughput: full deals per second on one thread, as one JSON object.
+
+A full deal is: uniform deal, threshold auction, declarations, 32 cards played by the
+policy at all four seats, scoring to match points (``common`` rules; thrown-in deals
+count as deals).  ``expert_deals_per_s`` and ``greedy_deals_per_s`` come from the same
+run, one thread, chunks of ``--chunk`` deals, best of ``--repeat`` timings (the
+compilation is done first and not timed).
+
+    python benchmarks/bench_policies.py [--deals N] [--ruleset R]
+"""
+
+import argparse
+import json
+import os
+import sys
+import time
+
+sys.path.insert(0, os.path.join(os.path.dirname(os.path.abspath(__file__)), ".."))
+
+import numba
+
+from belote_sim import __version__
+from belote_sim.simulation.runner import make_study
+
+
+def rate(play: str, n_deals: int, chunk: int, repeat: int, ruleset: str) -> float:
+    """Deals per second of the compiled simulation with ``play`` at every seat."""
+    study = make_study(ruleset, None, play, seed=1, chunk_size=chunk)
+    study.run_chunk(0, 200)  # compile / load
+    best = float("inf")
+    n_chunks = max(1, n_deals // chunk)
+    for _ in range(repeat):
+        start = time.perf_counter()
+        for c in range(n_chunks):
+            study.run_chunk(c, chunk)
+        best = min(best, time.perf_counter() - start)
+    return n_chunks * chunk / best
+
+
+def main() -> None:
+    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser.add_argument("--deals", type=int, default=200_000)
+    parser.add_argument("--chunk", type=int, default=1 << 16)
+    parser.add_argument("--repeat", type=int, default=3)
+    parser.add_argument("--ruleset", default="common")
+    args = parser.parse_args()
+    numba.set_num_threads(1)
+    result = {}
+    for play in ("expert", "greedy"):
+        result[f"{play}_deals_per_s"] = round(
+            rate(play, args.deals, min(args.chunk, args.deals), args.repeat, args.ruleset)
+        )
+    result.update(
+        ruleset=args.ruleset,
+        deals=args.deals,
+        threads=1,
+        numba=numba.__version__,
+        belote_sim=__version__,
+    )
+    print(json.dumps(result))
+
+
+if __name__ == "__main__":
+    main()

@@ -1,0 +1,175 @@
+"""The expert play policy: legal cards (against the reference) and choices that depend
+only on what its player saw."""
+
+import numpy as np
+import pytest
+import reference as ref
+
+from belote_sim.cards import format_cards
+from belote_sim.kernels import solver as KS
+from belote_sim.kernels.declarations import hand_declarations
+from belote_sim.kernels.play import announced_cards, play_deal, search_buffers
+from belote_sim.kernels.policies import POLICY_EXPERT, POLICY_NONE
+from belote_sim.kernels.rng import seed_state
+from belote_sim.kernels.tables import RANK_K, RANK_Q, STRAIN_AT, STRAIN_NT
+from belote_sim.policies import MAX_PARAMS
+from belote_sim.rules import Rules
+from belote_sim.simulation.runner import simulate
+
+PRESETS = ("common", "bulgarian", "french")
+
+
+@pytest.mark.parametrize("preset", PRESETS)
+def test_every_expert_card_is_legal(preset):
+    """Every card of simulated deals (rules path, endgame path, an early endgame) is
+    legal by the slow reference rules."""
+    play = ["expert", "expert:0", "expert:5,4", "expert"]
+    df = simulate(150, rules=preset, play=play, seed=3, trick_log=True)
+    df = df[df["outcome"] != "thrown_in"]
+    assert len(df) > 50
+    for row in df.itertuples():
+        plays = row.plays.split()
+        assert len(plays) == 32
+        hands = [set(format_cards(int(getattr(row, f"hand{s}")))) for s in range(4)]
+        leader = (row.dealer + 1) % 4
+        strain = str(row.strain)
+        for k, card in enumerate(plays):
+            t, pos = divmod(k, 4)
+            if pos == 0 and t > 0:
+                leader = ref.trick_winner(plays[4 * t - 4 : 4 * t], leader, strain)
+            seat = (leader + pos) % 4
+            legal = ref.legal_cards(
+                sorted(hands[seat]), plays[4 * t : k], leader, strain, {"ruleset": preset}
+            )
+            assert card in legal, (row.deal_id, k, card, legal)
+            hands[seat].discard(card)
+
+
+def _run(hands, leader, strain, taker, rules, plays, k, policy, params, search):
+    """play_deal from the first ``k`` recorded cards; returns (result, out_plays, belote)."""
+    out_plays = np.zeros(32, np.int64)
+    winners = np.zeros(8, np.int64)
+    belote = np.zeros(4, np.int64)
+    res = play_deal(
+        hands,
+        leader,
+        strain,
+        taker,
+        rules,
+        15,
+        plays,
+        k,
+        np.full(4, policy, np.int64),
+        params,
+        seed_state(99),
+        out_plays,
+        winners,
+        belote,
+        search,
+    )
+    return res, out_plays, belote
+
+
+def _declared_cards(hand, strain, rules):
+    d = hand_declarations(hand, strain, rules)
+    cards = int(d[1])
+    for rank in range(8):
+        if (int(d[0]) >> rank) & 1:
+            cards |= 0x01010101 << rank
+    if strain != STRAIN_NT:
+        for suit in range(4):
+            if strain == STRAIN_AT or suit == strain:
+                pair = (1 << (8 * suit + RANK_K)) | (1 << (8 * suit + RANK_Q))
+                if hand & pair == pair:
+                    cards |= pair
+    return cards & hand
+
+
+@pytest.mark.parametrize("preset", PRESETS)
+def test_expert_depends_only_on_the_observation(preset):
+    """Same observation (own hand, cards played, contract, announcements), different
+    hidden cards: the same card.  The other hands are dealt again uniformly among the
+    deals where every card so far was legal (and the announcements are the same)."""
+    rules = Rules.preset(preset).to_array()
+    ro, ut = int(rules[0]), int(rules[1])
+    params = np.zeros((4, MAX_PARAMS))
+    params[:, :2] = (3, 6)
+    search = search_buffers(12)
+    rng = np.random.default_rng(11)
+    compared = differed = 0
+    for _ in range(40):
+        deck = rng.permutation(32)
+        hands = np.array(
+            [sum(1 << int(c) for c in deck[8 * s : 8 * s + 8]) for s in range(4)], np.int64
+        )
+        strain = int(rng.integers(6))
+        taker = int(rng.integers(4))
+        first = int(rng.integers(4))
+        _, plays, _ = _run(
+            hands,
+            first,
+            strain,
+            taker,
+            rules,
+            np.zeros(32, np.int64),
+            0,
+            POLICY_EXPERT,
+            params,
+            search,
+        )
+        for k in (2, 7, 13, 18, 22, 25, 27, 30):
+            forbidden = np.zeros(4, np.int64)
+            lead, n_trick = KS.infer_forbidden(plays, k, first, strain, ro, ut, forbidden)
+            seat = (lead + n_trick) % 4
+            gone = sum(1 << int(c) for c in plays[:k])
+            fixed = np.zeros(4, np.int64)
+            need = np.zeros(4, np.int64)
+            allowed = np.zeros(4, np.int64)
+            unseen = 0xFFFFFFFF & ~gone & ~int(hands[seat])
+            for s in range(4):
+                if s == seat:
+                    continue
+                fixed[s] = _declared_cards(int(hands[s]), strain, rules) & ~gone
+                unseen &= ~int(fixed[s])
+            for s in range(4):
+                if s != seat:
+                    need[s] = bin(int(hands[s]) & ~gone).count("1") - bin(int(fixed[s])).count("1")
+                    allowed[s] = unseen & ~int(forbidden[s])
+            deals = np.zeros((1, 4), np.int64)
+            if (
+                KS.sample_deals(fixed, unseen, need, allowed, 1, int(rng.integers(1 << 40)), deals)
+                <= 0
+            ):
+                continue
+            other = np.array(
+                [(int(hands[s]) & gone) | int(deals[0, s]) for s in range(4)], np.int64
+            )
+            other[seat] = hands[seat]
+            _res_a, _, bel_a = _run(
+                hands, first, strain, taker, rules, plays, k, POLICY_NONE, params, search
+            )
+            res_b, _, bel_b = _run(
+                other, first, strain, taker, rules, plays, k, POLICY_NONE, params, search
+            )
+            if res_b[0] != k or res_b[1] != 0:
+                continue  # an earlier card would have been illegal in the other deal
+            known_a = np.zeros(4, np.int64)
+            known_b = np.zeros(4, np.int64)
+            left_a = hands & ~gone
+            left_b = other & ~gone
+            announced_cards(hands, left_a, bel_a, first, k, strain, rules, known_a)
+            announced_cards(other, left_b, bel_b, first, k, strain, rules, known_b)
+            known_a[seat] = known_b[seat] = 0
+            if (known_a != known_b).any():
+                continue  # different announcements: a different observation
+            _, out_a, _ = _run(
+                hands, first, strain, taker, rules, plays, k, POLICY_EXPERT, params, search
+            )
+            _, out_b, _ = _run(
+                other, first, strain, taker, rules, plays, k, POLICY_EXPERT, params, search
+            )
+            assert out_a[k] == plays[k]
+            assert out_a[k] == out_b[k], (preset, strain, k)
+            compared += 1
+            differed += int((other != hands).any())
+    assert compared > 150 and differed > 100
