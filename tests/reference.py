@@ -1,4 +1,4 @@
-"""Independent, deliberately simple reference implementation of shared/docs/rules.md.
+"""Independent, deliberately simple reference implementation of shared/RULES.md.
 
 This module is an oracle for the tests: it is written from docs/rules.md alone, never
 imports ``belote_sim``, and uses only plain Python (card strings, sets, lists,

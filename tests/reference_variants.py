@@ -1,5 +1,5 @@
 """Independent, deliberately simple reference of the 2-player, 3-player and
-open-belot variants (shared/docs/rules.md §11 plus the readings fixed below).
+open-belot variants (shared/RULES.md §11 plus the readings fixed below).
 
 Like tests/reference.py this is a test oracle: plain Python (card strings,
 sets, lists, dicts), written from the rules text alone, never importing

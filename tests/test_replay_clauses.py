@@ -1,6 +1,6 @@
 """Hand-computed rule-clause tests for ``belote_sim.deal.replay``.
 
-Every expected value below was derived by hand from shared/docs/rules.md (section
+Every expected value below was derived by hand from shared/RULES.md (section
 numbers in the comments); none was produced by running an implementation.
 
 Conventions used in the comments:

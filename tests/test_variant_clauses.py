@@ -1,5 +1,5 @@
 """Hand-computed rule-clause tests for the 2-player, 3-player and open-belot
-variants (shared/docs/rules.md §11 and the readings documented in
+variants (shared/RULES.md §11 and the readings documented in
 tests/reference_variants.py).
 
 Every expected value was derived by hand from the rules; the arithmetic is in
