@@ -241,24 +241,9 @@ def bidding_duel(
     "played", "thrown_in", "mean", "se", "low", "high"}`` plus ``games``, ``win_rate``,
     ``win_se``, ``win_low``, ``win_high`` in game mode.
     """
-    first = simulate(
-        deals,
-        rules=rules,
-        bidding=[a, b, a, b],
-        play=play,
-        seed=seed,
-        threads=threads,
-        options=options,
-    )
-    second = simulate(
-        deals,
-        rules=rules,
-        bidding=[b, a, b, a],
-        play=play,
-        seed=seed,
-        threads=threads,
-        options=options,
-    )
+    orders = ([a, b, a, b], [b, a, b, a])  # a bids for team 0, then for team 1
+    same = dict(rules=rules, play=play, seed=seed, threads=threads, options=options)
+    first, second = (simulate(deals, bidding=order, **same) for order in orders)
     if not (first["hand0"].to_numpy() == second["hand0"].to_numpy()).all():
         raise AssertionError("the mirrored runs did not play the same deals")
     x = (
@@ -269,8 +254,7 @@ def bidding_duel(
         second["outcome"] == "thrown_in"
     ).to_numpy()
     n = len(x)
-    mean = float(x.mean()) if n else float("nan")
-    se = float(x.std(ddof=1) / np.sqrt(n)) if n > 1 else float("nan")
+    mean, se = _mean_se(x)
     out = {
         "a": str(a),
         "b": str(b),
@@ -284,24 +268,7 @@ def bidding_duel(
         "high": mean + Z95 * se,
     }
     if games:
-        g1 = simulate_games(
-            games,
-            rules=rules,
-            bidding=[a, b, a, b],
-            play=play,
-            seed=seed,
-            threads=threads,
-            options=options,
-        )
-        g2 = simulate_games(
-            games,
-            rules=rules,
-            bidding=[b, a, b, a],
-            play=play,
-            seed=seed,
-            threads=threads,
-            options=options,
-        )
+        g1, g2 = (simulate_games(games, bidding=order, **same) for order in orders)
         win = ((g1["winner"] == 0).to_numpy(float) + (g2["winner"] == 1).to_numpy(float)) / 2
         w, wse = float(win.mean()), float(win.std(ddof=1) / np.sqrt(len(win)))
         out.update(
