@@ -621,89 +621,26 @@ def dd_best_card(hands, leader, trick, n_trick, strain, raise_op, undertrump, tt
         card = row[0, i]
         cl, cn, pts, team = _play_child(hands, leader, trick, n_trick, card, strain, child_trick)
         bank = pts if team == me else 0
-        if best_card < 0:
-            v = (
-                solve_position(
-                    hands,
-                    cl,
-                    child_trick,
-                    cn,
-                    strain,
-                    me,
-                    raise_op,
-                    undertrump,
-                    tt,
-                    ws,
-                    moves,
-                    0,
-                    -1,
-                )
-                + bank
-            )
-            best_card = card
-            best_v = v
-        else:
-            target = best_v - bank  # is child value > target ?
-            if target < 0:  # the points banked alone beat the best so far
-                v = (
-                    solve_position(
-                        hands,
-                        cl,
-                        child_trick,
-                        cn,
-                        strain,
-                        me,
-                        raise_op,
-                        undertrump,
-                        tt,
-                        ws,
-                        moves,
-                        0,
-                        -1,
-                    )
-                    + bank
-                )
-                if v > best_v:
-                    best_v = v
-                    best_card = card
-            else:
+        # the first card is solved exactly; another one only if a null-window test
+        # says it beats the best so far (or the points it banks alone do)
+        exact = best_card < 0
+        if not exact:
+            target = best_v - bank  # is the child's value > target ?
+            exact = target < 0
+            if not exact:
                 t, _ = _search(
-                    hands,
-                    cl,
-                    child_trick,
-                    cn,
-                    strain,
-                    me,
-                    raise_op,
-                    undertrump,
-                    target,
-                    target + 1,
-                    tt,
-                    ws,
-                    moves,
-                )
-                if t > target:
-                    v = (
-                        solve_position(
-                            hands,
-                            cl,
-                            child_trick,
-                            cn,
-                            strain,
-                            me,
-                            raise_op,
-                            undertrump,
-                            tt,
-                            ws,
-                            moves,
-                            0,
-                            -1,
-                        )
-                        + bank
-                    )
-                    if v > best_v:
-                        best_v = v
-                        best_card = card
+                    hands, cl, child_trick, cn, strain, me, raise_op, undertrump,
+                    target, target + 1, tt, ws, moves,
+                )  # fmt: skip
+                exact = t > target
+        if exact:
+            v = bank + solve_position(
+                hands, cl, child_trick, cn, strain, me, raise_op, undertrump, tt, ws, moves,
+                0, -1,
+            )  # fmt: skip
+            if best_card < 0 or v > best_v:
+                best_v = v
+                best_card = card
         hands[seat] |= 1 << card
     return best_card, best_v
 
