@@ -54,7 +54,7 @@ PLAY_POLICIES = {
     "expert": PolicyInfo(
         P.POLICY_EXPERT,
         EXPERT_DEFAULTS,
-        ("endgame_tricks", "samples", "switches", "thin"),
+        ("endgame_tricks", "samples", "switches", "thin", "model"),
         "a strong player from what it sees: infers voids and missing trumps, "
         "draws trumps, cashes sure tricks, feeds partner, keeps guards; "
         "solves the last tricks on sampled consistent deals",

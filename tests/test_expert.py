@@ -21,9 +21,9 @@ PRESETS = ("common", "bulgarian", "french")
 
 @pytest.mark.parametrize("preset", PRESETS)
 def test_every_expert_card_is_legal(preset):
-    """Every card of simulated deals (rules path, endgame path, an early endgame) is
-    legal by the slow reference rules."""
-    play = ["expert", "expert:0", "expert:5,4", "expert"]
+    """Every card of simulated deals (rules path, endgame path, an early endgame, the
+    learned model with and without endgame) is legal by the slow reference rules."""
+    play = ["expert", "expert:0,0,32,0,1", "expert:5,4", "expert:2,4,32,0,1"]
     df = simulate(150, rules=preset, play=play, seed=3, trick_log=True)
     df = df[df["outcome"] != "thrown_in"]
     assert len(df) > 50
@@ -85,15 +85,16 @@ def _declared_cards(hand, strain, rules):
     return cards & hand
 
 
+@pytest.mark.parametrize("model", [0, 1], ids=["rules", "model"])
 @pytest.mark.parametrize("preset", PRESETS)
-def test_expert_depends_only_on_the_observation(preset):
+def test_expert_depends_only_on_the_observation(preset, model):
     """Same observation (own hand, cards played, contract, announcements), different
     hidden cards: the same card.  The other hands are dealt again uniformly among the
     deals where every card so far was legal (and the announcements are the same)."""
     rules = Rules.preset(preset).to_array()
     ro, ut = int(rules[0]), int(rules[1])
     params = np.zeros((4, MAX_PARAMS))
-    params[:, :2] = (3, 6)
+    params[:, :5] = (3, 6, 0, 0, model)
     search = search_buffers(12)
     rng = np.random.default_rng(11)
     compared = differed = 0

@@ -664,6 +664,15 @@ def test_pimc_card_is_legal_and_reproducible():
         BS.pimc_card(hand[:-1], seat, rec["plays"], first, rec["contract"]["strain"])
     with pytest.raises(ValueError, match="samples"):
         BS.pimc_scores(*args, samples=0)
+    # the deals are drawn before they are shared out: any thread count, same values;
+    # and with one solver per thread the values are those of the single-thread search
+    by_threads = [
+        BS.pimc_scores(*args, taker_team=0, rules="common", samples=12, seed=5, threads=t)
+        for t in (1, 2, 5)
+    ]
+    assert by_threads[0] == by_threads[1] == by_threads[2] == scores
+    with pytest.raises(ValueError, match="threads"):
+        BS.pimc_scores(*args, samples=3, threads=0)
     # the kernel used by play policies gives the same card
     plays = np.zeros(32, np.int64)
     plays[:14] = [parse_card(c) for c in rec["plays"]]

@@ -37,8 +37,10 @@ from __future__ import annotations
 
 import threading
 from collections.abc import Iterable, Mapping
+from concurrent.futures import ThreadPoolExecutor
 from typing import Any, TextIO
 
+import numba
 import numpy as np
 
 from belote_sim.cards import (
@@ -86,6 +88,14 @@ class Solver:
 
 
 _local = threading.local()
+_pools: list[ThreadPoolExecutor] = []
+
+
+def _pool() -> ThreadPoolExecutor:
+    """The worker threads of the parallel PIMC (made once; each keeps its Solver)."""
+    if not _pools:
+        _pools.append(ThreadPoolExecutor(max(1, numba.config.NUMBA_NUM_THREADS)))
+    return _pools[0]
 
 
 def _default_solver(solver: Solver | None) -> Solver:
@@ -573,9 +583,14 @@ def pimc_scores(
     seed: int = 0,
     known: Mapping[int, Any] | None = None,
     solver: Solver | None = None,
+    threads: int | None = None,
 ) -> dict[str, float]:
     """Average double-dummy value of each legal card of the player to move over
     ``samples`` deals of the cards he has not seen (policy ``pimc``).
+
+    The deals are solved on ``threads`` threads (default: numba's thread count; one
+    when a ``solver`` is given, as a Solver serves one thread); the values do not
+    depend on it.
 
     ``hand``: his cards now; ``seat``: his seat; ``plays``: every card played in the
     deal so far, in order (the first trick led by ``first_leader``) -- the order is
@@ -591,26 +606,39 @@ def pimc_scores(
         raise ValueError(f"samples must be a positive integer, got {samples!r}")
     if isinstance(seed, bool) or not isinstance(seed, (int, np.integer)):
         raise ValueError(f"seed must be an integer, got {seed!r}")
-    s = _default_solver(solver)
-    sums = np.zeros(32, dtype=np.int64)
-    legal, n = K.pimc_scores(
-        obs.hand,
-        obs.fixed,
-        obs.plays_arr,
-        len(obs.plays),
-        obs.first_leader,
-        obs.strain,
-        obs.raise_op,
-        obs.undertrump,
-        samples,
-        int(seed) & 0x7FFFFFFFFFFFFFFF,
-        s.tt,
-        s.ws,
-        s.moves,
-        sums,
-    )
-    if n == 0:
+    if threads is not None and (
+        isinstance(threads, bool) or not isinstance(threads, int) or threads < 1
+    ):
+        raise ValueError(f"threads must be a positive integer, got {threads!r}")
+    deals = np.zeros((samples, 4), dtype=np.int64)
+    trick = np.zeros(4, dtype=np.int64)
+    ok, leader, n_trick = K.pimc_deals(
+        obs.hand, obs.fixed, obs.plays_arr, len(obs.plays), obs.first_leader, obs.strain,
+        obs.raise_op, obs.undertrump, int(seed) & 0x7FFFFFFFFFFFFFFF, deals, trick,
+    )  # fmt: skip
+    if not ok:
         raise ValueError("no deal of the unseen cards fits the hand sizes and known cards")
+    n = samples
+    mover_team = (leader + n_trick) % 2
+
+    def solve(chunk: np.ndarray, s: Solver) -> tuple[int, np.ndarray]:
+        part = np.zeros(32, dtype=np.int64)
+        legal = K.pimc_values(
+            chunk, leader, trick, n_trick, obs.strain, mover_team, obs.raise_op,
+            obs.undertrump, s.tt, s.ws, s.moves, part,
+        )  # fmt: skip
+        return int(legal), part
+
+    # The deals are drawn first, so the sums (exact integers) are the same whatever
+    # the number of threads; each thread solves its share with its own Solver.
+    n_threads = 1 if solver is not None else min(threads or numba.get_num_threads(), samples)
+    if n_threads == 1:
+        legal, sums = solve(deals, _default_solver(solver))
+    else:
+        chunks = np.array_split(deals, n_threads)
+        results = list(_pool().map(lambda c: solve(c, _default_solver(None)), chunks))
+        legal = results[0][0]
+        sums = sum((r[1] for r in results), np.zeros(32, dtype=np.int64))
     mine = obs.seat % 2
     out = {}
     for c in cards_of(int(legal)):
@@ -630,9 +658,11 @@ def pimc_card(
     seed: int = 0,
     known: Mapping[int, Any] | None = None,
     solver: Solver | None = None,
+    threads: int | None = None,
 ) -> str:
     """The card with the best average value for the mover's own team over ``samples``
-    consistent deals (see ``pimc_scores``; ties go to the lowest card index)."""
+    consistent deals (see ``pimc_scores``, also for ``threads``; ties go to the lowest
+    card index)."""
     scores = pimc_scores(
         hand,
         seat,
@@ -645,6 +675,7 @@ def pimc_card(
         seed,
         known,
         solver,
+        threads,
     )
     best = max(scores.values())
     return next(c for c, v in scores.items() if v == best)

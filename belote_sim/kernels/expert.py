@@ -1,4 +1,9 @@
-"""The ``expert`` play policy: a card player's rules plus an exact endgame.
+"""The ``expert`` play policy: what its player infers, rules or a learned card model,
+and an optional exact endgame.
+
+Two ways to choose a card (``params[4]``, ``model``): 1, the card model of
+``expert_model`` (a linear score of each legal card's features, fitted to
+double-dummy values; fast and the stronger); 0, the hand-written rules below.
 
 The policy sees only what its player sees (``expert_card`` takes nothing else): its
 own hand, every card played so far in order, the contract (strain, taker), the
@@ -64,7 +69,9 @@ from belote_sim.kernels.tables import (
 #: Default parameters: endgame tricks solved exactly, deals sampled per decision,
 #: rule switches (bits ``X_*``, 0 = all the expert rules), the "thin suit" count
 #: (an opponent may be void when this many cards of the suit or fewer are out).
-EXPERT_DEFAULTS = (6.0, 10.0, 32.0, 0.0)
+EXPERT_DEFAULTS = (6.0, 10.0, 32.0, 0.0, 0.0)
+#: params[4]: 1 = the learned card scores of ``expert_model`` replace the rules
+EXPERT_MODEL = 4
 
 # Rule switches (params[2]): play that part as ``greedy`` does (for ablation studies).
 X_GREEDY_MASTERS = 1  # lead any master, richest first, without the ruff check
@@ -352,29 +359,15 @@ def observation_seed(hand, plays, n_played, seat):
 
 
 @kernel
-def expert_card(
-    params,
-    hand,
-    plays,
-    n_played,
-    first_leader,
-    strain,
-    taker,
-    raise_op,
-    undertrump,
-    tt,
-    ws,
-    moves,
-    work,
-):
-    """The ``expert`` card of the player to move.
+def observe(hand, plays, n_played, first_leader, strain, raise_op, undertrump, work):
+    """What the player to move knows, worked out from his observation.
 
-    ``hand``: his cards; ``plays``/``n_played``: the cards of the deal in order, the
-    first trick led by ``first_leader``; ``taker``: the taker's seat;
-    ``raise_op``/``undertrump``: the play options; ``tt``/``ws``/``moves``: solver
-    buffers for the endgame; ``work`` (4, 4) int64: row 0 holds the cards announced
-    still in each other hand (the mover's entry is ignored), rows 1..3 are scratch.
-    Returns a legal card.
+    ``work`` (4, 4) int64: row 0 holds the cards announced still in each other hand
+    (the mover's entry is ignored); row 2 receives, per other seat, the cards it may
+    still hold (``poss``; 0 for the mover); rows 1 and 3 are scratch.  Returns
+    ``(seat, n_trick, led, wc, wp, trick_pts, legal, others)``: the mover, the cards
+    already in the trick, its led suit, winning card and position, its card points,
+    the mover's legal cards and the cards in the other hands.
     """
     known = work[0]
     forbidden = work[1]
@@ -393,27 +386,6 @@ def expert_card(
         trick_pts += CARD_POINTS[strain, trick[i]]
     led, wc, wp = trick_state(trick, n_trick, strain)
     legal = legal_mask(hand, led, n_trick, wc, wp, strain, raise_op, undertrump)
-    if legal & (legal - 1) == 0:
-        return lowest_card(legal)
-    tricks_left = 8 - n_played // 4
-    if tricks_left <= params[0] and params[1] >= 1:
-        card = pimc_best_card(
-            hand,
-            known,
-            plays,
-            n_played,
-            first_leader,
-            strain,
-            raise_op,
-            undertrump,
-            np.int64(params[1]),
-            observation_seed(hand, plays, n_played, seat),
-            tt,
-            ws,
-            moves,
-        )
-        if card >= 0 and (legal >> card) & 1:
-            return card
     others = ALL_CARDS & ~played & ~hand
     announced = 0
     for s in range(4):
@@ -423,10 +395,77 @@ def expert_card(
         poss[s] = 0
         if s != seat:
             poss[s] = ((others & ~announced) | (known[s] & others)) & ~forbidden[s]
+    return seat, n_trick, led, wc, wp, trick_pts, legal, others
+
+
+@kernel
+def endgame_card(params, hand, plays, n_played, first_leader, strain, raise_op, undertrump,
+                 seat, legal, tt, ws, moves, work):  # fmt: skip
+    """The exactly played endgame (``params[0]`` tricks left or fewer, ``params[1]``
+    sampled deals): the PIMC card, or -1 when the endgame has not begun."""
+    tricks_left = 8 - n_played // 4
+    if tricks_left > params[0] or params[1] < 1:
+        return -1
+    card = pimc_best_card(
+        hand,
+        work[0],
+        plays,
+        n_played,
+        first_leader,
+        strain,
+        raise_op,
+        undertrump,
+        np.int64(params[1]),
+        observation_seed(hand, plays, n_played, seat),
+        tt,
+        ws,
+        moves,
+    )
+    if card >= 0 and (legal >> card) & 1:
+        return card
+    return -1
+
+
+@kernel
+def expert_card(
+    params,
+    hand,
+    plays,
+    n_played,
+    first_leader,
+    strain,
+    taker,
+    raise_op,
+    undertrump,
+    tt,
+    ws,
+    moves,
+    work,
+):
+    """The ``expert`` card of the player to move (rules mode).
+
+    ``hand``: his cards; ``plays``/``n_played``: the cards of the deal in order, the
+    first trick led by ``first_leader``; ``taker``: the taker's seat;
+    ``raise_op``/``undertrump``: the play options; ``tt``/``ws``/``moves``: solver
+    buffers for the endgame; ``work`` (4, 4) int64: row 0 holds the cards announced
+    still in each other hand (the mover's entry is ignored), rows 1..3 are scratch.
+    Returns a legal card.
+    """
+    seat, n_trick, led, wc, wp, trick_pts, legal, others = observe(
+        hand, plays, n_played, first_leader, strain, raise_op, undertrump, work
+    )
+    if legal & (legal - 1) == 0:
+        return lowest_card(legal)
+    card = endgame_card(
+        params, hand, plays, n_played, first_leader, strain, raise_op, undertrump,
+        seat, legal, tt, ws, moves, work,
+    )  # fmt: skip
+    if card >= 0:
+        return card
     return _rule_card(
         hand,
         legal,
-        poss,
+        work[2],
         n_trick,
         led,
         wc,

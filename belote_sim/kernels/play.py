@@ -19,6 +19,7 @@ from belote_sim.kernels.core import (
     add_to_trick,
     broken_duty,
     legal_mask,
+    lowest_card,
     nth_card,
     popcount,
 )
@@ -34,7 +35,8 @@ from belote_sim.kernels.declarations import (
     hand_declarations,
     team_declarations,
 )
-from belote_sim.kernels.expert import expert_card
+from belote_sim.kernels.expert import EXPERT_MODEL, expert_card
+from belote_sim.kernels.expert_model import expert_model_card
 from belote_sim.kernels.policies import (
     PIMC_SAMPLES,
     POLICY_DD,
@@ -203,6 +205,22 @@ def expert_play(
                     known |= (1 << (8 * suit + RANK_K)) | (1 << (8 * suit + RANK_Q))
             known &= left[s]
         work[0, s] = known
+    if params[EXPERT_MODEL] > 0:
+        return expert_model_card(
+            params,
+            left[seat],
+            plays,
+            n_played,
+            first_leader,
+            strain,
+            taker,
+            rules[R_RAISE_OVER_PARTNER],
+            rules[R_UNDERTRUMP],
+            search[0],
+            search[1],
+            search[2],
+            work,
+        )
     return expert_card(
         params,
         left[seat],
@@ -273,6 +291,9 @@ def play_deal(
     n_played = 0
     played = 0
     first_leader = leader
+    # the expert's view: declared cards of every hand (row 4) and its scratch (rows
+    # 0..3), made at its first card so that other deals allocate nothing
+    expert_view = np.zeros((0, 4), dtype=np.int64)
     for trick in range(n_cards // 4):
         led_suit = -1
         win_card = -1
@@ -303,11 +324,16 @@ def play_deal(
                     belote0,
                     belote1,
                 )
+            elif policies[seat] == POLICY_EXPERT and legal & (legal - 1) == 0:
+                card = lowest_card(legal)  # forced: no need to look
             elif policies[seat] == POLICY_EXPERT:
+                if expert_view.shape[0] == 0:  # first expert card of the deal
+                    expert_view = np.zeros((5, 4), dtype=np.int64)
+                    expert_view[4] = all_declared_cards(hands, strain, rules)
                 card = expert_play(
                     params[seat],
                     left,
-                    all_declared_cards(hands, strain, rules),
+                    expert_view[4],
                     out_belote,
                     leader,
                     pos,
@@ -318,7 +344,7 @@ def play_deal(
                     taker,
                     rules,
                     search,
-                    np.zeros((4, 4), dtype=np.int64),
+                    expert_view[:4],
                 )
             elif policies[seat] >= POLICY_DD:
                 card = search_card(

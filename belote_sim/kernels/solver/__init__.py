@@ -119,6 +119,7 @@ from belote_sim.kernels.bits import lowest_card, popcount
 from belote_sim.kernels.solver.pimc import (
     infer_forbidden,
     pimc_best_card,
+    pimc_deals,
     pimc_scores,
     pimc_values,
     sample_deals,
@@ -147,6 +148,7 @@ __all__ = [
     "new_tt",
     "new_workspace",
     "pimc_best_card",
+    "pimc_deals",
     "pimc_scores",
     "pimc_values",
     "popcount",

@@ -216,41 +216,25 @@ def pimc_values(
 
 
 @kernel
-def pimc_scores(
-    hand,
-    fixed,
-    plays,
-    n_plays,
-    first_leader,
-    strain,
-    raise_op,
-    undertrump,
-    n_samples,
-    seed,
-    tt,
-    ws,
-    moves,
-    out_sum,
+def pimc_deals(
+    hand, fixed, plays, n_plays, first_leader, strain, raise_op, undertrump, seed, deals, trick
 ):
-    """Perfect-information Monte Carlo for the player to move.
+    """Deal the cards the player to move has not seen, ``deals.shape[0]`` times.
 
     ``hand``: his cards; ``fixed`` (4,): cards known to be in other hands (e.g. from
     declarations; the mover's entry is ignored); ``plays``/``n_plays``: every card of
     the deal played so far, in order, the first trick led by ``first_leader``.  The
-    unseen cards are dealt ``n_samples`` times uniformly among the deals consistent
-    with the hand sizes, ``fixed`` and the voids shown in play (``infer_forbidden``;
-    if those contradict ``fixed`` they are dropped), each deal is solved exactly for
-    every legal card, and ``out_sum[card]`` receives the sum over the deals of the
-    points the mover's team wins from here on after that card.
-    Returns ``(legal, n_deals)``: the legal mask and the number of deals used (0 if
-    no deal fits the hand sizes).
+    deals (rows of ``deals`` (n, 4)) are uniform among those consistent with the hand
+    sizes, ``fixed`` and the voids shown in play (``infer_forbidden``; if those
+    contradict ``fixed`` they are dropped).  ``trick`` (4,) receives the cards of the
+    trick in progress.  Returns ``(ok, leader, n_trick)``: ok is False when no deal
+    fits the hand sizes.
     """
     forbidden = np.zeros(4, dtype=np.int64)
     leader, n_trick = infer_forbidden(
         plays, n_plays, first_leader, strain, raise_op, undertrump, forbidden
     )
     seat = (leader + n_trick) & 3
-    trick = np.zeros(4, dtype=np.int64)
     played = 0
     for i in range(n_plays):
         played |= 1 << plays[i]
@@ -273,9 +257,9 @@ def pimc_scores(
         size = my_count - (1 if ((s - leader) & 3) < n_trick else 0)
         need[s] = size - popcount(fx[s])
         if need[s] < 0:
-            return 0, 0
+            return False, leader, n_trick
         allowed[s] = unseen & ~forbidden[s]
-    deals = np.zeros((n_samples, 4), dtype=np.int64)
+    n_samples = deals.shape[0]
     total = sample_deals(fx, unseen, need, allowed, n_samples, seed, deals)
     if total <= 0:
         for s in range(4):
@@ -283,7 +267,42 @@ def pimc_scores(
                 allowed[s] = unseen
         total = sample_deals(fx, unseen, need, allowed, n_samples, seed, deals)
         if total <= 0:
-            return 0, 0
+            return False, leader, n_trick
+    return True, leader, n_trick
+
+
+@kernel
+def pimc_scores(
+    hand,
+    fixed,
+    plays,
+    n_plays,
+    first_leader,
+    strain,
+    raise_op,
+    undertrump,
+    n_samples,
+    seed,
+    tt,
+    ws,
+    moves,
+    out_sum,
+):
+    """Perfect-information Monte Carlo for the player to move: ``n_samples`` deals of
+    ``pimc_deals`` (same arguments), each solved exactly for every legal card;
+    ``out_sum[card]`` receives the sum over the deals of the points the mover's team
+    wins from here on after that card.  Returns ``(legal, n_deals)``: the legal mask
+    and the number of deals used (0 if no deal fits the hand sizes).
+    """
+    deals = np.zeros((n_samples, 4), dtype=np.int64)
+    trick = np.zeros(4, dtype=np.int64)
+    ok, leader, n_trick = pimc_deals(
+        hand, fixed, plays, n_plays, first_leader, strain, raise_op, undertrump, seed, deals,
+        trick,
+    )  # fmt: skip
+    if not ok:
+        return 0, 0
+    seat = (leader + n_trick) & 3
     legal = pimc_values(
         deals,
         leader,

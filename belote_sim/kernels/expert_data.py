@@ -1,0 +1,165 @@
+"""Training rows of the ``expert`` card model: observations and double-dummy values.
+
+``label_decisions`` plays given deals with the ``expert`` policy and, at every
+decision with two legal cards or more, keeps what the player saw (``obs``, one row
+of ``OBS_*`` columns) and the exact double-dummy value of each legal card on the
+real deal (card points of the mover's team from there, the current trick included,
+``solver.dd_card_values``).  ``featurize`` turns the observations into the model's
+features (``expert_model.card_features``), so that features can change without
+solving again.  ``analyses/train_expert.py`` fits the model on them.
+"""
+
+import numpy as np
+
+from belote_sim.kernels._jit import kernel
+from belote_sim.kernels.bits import lowest_card, nth_card, popcount
+from belote_sim.kernels.core import advance_trick
+from belote_sim.kernels.expert import observe
+from belote_sim.kernels.expert_model import card_features, decision_terms, situation
+from belote_sim.kernels.play import all_declared_cards, expert_play, play_deal
+from belote_sim.kernels.rng import random_below, seed_state
+from belote_sim.kernels.solver import dd_card_values
+from belote_sim.kernels.tables import R_RAISE_OVER_PARTNER, R_UNDERTRUMP, RANK_K, RANK_Q
+
+#: Columns of an observation row: the cards played (32), then these.
+OBS_N_PLAYED, OBS_FIRST_LEADER, OBS_STRAIN, OBS_TAKER, OBS_HAND = 32, 33, 34, 35, 36
+OBS_KNOWN = 37  # 4 columns: cards announced still in each hand (0 for the mover)
+OBS_RAISE_OP, OBS_UNDERTRUMP, OBS_DEAL, OBS_SEAT = 41, 42, 43, 44
+OBS_COLUMNS = 45
+
+
+@kernel
+def label_decisions(hands_all, dealers, strains, takers, rules, params, explore, seed, search,
+                    obs, values, cards):  # fmt: skip
+    """Play deals ``hands_all`` (n, 4) (dealer, strain, taker per deal; every seat
+    plays ``expert`` with ``params``, except that with probability ``explore`` a
+    decision plays a uniformly random legal card instead) and label the decisions.
+
+    Fills rows of ``obs`` (R, OBS_COLUMNS), ``values`` (R, 8) (card points, -1 where
+    no card) and ``cards`` (R, 8) (the legal cards, lowest first, -1 after them);
+    returns the rows written (stops when the arrays are full).
+    """
+    raise_op = rules[R_RAISE_OVER_PARTNER]
+    undertrump = rules[R_UNDERTRUMP]
+    none_policies = np.full(4, -1, dtype=np.int64)
+    none_params = np.zeros((4, 8), dtype=np.float64)
+    plays = np.zeros(32, dtype=np.int64)
+    winners = np.zeros(8, dtype=np.int64)
+    belote = np.zeros(4, dtype=np.int64)
+    left = np.zeros(4, dtype=np.int64)
+    trick = np.zeros(4, dtype=np.int64)
+    work = np.zeros((4, 4), dtype=np.int64)
+    dd = np.zeros(32, dtype=np.int64)
+    state = seed_state(seed)
+    n_rows = 0
+    for d in range(hands_all.shape[0]):
+        hands = hands_all[d]
+        strain = strains[d]
+        taker = takers[d]
+        first_leader = (dealers[d] + 1) & 3
+        declared = all_declared_cards(hands, strain, rules)
+        for k in range(32):
+            res = play_deal(
+                hands, first_leader, strain, taker, rules, 15, plays, k, none_policies,
+                none_params, state, plays, winners, belote, search,
+            )  # fmt: skip
+            legal = res[2]
+            # where the trick in progress stands
+            n_trick = 0
+            led = wc = wp = -1
+            leader = first_leader
+            for i in range(k):
+                n_trick, led, wc, wp, leader = advance_trick(
+                    plays[i], n_trick, led, wc, wp, leader, strain
+                )
+            for i in range(n_trick):
+                trick[i] = plays[k - n_trick + i]
+            seat = (leader + n_trick) & 3
+            played = 0
+            for i in range(k):
+                played |= 1 << plays[i]
+            for s in range(4):
+                left[s] = hands[s] & ~played
+            # the player's view (announced cards as expert_play sees them)
+            for s in range(4):
+                known = 0
+                if s != seat:
+                    if k > ((s - first_leader) & 3):
+                        known = declared[s]
+                    for suit in range(4):
+                        if (belote[s] >> suit) & 1:
+                            known |= (1 << (8 * suit + RANK_K)) | (1 << (8 * suit + RANK_Q))
+                    known &= left[s]
+                work[0, s] = known
+            if popcount(legal) >= 2 and n_rows < obs.shape[0]:
+                dd_card_values(
+                    left, leader, trick, n_trick, strain, seat & 1, raise_op, undertrump,
+                    search[0], search[1], search[2], dd,
+                )  # fmt: skip
+                row = obs[n_rows]
+                for i in range(32):
+                    row[i] = plays[i] if i < k else -1
+                row[OBS_N_PLAYED] = k
+                row[OBS_FIRST_LEADER] = first_leader
+                row[OBS_STRAIN] = strain
+                row[OBS_TAKER] = taker
+                row[OBS_HAND] = left[seat]
+                for s in range(4):
+                    row[OBS_KNOWN + s] = work[0, s]
+                row[OBS_RAISE_OP] = raise_op
+                row[OBS_UNDERTRUMP] = undertrump
+                row[OBS_DEAL] = d
+                row[OBS_SEAT] = seat
+                j = 0
+                m = legal
+                while m:
+                    card = lowest_card(m)
+                    m &= m - 1
+                    values[n_rows, j] = dd[card]
+                    cards[n_rows, j] = card
+                    j += 1
+                for jj in range(j, 8):
+                    values[n_rows, jj] = -1
+                    cards[n_rows, jj] = -1
+                n_rows += 1
+            if popcount(legal) >= 2 and random_below(state, 1 << 20) < explore * (1 << 20):
+                card = nth_card(legal, random_below(state, popcount(legal)))
+            else:
+                card = expert_play(
+                    params, left, declared, belote, leader, n_trick, plays, k, first_leader,
+                    strain, taker, rules, search, work,
+                )  # fmt: skip
+            plays[k] = card
+    return n_rows
+
+
+@kernel
+def featurize(obs, cards, feats, situations):
+    """The model's view of labelled decisions: ``feats`` (R, 8, N_FEATURES) receives
+    the features of each card of ``cards`` (R, 8) (-1: none) and ``situations`` (R,)
+    the decision's ``expert_model.situation``, from the observations ``obs``."""
+    work = np.zeros((4, 4), dtype=np.int64)
+    for r in range(obs.shape[0]):
+        row = obs[r]
+        k = row[OBS_N_PLAYED]
+        strain = row[OBS_STRAIN]
+        taker = row[OBS_TAKER]
+        hand = row[OBS_HAND]
+        for s in range(4):
+            work[0, s] = row[OBS_KNOWN + s]
+        seat, nt, led, wc, wp, trick_pts, legal, others = observe(
+            hand, row[:32], k, row[OBS_FIRST_LEADER], strain, row[OBS_RAISE_OP],
+            row[OBS_UNDERTRUMP], work,
+        )  # fmt: skip
+        terms = decision_terms(legal, work[2], nt, led, wc, wp, seat, strain, others)
+        for j in range(8):
+            card = cards[r, j]
+            if card < 0:
+                feats[r, j, :] = 0.0
+                continue
+            card_features(
+                card, hand, work[2], nt, led, wc, wp, trick_pts, seat, taker, strain, others,
+                k, terms, feats[r, j],
+            )  # fmt: skip
+        partner_winning = nt >= 2 and wp == nt - 2
+        situations[r] = situation(nt, partner_winning, (seat & 1) == (taker & 1), strain)

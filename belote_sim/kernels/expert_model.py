@@ -1,0 +1,295 @@
+"""The ``expert`` policy's learned card scores: features of a card, one linear model.
+
+Each legal card of a decision is described by ``N_FEATURES`` numbers worked out from
+the player's observation only (``expert.observe``: his hand, the cards played, what
+the play showed about the other hands, the announced cards): what the card is
+(trump, points, master, rank among the cards still out), what it does to the trick
+(wins it, wins it for sure, feeds a partner sure to win, gives points away), what it
+does to the hand (bares a ten, empties a suit, draws trumps) and, for a lead, what
+the others can do in its suit (ruff, over-ruff, partner's ruff).
+
+The decision falls in one of ``N_CLASSES`` situations (``situation``: place in the
+trick and who is winning it, taker's side or defence, suit / no-trump / all-trump
+contract, first or second half of the deal), each with its own weight vector; the
+card with the highest score ``weights[class] . features`` is played.
+
+The weights (``expert_weights.WEIGHTS``) are a ridge regression of double-dummy card
+values: for every decision of many simulated deals, every legal card is solved
+exactly on the real deal (all hands visible) and the model learns the card's value
+relative to the mean of the legal cards from the features.  Since the real deal is
+one draw from the deals consistent with the observation, this estimates what PIMC
+estimates with many samples, at the cost of one dot product per card.  They are
+rebuilt by ``analyses/train_expert.py`` (fixed seed).
+"""
+
+import numpy as np
+
+from belote_sim.kernels._jit import kernel
+from belote_sim.kernels.bits import lowest_card, popcount
+from belote_sim.kernels.core import beats
+from belote_sim.kernels.expert import (
+    _higher_mask,
+    _may_be_void,
+    _may_beat,
+    _suit_mask,
+    endgame_card,
+    observe,
+)
+from belote_sim.kernels.expert_weights import PLY_STAGE, WEIGHTS
+from belote_sim.kernels.policies import _trump_mask
+from belote_sim.kernels.tables import CARD_POINTS, STRAIN_AT, STRAIN_NT, WIN_KEY
+
+N_FEATURES = WEIGHTS.shape[1]
+#: trick situations (6) x taker's side (2) x strain kind (3)
+N_SITUATIONS = 36
+N_STAGES = WEIGHTS.shape[0] // N_SITUATIONS
+RANK_T = 3
+RANK_A = 7
+THIN = 0  # an opponent may be void only when shown void (``_may_be_void``)
+
+
+@kernel(inline="always")
+def situation(n_trick, partner_winning, taker_side, strain):
+    """The decision's situation (``N_SITUATIONS``): place in the trick (lead, second,
+    third or fourth with partner winning or not), side, strain kind (suit, NT, AT)."""
+    if n_trick <= 1:
+        place = n_trick
+    else:
+        place = 2 * n_trick - 2 + (1 if partner_winning else 0)
+    kind = 0 if strain < STRAIN_NT else (1 if strain == STRAIN_NT else 2)
+    return (place * 2 + (1 if taker_side else 0)) * 3 + kind
+
+
+@kernel(inline="always")
+def weight_row(n_trick, partner_winning, taker_side, strain, n_played):
+    """Row of ``WEIGHTS`` for a decision: its situation and the stage of the deal
+    (``PLY_STAGE[n_played]``, one of ``N_STAGES``)."""
+    return situation(n_trick, partner_winning, taker_side, strain) * N_STAGES + PLY_STAGE[n_played]
+
+
+@kernel
+def decision_terms(legal, poss, n_trick, led, wc, wp, seat, strain, others):
+    """What ``card_features`` needs that is the same for every card of a decision:
+    ``(pw_safe, cheapest_win)``, whether the partner is winning the trick for sure and
+    the fewest card points of a legal card that beats the winning card (99: none)."""
+    trumps = _trump_mask(strain)
+    lho = (seat + 1) & 3
+    partner_winning = n_trick >= 2 and wp == n_trick - 2
+    pw_safe = partner_winning and (
+        n_trick == 3 or not _may_beat(poss[lho], others, wc, led, trumps, strain, THIN)
+    )
+    cheapest_win = 99
+    if n_trick > 0:
+        m = legal
+        while m:
+            c = lowest_card(m)
+            m &= m - 1
+            if CARD_POINTS[strain, c] < cheapest_win and beats(c, wc, led, strain):
+                cheapest_win = CARD_POINTS[strain, c]
+    return pw_safe, cheapest_win
+
+
+@kernel
+def card_features(
+    card, hand, poss, n_trick, led, wc, wp, trick_pts, seat, taker, strain, others, n_played,
+    terms, out,
+):  # fmt: skip
+    """Write the ``N_FEATURES`` features of ``card`` (a legal card of the mover) to
+    ``out``; the arguments are ``expert.observe``'s view (``poss`` (4,): cards each
+    other seat may still hold) and the decision's ``decision_terms``."""
+    pw_safe, cheapest_win = terms
+    trumps = _trump_mask(strain)
+    partner = seat ^ 2
+    lho = (seat + 1) & 3
+    rho = (seat + 3) & 3
+    opp_poss = poss[lho] | poss[rho]
+    suit = card >> 3
+    sm = _suit_mask(suit)
+    pts = CARD_POINTS[strain, card] / 20.0
+    is_trump = 1.0 if (trumps >> card) & 1 else 0.0
+    higher_out = _higher_mask(card, strain) & others
+    n_higher = popcount(higher_out)
+    master = 1.0 if n_higher == 0 else 0.0
+    mine = hand & sm
+    n_mine = popcount(mine)
+    n_out = popcount(others & sm)
+    above_mine = popcount(_higher_mask(card, strain) & mine)
+    below_mine = n_mine - 1 - above_mine
+    leading = n_trick == 0
+    last = n_trick == 3
+    partner_winning = n_trick >= 2 and wp == n_trick - 2
+    my_trumps = popcount(hand & trumps)
+    opp_trumps = (opp_poss & trumps) != 0
+    wins = 0.0
+    sure = 0.0
+    if leading:
+        if master > 0:
+            sure = 1.0
+            if trumps and suit != strain and opp_trumps:
+                if (poss[lho] & trumps and _may_be_void(poss[lho], others, suit, THIN)) or (
+                    poss[rho] & trumps and _may_be_void(poss[rho], others, suit, THIN)
+                ):
+                    sure = 0.0
+    elif beats(card, wc, led, strain):
+        wins = 1.0
+        if last or not _may_beat(poss[lho], others, card, led, trumps, strain, THIN):
+            sure = 1.0
+    loses = 0.0
+    if not leading and wins == 0.0 and not partner_winning:
+        loses = 1.0
+    # the cheapest winning card of the decision (points spent beyond it)
+    extra = 0.0
+    if wins > 0:
+        extra = (CARD_POINTS[strain, card] - cheapest_win) / 20.0
+    plain = strain != STRAIN_AT and suit != strain
+    ten = 8 * suit + RANK_T
+    ace_out = (others >> (8 * suit + RANK_A)) & 1
+    bares_ten = 0.0
+    if plain and card != ten and n_mine == 2 and (hand >> ten) & 1 and ace_out:
+        bares_ten = 1.0
+    ten_ace_out = 1.0 if plain and card == ten and ace_out else 0.0
+    opp_ruff = 0.0
+    partner_ruff = 0.0
+    if trumps and suit != strain:
+        if (poss[lho] & trumps and _may_be_void(poss[lho], others, suit, THIN)) or (
+            poss[rho] & trumps and _may_be_void(poss[rho], others, suit, THIN)
+        ):
+            opp_ruff = 1.0
+        if poss[partner] & trumps and poss[partner] & sm == 0:
+            if not (poss[rho] & sm == 0 and poss[rho] & trumps):
+                partner_ruff = 1.0
+    opp_void = 1.0 if (opp_poss & sm) == 0 else 0.0
+    partner_void = 1.0 if (poss[partner] & sm) == 0 else 0.0
+    masters_run = 0
+    if leading:
+        m = mine
+        while m:
+            c = lowest_card(m)
+            m &= m - 1
+            if _higher_mask(c, strain) & others & ~mine == 0:
+                masters_run += 1
+    tricks_left = (32 - n_played) / 32.0
+    lead = 1.0 if leading else 0.0
+    out[0] = is_trump
+    out[1] = pts
+    out[2] = master
+    out[3] = min(n_higher, 4) / 4.0
+    out[4] = n_mine / 8.0
+    out[5] = n_out / 8.0
+    out[6] = wins
+    out[7] = sure
+    out[8] = pts * sure
+    out[9] = pts * (1.0 if pw_safe else 0.0)
+    out[10] = pts * loses
+    out[11] = 1.0 if below_mine == 0 else 0.0
+    out[12] = 1.0 if above_mine == 0 else 0.0
+    out[13] = bares_ten
+    out[14] = ten_ace_out
+    out[15] = lead * opp_ruff
+    out[16] = lead * partner_ruff
+    out[17] = is_trump * (1.0 if opp_trumps else 0.0)
+    out[18] = is_trump * my_trumps / 8.0
+    out[19] = tricks_left * pts
+    out[20] = 1.0 if n_mine == 1 and my_trumps > 0 and is_trump == 0.0 else 0.0
+    out[21] = is_trump * (1.0 if not leading and led != strain else 0.0)
+    out[22] = wins * trick_pts / 30.0
+    out[23] = 1.0 if n_higher == 1 and n_mine >= 2 else 0.0
+    out[24] = master * pts
+    out[25] = lead * n_mine / 8.0
+    out[26] = lead * opp_void
+    out[27] = lead * partner_void
+    out[28] = extra
+    out[29] = lead * masters_run / 4.0
+    out[30] = is_trump * master
+    out[31] = (1.0 if (taker & 1) == (seat & 1) else 0.0) * is_trump * lead
+    out[32] = pts * (1.0 if partner_winning and not pw_safe else 0.0)
+    out[33] = pts * wins * (1.0 - sure)
+    out[34] = opp_ruff * (1.0 - lead) * pts
+    out[35] = min(below_mine, 3) / 3.0
+    out[36] = is_trump * popcount(others & trumps & opp_poss) / 8.0
+    out[37] = lead * (1.0 if poss[partner] & trumps else 0.0)
+    partner_master = n_higher > 0 and (higher_out & opp_poss) == 0
+    out[38] = 1.0 if partner_master else 0.0
+    out[39] = tricks_left * master
+    out[40] = lead * (n_mine - n_out) / 8.0
+    out[41] = is_trump * wins * (1.0 - sure)
+    out[42] = lead * (1.0 if above_mine == 0 and n_higher > 0 else 0.0)
+    out[43] = (1.0 - lead) * (1.0 - wins) * master
+    out[44] = lead * pts
+    out[45] = lead * (1.0 if below_mine == 0 else 0.0) * (1.0 if masters_run > 0 else 0.0)
+    # the rank itself (7 8 9 T J Q K A), as a trump and as a plain card
+    for r in range(16):
+        out[46 + r] = 0.0
+    out[46 + (card & 7) + (8 if is_trump > 0 else 0)] = 1.0
+    # honours of the suit kept in hand
+    out[62] = 1.0 if (hand >> (8 * suit + RANK_A)) & 1 and card != 8 * suit + RANK_A else 0.0
+    out[63] = 1.0 if (hand >> ten) & 1 and card != ten else 0.0
+    # counts as one-hot: trumps the opponents may hold (for a trump), my cards of
+    # the suit, the suit's cards still out
+    for r in range(64, 76):
+        out[r] = 0.0
+    if is_trump > 0:
+        out[64 + min(popcount(others & trumps & opp_poss), 3)] = 1.0
+    out[68 + min(max(n_mine, 1), 4) - 1] = 1.0
+    out[72 + min(n_out, 3)] = 1.0
+    out[76] = pts * (1.0 if poss[partner] & higher_out else 0.0)
+    out[77] = lead * (1.0 if poss[lho] & sm == 0 else 0.0)
+    out[78] = lead * (1.0 if poss[rho] & sm == 0 else 0.0)
+    out[79] = is_trump * (1.0 if my_trumps == 1 else 0.0)
+
+
+@kernel
+def model_card(
+    weights, hand, legal, poss, n_trick, led, wc, wp, trick_pts, seat, taker, strain, others,
+    n_played, feats,
+):  # fmt: skip
+    """The legal card with the highest model score (ties: the cheapest, then lowest).
+    ``feats`` (N_FEATURES,) float64 scratch."""
+    partner_winning = n_trick >= 2 and wp == n_trick - 2
+    cls = weight_row(n_trick, partner_winning, (seat & 1) == (taker & 1), strain, n_played)
+    w = weights[cls]
+    terms = decision_terms(legal, poss, n_trick, led, wc, wp, seat, strain, others)
+    best = -1
+    best_score = 0.0
+    m = legal
+    while m:
+        card = lowest_card(m)
+        m &= m - 1
+        card_features(
+            card, hand, poss, n_trick, led, wc, wp, trick_pts, seat, taker, strain, others,
+            n_played, terms, feats,
+        )  # fmt: skip
+        score = 0.0
+        for k in range(N_FEATURES):
+            score += w[k] * feats[k]
+        score -= 1e-6 * (CARD_POINTS[strain, card] * 32 + WIN_KEY[strain, card])
+        if best < 0 or score > best_score:
+            best = card
+            best_score = score
+    return best
+
+
+@kernel
+def expert_model_card(
+    params, hand, plays, n_played, first_leader, strain, taker, raise_op, undertrump,
+    tt, ws, moves, work,
+):  # fmt: skip
+    """The ``expert`` card in model mode: the exact endgame when it has begun
+    (``expert.endgame_card``), else the card of the model.  Arguments as
+    ``expert.expert_card``."""
+    seat, n_trick, led, wc, wp, trick_pts, legal, others = observe(
+        hand, plays, n_played, first_leader, strain, raise_op, undertrump, work
+    )
+    if legal & (legal - 1) == 0:
+        return lowest_card(legal)
+    card = endgame_card(
+        params, hand, plays, n_played, first_leader, strain, raise_op, undertrump,
+        seat, legal, tt, ws, moves, work,
+    )  # fmt: skip
+    if card >= 0:
+        return card
+    feats = np.empty(N_FEATURES, dtype=np.float64)
+    return model_card(
+        WEIGHTS, hand, legal, work[2], n_trick, led, wc, wp, trick_pts, seat, taker, strain,
+        others, n_played, feats,
+    )  # fmt: skip
