@@ -14,7 +14,7 @@ shuffled into the free positions, and deals that break a remaining constraint
 
 import numpy as np
 
-from belote_sim.kernels._jit import kernel
+from belote_sim.kernels._jit import kernel, lean_kernel
 from belote_sim.kernels.core import popcount
 from belote_sim.kernels.rng import random_below
 from belote_sim.kernels.tables import DECK24_MASK, NUM_CARDS, PLAIN_POINTS
@@ -57,7 +57,7 @@ def shuffle_deal(state, hands):
     shuffle_deal_into(state, hands, np.empty(NUM_CARDS, dtype=np.int64))
 
 
-@kernel
+@lean_kernel
 def shuffle_deal_into(state, hands, cards):
     """``shuffle_deal`` with a caller's (32,) work array ``cards`` (no allocation)."""
     for c in range(NUM_CARDS):
@@ -74,7 +74,7 @@ def shuffle_deal_into(state, hands, cards):
         hands[seat] = mask
 
 
-@kernel
+@lean_kernel
 def hands_from_deck(deck, dealer, out_hands, out_bid):
     """Eight-card hands and five bidding cards of each seat from a deck (auction deal)."""
     for r in range(4):
@@ -109,7 +109,7 @@ def french_hands(deck, dealer, taker, out_hands):
         out_hands[seat] = hand
 
 
-@kernel
+@lean_kernel
 def shuffle_deck(state, deck):
     """Fisher-Yates shuffle of a deck (32 or 24 cards) in place."""
     for i in range(deck.shape[0] - 1, 0, -1):

@@ -12,7 +12,7 @@ function of its seed.
 
 import numpy as np
 
-from belote_sim.kernels._jit import kernel
+from belote_sim.kernels._jit import kernel, lean_kernel
 from belote_sim.kernels.core import (
     DUTY_NONE,
     NO_PARTNER,
@@ -90,11 +90,20 @@ def announced_cards(dealt, left, belote, first_leader, n_played, strain, rules, 
         out_known[seat] = known & left[seat]
 
 
+@kernel
+def hands_left(dealt, played):
+    """(4,) hands still held: each seat's dealt hand less the cards ``played``."""
+    left = np.empty(4, dtype=np.int64)
+    for seat in range(4):
+        left[seat] = dealt[seat] & ~played
+    return left
+
+
 @kernel(inline="never")
 def search_card(
     policy,
     params,
-    hands,
+    played,
     dealt,
     belote,
     leader,
@@ -110,7 +119,8 @@ def search_card(
     """The card of a search policy (``dd`` with every hand visible, ``pimc`` sampling the
     unseen cards consistent with what the player has seen: the cards played, the voids
     shown and the announced declarations); kept out of line so the plain policies'
-    loop stays small."""
+    loop stays small; ``played``: the mask of the cards played so far."""
+    hands = hands_left(dealt, played)
     seat = (leader + n_in_trick) & 3
     raise_op = rules[R_RAISE_OVER_PARTNER]
     undertrump = rules[R_UNDERTRUMP]
@@ -220,7 +230,44 @@ def expert_play(
     )
 
 
-@kernel
+@kernel(inline="never")
+def expert_move(
+    params,
+    dealt,
+    played,
+    belote,
+    leader,
+    n_in_trick,
+    plays,
+    n_played,
+    first_leader,
+    strain,
+    taker,
+    rules,
+    search,
+):
+    """``expert_play`` from ``play_deal``'s state (``dealt`` hands, ``played`` mask): the
+    hands left, the declared-cards view and the scratch are made here, so that
+    ``play_deal`` itself allocates nothing."""
+    return expert_play(
+        params,
+        hands_left(dealt, played),
+        all_declared_cards(dealt, strain, rules),
+        belote,
+        leader,
+        n_in_trick,
+        plays,
+        n_played,
+        first_leader,
+        strain,
+        taker,
+        rules,
+        search,
+        np.zeros((4, 4), dtype=np.int64),
+    )
+
+
+@lean_kernel
 def play_deal(
     hands,
     leader,
@@ -256,12 +303,11 @@ def play_deal(
     points per team (last trick included, complete tricks only), tricks won per
     team and belote points per team.
     """
-    # Per-deal state in scalars (no allocation but ``left``): ``pending`` holds each
-    # seat's unannounced belote suits in bits 4*seat..4*seat+3.
-    left = np.empty(4, dtype=np.int64)
+    # Per-deal state in scalars (no allocation: a lean kernel): a seat's hand left is
+    # its dealt hand less ``played``; ``pending`` holds each seat's unannounced belote
+    # suits in bits 4*seat..4*seat+3.
     pending = 0
     for seat in range(4):
-        left[seat] = hands[seat]
         if (announce_mask >> seat) & 1:
             pending |= belote_suits(hands[seat], strain) << (4 * seat)
         out_belote[seat] = 0
@@ -280,7 +326,7 @@ def play_deal(
         trick_pts = 0
         for pos in range(4):
             seat = (leader + pos) & 3
-            hand = left[seat]
+            hand = hands[seat] & ~played
             legal = legal_mask(hand, led_suit, pos, win_card, win_pos, strain, raise_op, undertrump)
             if n_played < n_given:
                 card = plays[n_played]
@@ -304,10 +350,10 @@ def play_deal(
                     belote1,
                 )
             elif policies[seat] == POLICY_EXPERT:
-                card = expert_play(
+                card = expert_move(
                     params[seat],
-                    left,
-                    all_declared_cards(hands, strain, rules),
+                    hands,
+                    played,
                     out_belote,
                     leader,
                     pos,
@@ -318,13 +364,12 @@ def play_deal(
                     taker,
                     rules,
                     search,
-                    np.zeros((4, 4), dtype=np.int64),
                 )
             elif policies[seat] >= POLICY_DD:
                 card = search_card(
                     policies[seat],
                     params[seat],
-                    left,
+                    played,
                     hands,
                     out_belote,
                     leader,
@@ -380,7 +425,6 @@ def play_deal(
                         belote1 += BELOTE_POINTS
                     else:
                         belote0 += BELOTE_POINTS
-            left[seat] = hand & ~(1 << card)
             played |= 1 << card
             out_plays[n_played] = card
             n_played += 1
@@ -580,7 +624,7 @@ def search_buffers(bits):
     )
 
 
-@kernel
+@lean_kernel
 def deal_declarations(hands, strain, announce_mask, rules, out_decl):
     """``hand_declarations`` for the four seats into ``out_decl`` (4, 6).
 
@@ -596,7 +640,7 @@ def deal_declarations(hands, strain, announce_mask, rules, out_decl):
                 out_decl[seat, k] = 0
 
 
-@kernel
+@lean_kernel
 def score_played_deal(
     decl,
     tricks0,
