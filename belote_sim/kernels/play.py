@@ -416,7 +416,7 @@ def play_deal(
                 )
             suit = card >> 3
             rank = card & 7
-            if rank in (RANK_Q, RANK_K) and (pending >> (4 * seat + suit)) & 1:
+            if (pending >> (4 * seat + suit)) & 1 and rank in (RANK_Q, RANK_K):
                 # First card of a belote pair: announce it or forfeit it (6.2).
                 pending &= ~(1 << (4 * seat + suit))
                 if announces_belote(card, led_suit, pos, strain, on_discard):
