@@ -48,7 +48,7 @@ fixed contract.
 
 import numpy as np
 
-from belote_sim.kernels._jit import kernel
+from belote_sim.kernels._jit import kernel, lean_kernel
 from belote_sim.kernels.core import lowest_card
 from belote_sim.kernels.tables import (
     NUM_CARDS,
@@ -105,6 +105,12 @@ def _score_table():
 
 
 SCORE = _score_table()
+#: Bits of one strain's field in ``SCORE_PACKED`` (a whole deck scores below 2**10).
+SCORE_BITS = 10
+assert SCORE.sum(axis=1).max() < 1 << SCORE_BITS
+#: SCORE_PACKED[card]: the card's six strain scores in one int (strain s in bits
+#: 10s..10s+9): the sum over a hand is its six strain scores at once, without carries.
+SCORE_PACKED = (SCORE << (SCORE_BITS * np.arange(NUM_STRAINS))[:, None]).sum(axis=0)
 
 
 # --- the hand atlas: canonical hand classes and the ``atlas`` policy ----------------
@@ -232,6 +238,22 @@ def strain_score(cards, strain):
 
 
 @kernel
+def _packed_score(cards):
+    """The six strain scores of a set of cards packed as in ``SCORE_PACKED``."""
+    packed = 0
+    while cards:
+        packed += SCORE_PACKED[lowest_card(cards)]
+        cards &= cards - 1
+    return packed
+
+
+@kernel
+def _field(packed, strain):
+    """One strain's score out of a ``_packed_score``."""
+    return (packed >> (SCORE_BITS * strain)) & ((1 << SCORE_BITS) - 1)
+
+
+@kernel
 def _threshold(params, strain):
     if strain == STRAIN_NT:
         return params[THRESHOLD_NT]
@@ -240,7 +262,7 @@ def _threshold(params, strain):
     return params[THRESHOLD_SUIT]
 
 
-@kernel
+@lean_kernel
 def run_auction(bid_cards, dealer, rules, bid_ids, bid_params, out_calls, atlas):
     """Auction (section 4.1): each seat calls by its policy, ``threshold`` or ``atlas``.
 
@@ -249,14 +271,11 @@ def run_auction(bid_cards, dealer, rules, bid_ids, bid_params, out_calls, atlas)
     ``out_calls`` (uint8, MAX_CALLS) and returns ``(strain, taker, doubling, n_calls)``
     with strain -1 when the deal is thrown in.
     """
-    scores = np.zeros((4, NUM_STRAINS), dtype=np.int64)
-    for seat in range(4):
-        mask = bid_cards[seat]
-        while mask:
-            card = lowest_card(mask)
-            mask &= mask - 1
-            for strain in range(NUM_STRAINS):
-                scores[seat, strain] += SCORE[strain, card]
+    # Every seat's six strain scores, packed (SCORE_PACKED): no array, no allocation.
+    packed0 = _packed_score(bid_cards[0])
+    packed1 = _packed_score(bid_cards[1])
+    packed2 = _packed_score(bid_cards[2])
+    packed3 = _packed_score(bid_cards[3])
     max_level = 3 if rules[R_THIRD_DOUBLE] else 2
     current = -1
     bidder = -1
@@ -266,6 +285,9 @@ def run_auction(bid_cards, dealer, rules, bid_ids, bid_params, out_calls, atlas)
     seat = (dealer + 1) & 3
     while n_calls < MAX_CALLS:
         params = bid_params[seat]
+        packed = (
+            packed0 if seat == 0 else packed1 if seat == 1 else packed2 if seat == 2 else packed3
+        )
         opponents_hold = current >= 0 and (bidder & 1) != (seat & 1)
         call = CALL_PASS
         bid = -1
@@ -274,27 +296,27 @@ def run_auction(bid_cards, dealer, rules, bid_ids, bid_params, out_calls, atlas)
             call, bid = atlas_call(
                 bid_cards[seat], seat, dealer, current, bidder, level, forced, atlas
             )
-        elif opponents_hold and level == 0 and scores[seat, current] >= params[THRESHOLD_DOUBLE]:
+        elif opponents_hold and level == 0 and _field(packed, current) >= params[THRESHOLD_DOUBLE]:
             call = CALL_DOUBLE
         elif (
             current >= 0
             and not opponents_hold
             and level == 1
-            and scores[seat, current] >= params[THRESHOLD_REDOUBLE]
+            and _field(packed, current) >= params[THRESHOLD_REDOUBLE]
         ):
             call = CALL_REDOUBLE
         elif (
             opponents_hold
             and level == 2
             and max_level == 3
-            and scores[seat, current] >= params[THRESHOLD_REDOUBLE] + THIRD_DOUBLE_MARGIN
+            and _field(packed, current) >= params[THRESHOLD_REDOUBLE] + THIRD_DOUBLE_MARGIN
         ):
             call = CALL_THIRD
         elif current < 0 or opponents_hold:
             best_margin = 0.0
             forced = rules[R_DEALER_MUST_TAKE] and current < 0 and n_calls == 3
             for strain in range(current + 1, NUM_STRAINS):
-                margin = scores[seat, strain] - _threshold(params, strain)
+                margin = _field(packed, strain) - _threshold(params, strain)
                 if (margin >= 0 or forced) and (bid < 0 or margin > best_margin):
                     bid = strain
                     best_margin = margin
@@ -324,7 +346,7 @@ def run_auction(bid_cards, dealer, rules, bid_ids, bid_params, out_calls, atlas)
     return current, bidder, level, n_calls
 
 
-@kernel
+@lean_kernel
 def french_take(bid_cards, turned, dealer, rules, bid_ids, bid_params, out_calls, atlas):
     """French two-round bidding (section 4.2) with the ``take`` or ``atlas`` policy.
 
@@ -376,7 +398,7 @@ def french_take(bid_cards, turned, dealer, rules, bid_ids, bid_params, out_calls
     return -1, -1, n_calls
 
 
-@kernel
+@lean_kernel
 def take_or_pass(bid_cards, dealer, n_players, bid_params, out_calls):
     """Take-or-pass bidding (section 4.3) with the ``threshold`` policy for every player.
 

@@ -14,7 +14,7 @@ shuffled into the free positions, and deals that break a remaining constraint
 
 import numpy as np
 
-from belote_sim.kernels._jit import kernel
+from belote_sim.kernels._jit import kernel, lean_kernel
 from belote_sim.kernels.core import popcount
 from belote_sim.kernels.rng import random_below
 from belote_sim.kernels.tables import DECK24_MASK, NUM_CARDS, PLAIN_POINTS
@@ -57,7 +57,7 @@ def shuffle_deal(state, hands):
     shuffle_deal_into(state, hands, np.empty(NUM_CARDS, dtype=np.int64))
 
 
-@kernel
+@lean_kernel
 def shuffle_deal_into(state, hands, cards):
     """``shuffle_deal`` with a caller's (32,) work array ``cards`` (no allocation)."""
     for c in range(NUM_CARDS):
@@ -74,7 +74,7 @@ def shuffle_deal_into(state, hands, cards):
         hands[seat] = mask
 
 
-@kernel
+@lean_kernel
 def hands_from_deck(deck, dealer, out_hands, out_bid):
     """Eight-card hands and five bidding cards of each seat from a deck (auction deal)."""
     for r in range(4):
@@ -89,7 +89,7 @@ def hands_from_deck(deck, dealer, out_hands, out_bid):
         out_hands[seat] = hand
 
 
-@kernel
+@lean_kernel
 def french_hands(deck, dealer, taker, out_hands):
     """Final hands of the french deal: the taker gets the turned card plus 2, others 3."""
     pos = TURNED_POSITION + 1
@@ -109,7 +109,7 @@ def french_hands(deck, dealer, taker, out_hands):
         out_hands[seat] = hand
 
 
-@kernel
+@lean_kernel
 def shuffle_deck(state, deck):
     """Fisher-Yates shuffle of a deck (32 or 24 cards) in place."""
     for i in range(deck.shape[0] - 1, 0, -1):
@@ -132,7 +132,7 @@ def solo_deck(open_table):
     return deck
 
 
-@kernel
+@lean_kernel
 def _packet(deck, start, size):
     """Mask of the ``size`` cards at deck positions ``start``.."""
     mask = 0
@@ -141,7 +141,7 @@ def _packet(deck, start, size):
     return mask
 
 
-@kernel
+@lean_kernel
 def solo_hands_from_deck(deck, dealer, n_players, open_table, out_hands, out_bid, out_table):
     """Hands of the games where every player is alone (docs/rules.md section 11).
 
@@ -175,7 +175,7 @@ def solo_hands_from_deck(deck, dealer, n_players, open_table, out_hands, out_bid
         out_bid[seat] = bid
 
 
-@kernel
+@lean_kernel
 def cut_deck(state, deck, work):
     """Cut a deck at a uniform position leaving at least 3 cards on each side."""
     cut = 3 + random_below(state, NUM_CARDS - 5)
@@ -185,7 +185,7 @@ def cut_deck(state, deck, work):
         deck[i] = work[i]
 
 
-@kernel
+@lean_kernel
 def hand_ok(hand, cons):
     """Whether a hand meets one seat's rejection constraints (not required cards)."""
     if hand & cons[C_EXCLUDED]:
@@ -198,7 +198,7 @@ def hand_ok(hand, cons):
     return cons[C_MIN_STRENGTH] <= strength <= cons[C_MAX_STRENGTH]
 
 
-@kernel
+@lean_kernel
 def deal_conditioned(
     state, dealer, predeal, cons, check_cons, max_tries, deck, free_pos, free_cards, hands, bid
 ):
@@ -209,7 +209,13 @@ def deal_conditioned(
     ``cons``: (4, NUM_CONSTRAINT_FIELDS) constraints; ``check_cons``: whether any
     rejection constraint is set.
     """
-    if not check_cons and predeal.max() < 0 and cons[:, C_REQUIRED].max() == 0:
+    plain = not check_cons  # no predealt card, required card or constraint
+    for seat in range(predeal.shape[0]):
+        for k in range(predeal.shape[1]):
+            plain &= predeal[seat, k] < 0
+    for seat in range(cons.shape[0]):
+        plain &= cons[seat, C_REQUIRED] == 0
+    if plain:
         # Fast path: a plain uniform shuffle.
         for i in range(NUM_CARDS):
             deck[i] = i

@@ -11,7 +11,7 @@ over run, then rank / top card, then trump over non-trump).
 
 import numpy as np
 
-from belote_sim.kernels._jit import kernel
+from belote_sim.kernels._jit import kernel, lean_kernel
 from belote_sim.kernels.tables import (
     CARRE_POINTS,
     COMPARE_BEST_RUN,
@@ -93,7 +93,7 @@ def _runs_without(hand, removed_ranks, strain):
     return points, cards, best
 
 
-@kernel
+@lean_kernel
 def hand_declarations(hand, strain, rules):
     """Runs and carrés one hand declares (section 6.1, 14.1-14.4, 14.7).
 
@@ -151,7 +151,7 @@ def belote_suits(hand, strain):
     return suits
 
 
-@kernel
+@lean_kernel
 def team_declarations(
     run_points, carre_points, best_run_keys, best_keys, tricks, first_seat, rules
 ):

@@ -12,7 +12,7 @@ function of its seed.
 
 import numpy as np
 
-from belote_sim.kernels._jit import kernel
+from belote_sim.kernels._jit import kernel, lean_kernel
 from belote_sim.kernels.core import (
     DUTY_NONE,
     NO_PARTNER,
@@ -92,11 +92,20 @@ def announced_cards(dealt, left, belote, first_leader, n_played, strain, rules, 
         out_known[seat] = known & left[seat]
 
 
+@kernel
+def hands_left(dealt, played):
+    """(4,) hands still held: each seat's dealt hand less the cards ``played``."""
+    left = np.empty(4, dtype=np.int64)
+    for seat in range(4):
+        left[seat] = dealt[seat] & ~played
+    return left
+
+
 @kernel(inline="never")
 def search_card(
     policy,
     params,
-    hands,
+    played,
     dealt,
     belote,
     leader,
@@ -112,7 +121,8 @@ def search_card(
     """The card of a search policy (``dd`` with every hand visible, ``pimc`` sampling the
     unseen cards consistent with what the player has seen: the cards played, the voids
     shown and the announced declarations); kept out of line so the plain policies'
-    loop stays small."""
+    loop stays small; ``played``: the mask of the cards played so far."""
+    hands = hands_left(dealt, played)
     seat = (leader + n_in_trick) & 3
     raise_op = rules[R_RAISE_OVER_PARTNER]
     undertrump = rules[R_UNDERTRUMP]
@@ -238,7 +248,50 @@ def expert_play(
     )
 
 
-@kernel
+@kernel(inline="never")
+def expert_move(
+    params,
+    dealt,
+    played,
+    belote,
+    leader,
+    n_in_trick,
+    plays,
+    n_played,
+    first_leader,
+    strain,
+    taker,
+    rules,
+    search,
+):
+    """``expert_play`` from ``play_deal``'s state (``dealt`` hands, ``played`` mask): the
+    hands left, the declared-cards view and the scratch are made here, so that
+    ``play_deal`` itself allocates nothing."""
+    # declared cards matter only for the other seats that have played (shown then)
+    seat = (leader + n_in_trick) & 3
+    declared = np.zeros(4, dtype=np.int64)
+    for s in range(4):
+        if s != seat and n_played > ((s - first_leader) & 3):
+            declared[s] = declared_cards(dealt[s], strain, rules)
+    return expert_play(
+        params,
+        hands_left(dealt, played),
+        declared,
+        belote,
+        leader,
+        n_in_trick,
+        plays,
+        n_played,
+        first_leader,
+        strain,
+        taker,
+        rules,
+        search,
+        np.zeros((4, 4), dtype=np.int64),
+    )
+
+
+@lean_kernel
 def play_deal(
     hands,
     leader,
@@ -274,12 +327,11 @@ def play_deal(
     points per team (last trick included, complete tricks only), tricks won per
     team and belote points per team.
     """
-    # Per-deal state in scalars (no allocation but ``left``): ``pending`` holds each
-    # seat's unannounced belote suits in bits 4*seat..4*seat+3.
-    left = np.empty(4, dtype=np.int64)
+    # Per-deal state in scalars (no allocation: a lean kernel): a seat's hand left is
+    # its dealt hand less ``played``; ``pending`` holds each seat's unannounced belote
+    # suits in bits 4*seat..4*seat+3.
     pending = 0
     for seat in range(4):
-        left[seat] = hands[seat]
         if (announce_mask >> seat) & 1:
             pending |= belote_suits(hands[seat], strain) << (4 * seat)
         out_belote[seat] = 0
@@ -291,9 +343,6 @@ def play_deal(
     n_played = 0
     played = 0
     first_leader = leader
-    # the expert's view: declared cards of every hand (row 4) and its scratch (rows
-    # 0..3), made at its first card so that other deals allocate nothing
-    expert_view = np.zeros((0, 4), dtype=np.int64)
     for trick in range(n_cards // 4):
         led_suit = -1
         win_card = -1
@@ -301,7 +350,7 @@ def play_deal(
         trick_pts = 0
         for pos in range(4):
             seat = (leader + pos) & 3
-            hand = left[seat]
+            hand = hands[seat] & ~played
             legal = legal_mask(hand, led_suit, pos, win_card, win_pos, strain, raise_op, undertrump)
             if n_played < n_given:
                 card = plays[n_played]
@@ -327,13 +376,10 @@ def play_deal(
             elif policies[seat] == POLICY_EXPERT and legal & (legal - 1) == 0:
                 card = lowest_card(legal)  # forced: no need to look
             elif policies[seat] == POLICY_EXPERT:
-                if expert_view.shape[0] == 0:  # first expert card of the deal
-                    expert_view = np.zeros((5, 4), dtype=np.int64)
-                    expert_view[4] = all_declared_cards(hands, strain, rules)
-                card = expert_play(
+                card = expert_move(
                     params[seat],
-                    left,
-                    expert_view[4],
+                    hands,
+                    played,
                     out_belote,
                     leader,
                     pos,
@@ -344,13 +390,12 @@ def play_deal(
                     taker,
                     rules,
                     search,
-                    expert_view[:4],
                 )
             elif policies[seat] >= POLICY_DD:
                 card = search_card(
                     policies[seat],
                     params[seat],
-                    left,
+                    played,
                     hands,
                     out_belote,
                     leader,
@@ -397,7 +442,7 @@ def play_deal(
                 )
             suit = card >> 3
             rank = card & 7
-            if rank in (RANK_Q, RANK_K) and (pending >> (4 * seat + suit)) & 1:
+            if (pending >> (4 * seat + suit)) & 1 and rank in (RANK_Q, RANK_K):
                 # First card of a belote pair: announce it or forfeit it (6.2).
                 pending &= ~(1 << (4 * seat + suit))
                 if announces_belote(card, led_suit, pos, strain, on_discard):
@@ -406,7 +451,6 @@ def play_deal(
                         belote1 += BELOTE_POINTS
                     else:
                         belote0 += BELOTE_POINTS
-            left[seat] = hand & ~(1 << card)
             played |= 1 << card
             out_plays[n_played] = card
             n_played += 1
@@ -606,7 +650,7 @@ def search_buffers(bits):
     )
 
 
-@kernel
+@lean_kernel
 def deal_declarations(hands, strain, announce_mask, rules, out_decl):
     """``hand_declarations`` for the four seats into ``out_decl`` (4, 6).
 
@@ -622,7 +666,7 @@ def deal_declarations(hands, strain, announce_mask, rules, out_decl):
                 out_decl[seat, k] = 0
 
 
-@kernel
+@lean_kernel
 def score_played_deal(
     decl,
     tricks0,

@@ -22,7 +22,7 @@ there is none, its cheapest winning card; when it cannot win it discards its
 cheapest card (fewest points, then lowest rank), keeping trumps when it can.
 """
 
-from belote_sim.kernels._jit import kernel
+from belote_sim.kernels._jit import kernel, lean_kernel
 from belote_sim.kernels.core import lowest_card, nth_card, popcount
 from belote_sim.kernels.rng import random_below
 from belote_sim.kernels.tables import BEATERS, CARD_POINTS, HIGHER_IN_SUIT, STRAIN_NT, WIN_KEY
@@ -89,7 +89,7 @@ def _trump_mask(strain):
     return 0
 
 
-@kernel
+@lean_kernel
 def greedy_card(
     params, hand, legal, n_played, led_suit, win_card, win_pos, played, strain, seat, taker
 ):
@@ -165,7 +165,7 @@ def greedy_card(
     return _cheapest(legal, strain, trumps)
 
 
-@kernel
+@lean_kernel
 def choose_card(
     policy,
     params,

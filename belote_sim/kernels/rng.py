@@ -7,12 +7,12 @@ multiply-shift reduction (no integer division in the hot loop).
 
 import numpy as np
 
-from belote_sim.kernels._jit import kernel
+from belote_sim.kernels._jit import kernel, lean_kernel
 
 U64_MULT = np.uint64(0x2545F4914F6CDD1D)
 
 
-@kernel
+@lean_kernel
 def reseed(state, seed):
     """Set an existing xorshift64* state (uint64[1]) from an integer seed (splitmix64
     mixing): ``seed_state`` without the allocation, for loops over many deals."""
@@ -31,7 +31,7 @@ def seed_state(seed):
     return state
 
 
-@kernel
+@lean_kernel
 def next_random(state):
     """Next 32-bit random value (as int64) of a xorshift64* state."""
     x = state[0]
@@ -42,7 +42,7 @@ def next_random(state):
     return np.int64((x * U64_MULT) >> np.uint64(32))
 
 
-@kernel
+@lean_kernel
 def random_below(state, n):
     """Uniform integer in [0, n) by multiply-shift (no division; n < 2**31)."""
     return (next_random(state) * n) >> 32

@@ -8,7 +8,7 @@ rounding of section 8.2.  With ``french`` scoring the "MP" arrays hold French po
 
 import numpy as np
 
-from belote_sim.kernels._jit import kernel
+from belote_sim.kernels._jit import kernel, lean_kernel
 from belote_sim.kernels.tables import (
     DEAL_CARD_TOTAL,
     OUTCOME_HANGING,
@@ -51,7 +51,7 @@ def round_mp(raw0, raw1, strain):
     return m0, m1
 
 
-@kernel
+@lean_kernel
 def valat_bonus(strain, rules):
     """MP for taking every trick (8.6): 9, or 18 in NT with ``valat_nt_double``."""
     if strain == STRAIN_NT and rules[R_VALAT_NT_DOUBLE]:
@@ -59,7 +59,7 @@ def valat_bonus(strain, rules):
     return VALAT_MP
 
 
-@kernel
+@lean_kernel
 def score_deal(
     card0,
     card1,

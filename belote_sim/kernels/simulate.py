@@ -19,7 +19,7 @@ Arguments that travel together are passed as tuples:
 import numpy as np
 from numba import prange
 
-from belote_sim.kernels._jit import kernel
+from belote_sim.kernels._jit import kernel, lean_kernel
 from belote_sim.kernels.bidding import (
     BID_FIXED,
     CALL_FIXED,
@@ -153,7 +153,7 @@ def deal_buffers():
     )
 
 
-@kernel
+@lean_kernel
 def play_one_deal(deck, dealer, rules, policies, state, row, calls, plays, work, search, atlas):
     """Bid, deal the rest, play and score one deal from a dealt ``deck``.
 
@@ -162,7 +162,7 @@ def play_one_deal(deck, dealer, rules, policies, state, row, calls, plays, work,
     results; ``calls`` the auction characters; ``plays`` (32,) the cards in playing
     order.  ``atlas``: the ``atlas`` bidding policy's tables
     (``bidding.atlas_value``; tiny arrays when no seat uses it).  Returns whether a
-    contract was played.
+    contract was played.  A lean kernel: it allocates nothing.
     """
     bid_ids, bid_params, play_ids, play_params, announce_mask = policies
     hands, bid, winners, belote, decl = work
@@ -262,6 +262,71 @@ def play_one_deal(deck, dealer, rules, policies, state, row, calls, plays, work,
     return True
 
 
+@lean_kernel
+def deal_block(
+    start,
+    stop,
+    seeds,
+    dealers,
+    rules,
+    policies,
+    conditions,
+    out,
+    calls,
+    plays,
+    keep_plays,
+    buffers,
+    work,
+    search,
+    atlas,
+):
+    """Deals ``start..stop-1`` of ``simulate_deals`` with one thread's buffers
+    (``buffers = (deck, free_pos, free_cards, deal_plays, state)``, ``work``,
+    ``search``): a lean kernel, so the rows and arrays it hands on per deal cost no
+    reference counting."""
+    predeal, cons, check_cons, max_tries = conditions
+    deck, free_pos, free_cards, deal_plays, state = buffers
+    hands = work[0]
+    bid = work[1]
+    for i in range(start, stop):
+        reseed(state, seeds[i])
+        dealer = dealers[i]
+        tries = deal_conditioned(
+            state,
+            dealer,
+            predeal,
+            cons,
+            check_cons,
+            max_tries,
+            deck,
+            free_pos,
+            free_cards,
+            hands,
+            bid,
+        )
+        out[i, COL_TRIES] = tries
+        if tries < 0:
+            out[i, COL_STRAIN] = -1
+            out[i, COL_OUTCOME] = OUTCOME_THROWN_IN
+            continue
+        play_one_deal(
+            deck,
+            dealer,
+            rules,
+            policies,
+            state,
+            out[i],
+            calls[i],
+            deal_plays,
+            work,
+            search,
+            atlas,
+        )
+        if keep_plays:
+            for k in range(32):
+                plays[i, k] = deal_plays[k]
+
+
 @kernel(parallel=True)
 def simulate_deals(
     seeds, dealers, rules, policies, conditions, out, calls, plays, keep_plays, search_bits, atlas
@@ -299,43 +364,23 @@ def simulate_deals(
         block_policies = (bid_ids, bid_params, play_ids, play_params, announce_mask)
         search = search_buffers(search_bits)
         state = np.empty(1, dtype=np.uint64)
-        for i in range(b * n // n_blocks, (b + 1) * n // n_blocks):
-            reseed(state, seeds[i])
-            dealer = dealers[i]
-            tries = deal_conditioned(
-                state,
-                dealer,
-                predeal,
-                cons,
-                check_cons,
-                max_tries,
-                deck,
-                free_pos,
-                free_cards,
-                hands,
-                bid,
-            )
-            out[i, COL_TRIES] = tries
-            if tries < 0:
-                out[i, COL_STRAIN] = -1
-                out[i, COL_OUTCOME] = OUTCOME_THROWN_IN
-                continue
-            play_one_deal(
-                deck,
-                dealer,
-                rules,
-                block_policies,
-                state,
-                out[i],
-                calls[i],
-                deal_plays,
-                work,
-                search,
-                atlas,
-            )
-            if keep_plays:
-                for k in range(32):
-                    plays[i, k] = deal_plays[k]
+        deal_block(
+            b * n // n_blocks,
+            (b + 1) * n // n_blocks,
+            seeds,
+            dealers,
+            rules,
+            block_policies,
+            (predeal, cons, check_cons, max_tries),
+            out,
+            calls,
+            plays,
+            keep_plays,
+            (deck, free_pos, free_cards, deal_plays, state),
+            work,
+            search,
+            atlas,
+        )
 
 
 @kernel(parallel=True)

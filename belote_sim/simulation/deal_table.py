@@ -55,7 +55,12 @@ import pyarrow as pa
 from belote_sim.cards import format_card
 from belote_sim.kernels import simulate as K
 from belote_sim.kernels.bidding import MAX_CALLS
-from belote_sim.kernels.tables import OUTCOME_NAMES, STRAIN_NAMES
+from belote_sim.kernels.tables import (
+    OUTCOME_MADE,
+    OUTCOME_NAMES,
+    OUTCOME_THROWN_IN,
+    STRAIN_NAMES,
+)
 
 PROVENANCE_KEY = b"belote_sim"
 STRAIN_DTYPE = pd.CategoricalDtype(list(STRAIN_NAMES))
@@ -103,11 +108,14 @@ _SPLIT_PREFIXES = ("card_points", "decl", "belote", "raw", "mp", "held_mp")
 def parquet_write_options(names: list[str]) -> dict[str, Any]:
     """``pyarrow.parquet.ParquetWriter`` options of a deals table with columns ``names``.
 
-    zstd (level 3) on every column; ``deal_id`` delta-encoded (consecutive ids cost
-    nothing), seeds and card masks PLAIN, the small score columns byte-stream split,
-    the rest dictionary-encoded (few distinct values); no min/max statistics for the
-    seeds and card masks (useless for filtering, and the costliest to compute).  About
-    40 bytes per deal on disk for the 4-player table, against 72 with pyarrow's
+    zstd (level 1: as small as level 3 here, and cheaper) on every column;
+    ``deal_id`` delta-encoded (consecutive ids cost nothing), seeds and card masks
+    PLAIN, the small score columns byte-stream split, the rest dictionary-encoded (few
+    distinct values); min/max statistics for ``deal_id`` only: deals are independent
+    and identically distributed, so a 65,536-deal row group spans the whole range of
+    every other column and its statistics could never skip it (they cost ~15% of the
+    writing).  Values go to the encoders a whole chunk at a time (``write_batch_size``).
+    About 40 bytes per deal on disk for the 4-player table, against 72 with pyarrow's
     defaults; the values read back are the same.
     """
     split = tuple(int(x) for x in pa.__version__.split(".")[:2]) >= (17, 0)
@@ -124,10 +132,11 @@ def parquet_write_options(names: list[str]) -> dict[str, Any]:
             dictionary.append(name)
     return {
         "compression": "zstd",
-        "compression_level": 3,
+        "compression_level": 1,
         "use_dictionary": dictionary,
         "column_encoding": encodings,
-        "write_statistics": [n for n in names if not n.startswith(_PLAIN_PREFIXES)],
+        "write_statistics": [n for n in names if n == "deal_id"],
+        "write_batch_size": 1 << 16,
     }
 
 
@@ -206,6 +215,62 @@ def deals_frame(raw: dict[str, Any] | None) -> pd.DataFrame:
         joined[out[:, K.COL_STRAIN] < 0] = None
         df["plays"] = pd.array(joined, dtype="string")
     return df
+
+
+_TABLE_SCHEMA: pa.Schema | None = None
+
+
+def _int_column(values: np.ndarray, dtype: Any) -> pa.Array:
+    return pa.array(values.astype(dtype))
+
+
+def _nullable_column(values: np.ndarray) -> pa.Array:
+    """int8 with nulls where the kernel value is negative (as ``_nullable``)."""
+    return pa.array(values.astype(np.int8), mask=values < 0)
+
+
+def _category_column(codes: np.ndarray, names: tuple[str, ...]) -> pa.Array:
+    """A pandas categorical as Arrow stores it: int8 codes (negative: null) into the
+    category names."""
+    return pa.DictionaryArray.from_arrays(
+        pa.array(codes.astype(np.int8), mask=codes < 0), pa.array(names, pa.large_string())
+    )
+
+
+def deals_table(raw: dict[str, Any]) -> pa.Table:
+    """``pa.Table.from_pandas(deals_frame(raw), preserve_index=False)`` -- the same
+    table, schema and pandas metadata included -- built from the kernel arrays without
+    pandas (the 4-player table without trick log; the others go through pandas)."""
+    global _TABLE_SCHEMA
+    if raw.get("plays") is not None or (raw.get("rules") is not None and raw["rules"].solo):
+        return pa.Table.from_pandas(deals_frame(raw), preserve_index=False)
+    if _TABLE_SCHEMA is None:
+        _TABLE_SCHEMA = pa.Table.from_pandas(deals_frame(None), preserve_index=False).schema
+    cols = raw["out"].T  # cols[k]: a strided view of column k
+    arrays = [
+        pa.array(raw["deal_id"].astype(np.int64)),
+        pa.array(raw["seed"].astype(np.uint64)),
+        _int_column(cols[K.COL_DEALER], np.int8),
+    ]
+    arrays += [_int_column(cols[K.COL_HAND0 + s], np.uint32) for s in range(4)]
+    arrays += [_int_column(cols[K.COL_BID0 + s], np.uint32) for s in range(4)]
+    calls = np.ascontiguousarray(raw["calls"])
+    arrays += [
+        _nullable_column(cols[K.COL_TURNED]),
+        pa.array(calls.view(f"S{MAX_CALLS}").ravel()).cast(pa.large_string()),
+        _category_column(cols[K.COL_STRAIN], STRAIN_NAMES),
+        _nullable_column(cols[K.COL_TAKER]),
+        _int_column(cols[K.COL_DOUBLING], np.int8),
+        _category_column(cols[K.COL_OUTCOME], OUTCOME_NAMES),
+    ]
+    for col in (K.COL_CARD0, K.COL_DECL0, K.COL_BELOTE0, K.COL_RAW0, K.COL_MP0, K.COL_HELD0):
+        arrays += [_int_column(cols[col], np.int16), _int_column(cols[col + 1], np.int16)]
+    arrays += [
+        _int_column(cols[K.COL_TRICKS0], np.int8),
+        _int_column(cols[K.COL_TRICKS1], np.int8),
+        _nullable_column(cols[K.COL_VALAT]),
+    ]
+    return pa.Table.from_arrays(arrays, schema=_TABLE_SCHEMA)
 
 
 def _auction(calls: np.ndarray) -> pd.arrays.ArrowStringArray:
@@ -302,6 +367,26 @@ def summary_counts(df: pd.DataFrame, counts: dict[str, Any]) -> dict[str, Any]:
     for strain, n in ok.items():
         made[strain] = made.get(strain, 0) + int(n)
     counts["thrown_in"] = counts.get("thrown_in", 0) + int((df["outcome"] == "thrown_in").sum())
+    return counts
+
+
+def summary_counts_of_codes(
+    strain: np.ndarray, outcome: np.ndarray, counts: dict[str, Any]
+) -> dict[str, Any]:
+    """``summary_counts`` from the kernel's strain and outcome codes (``COL_STRAIN``,
+    ``COL_OUTCOME`` columns; strain -1 when thrown in), without a DataFrame."""
+    mix = counts.setdefault("contracts", {})
+    made = counts.setdefault("made", {})
+    n_strains = len(STRAIN_NAMES)
+    played = strain >= 0
+    all_n = np.bincount(strain[played], minlength=n_strains)
+    made_n = np.bincount(strain[played & (outcome == OUTCOME_MADE)], minlength=n_strains)
+    for code, name in enumerate(STRAIN_NAMES):
+        mix[name] = mix.get(name, 0) + int(all_n[code])
+    for code, name in enumerate(STRAIN_NAMES):
+        made[name] = made.get(name, 0) + int(made_n[code])
+    thrown = int(np.count_nonzero(outcome == OUTCOME_THROWN_IN))
+    counts["thrown_in"] = counts.get("thrown_in", 0) + thrown
     return counts
 
 

@@ -25,6 +25,8 @@ import pandas as pd
 
 from belote_sim.kernels.bidding import MAX_CALLS
 from belote_sim.kernels.simulate import (
+    COL_OUTCOME,
+    COL_STRAIN,
     G_DEALS,
     NUM_COLS,
     NUM_GAME_COLS,
@@ -266,8 +268,10 @@ def simulate_to_parquet(
 
     from belote_sim.simulation.deal_table import (
         PROVENANCE_KEY,
+        deals_table,
         parquet_write_options,
         summary_counts,
+        summary_counts_of_codes,
         table_status,
     )
     from belote_sim.simulation.safe_io import (
@@ -364,10 +368,14 @@ def simulate_to_parquet(
             rows += table.num_rows
 
         def convert_and_write(raw: dict[str, Any]) -> int:
-            frame = deals_frame(raw)
-            write(pa.Table.from_pandas(frame, preserve_index=False))
-            summary_counts(frame, counts)
-            return len(frame)
+            table = deals_table(raw)  # from the kernel arrays, no DataFrame on the way
+            write(table)
+            if raw.get("rules") is not None and raw["rules"].solo:
+                summary_counts(table.select(["strain", "outcome"]).to_pandas(), counts)
+            else:
+                out = raw["out"]
+                summary_counts_of_codes(out[:, COL_STRAIN], out[:, COL_OUTCOME], counts)
+            return table.num_rows
 
         def finish(job) -> int:
             n = job.result()

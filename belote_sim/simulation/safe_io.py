@@ -30,7 +30,7 @@ COMPLETE_KEY = b"belote_sim_complete"
 
 #: estimated Parquet bytes per deal (4-player table; measured ~40 B/deal with the
 #: writer options of ``deal_table.parquet_write_options``, ~72 with pyarrow's defaults;
-#: kept generous), and per deal with the trick log (~66 B/deal measured, ~125 before)
+#: kept generous), and per deal with the trick log (~68 B/deal measured, ~125 before)
 BYTES_PER_DEAL = 96
 BYTES_PER_DEAL_TRICK_LOG = 192
 
