@@ -2,7 +2,8 @@
 
 Question: in mirrored duels on the same deals (``common`` rules, threshold bidding),
 how many match points per deal does each play policy gain over the others, and how
-many deals per second does it play?  Policies: random, greedy, expert, pimc:10,
+many deals per second does it play?  Policies: random, greedy, expert:0 (the card
+model alone), expert (model and exact endgame), pimc:10,
 pimc:30 and dd (every hand visible: the perfect-information upper bound).  Each pair
 is measured on its own mirrored duel (MP per deal of the first over the second, with
 the paired standard error); the search policies play fewer deals.
@@ -23,7 +24,7 @@ import pandas as pd
 from belote_sim.analysis.comparisons import duel
 
 SEED = 2027
-POLICIES = ["random", "greedy", "expert", "pimc:10", "pimc:30", "dd"]
+POLICIES = ["random", "greedy", "expert:0", "expert", "pimc:10", "pimc:30", "dd"]
 SEARCH = ("pimc", "dd")
 OUT = Path(__file__).parent / "output"
 

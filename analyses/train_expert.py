@@ -1,24 +1,35 @@
 """Rebuild the ``expert`` policy's card model (belote_sim/kernels/expert_weights.py).
 
+Question: which legal card would a strong player choose, from what he sees?  Answer
+learned from exact values, in rounds (``--rounds``, default 3):
+
 1. Deals and contracts: ``simulate`` (greedy play, threshold bidding) of each ruleset.
-2. Labels: those deals are played again by ``expert`` (``--play``, with a share
-   ``--explore`` of uniformly random cards for variety); at every decision with two
-   legal cards or more, each legal card gets its features (what the player saw) and
-   its exact double-dummy value on the real deal (``kernels.expert_data``).
-3. Fit: per situation class, a ridge regression of the card's value minus the mean
-   value of the decision's legal cards on its features minus their mean (only the
-   differences between cards of one decision matter).
+2. Labels: the deals are played again by ``expert`` -- round 0 by its hand-written
+   rules, each later round by the model of the round before -- with a share
+   ``--explore`` of uniformly random cards for variety; at every decision with two
+   legal cards or more the player's observation is kept with the exact double-dummy
+   value of each legal card on the real deal (``kernels.expert_data``), in
+   ``--workdir``/roundN.npz.
+3. Fit: the observations become features (``featurize``); per situation class, a
+   ridge regression of the card's value minus the mean value of the decision's legal
+   cards on its features minus their mean (only the differences between the cards of
+   one decision matter), on this round's and the previous round's rows.  Prints a
+   held-out check (one decision in five) and writes the weights file.
 
-Deterministic for a given ``--seed`` (the deals of each worker come from its own
-``SeedSequence`` child; the workers' rows are concatenated in worker order).
+Each round runs in a fresh process (the weights are compiled into the policy).
+Deterministic for a given ``--seed`` (``SeedSequence([seed, round])``, one child per
+ruleset and worker; rows concatenated in that order).  About 10 minutes per round
+with the defaults on 2 cores.
 
-    python analyses/train_expert.py [--deals 40000] [--workers 2] [--seed 2026]
+    python analyses/train_expert.py [--rounds 3] [--deals 24000] [--seed 2026]
+    python analyses/train_expert.py --load a.npz,b.npz [--dry-run]   # fit only
 """
 
 from __future__ import annotations
 
 import argparse
 import os
+import subprocess
 import sys
 import time
 from concurrent.futures import ThreadPoolExecutor
@@ -42,6 +53,7 @@ from belote_sim.policies import PLAY_POLICIES, parse_policy
 from belote_sim.rules import Rules
 from belote_sim.simulation.runner import simulate
 
+OUTPUT = os.path.join(os.path.dirname(os.path.abspath(__file__)), "output")
 WEIGHTS_FILE = os.path.join(
     os.path.dirname(os.path.abspath(__file__)), "..", "belote_sim", "kernels", "expert_weights.py"
 )
@@ -139,47 +151,78 @@ def write_weights(weights: np.ndarray, stages: np.ndarray, header: str) -> None:
         f.write(text)
 
 
+RULES_PLAY = "expert:0,0,32,0,0"  # round 0: the hand-written rules
+MODEL_PLAY = "expert:0,0,32,0,1"  # later rounds: the model of the round before
+
+
+def label_round(args: argparse.Namespace) -> list[tuple[np.ndarray, ...]]:
+    """Label the decisions of round ``args.round`` (its own seeds) and save them."""
+    play = RULES_PLAY if args.round == 0 else MODEL_PLAY
+    rulesets = args.rulesets.split(",")
+    root = np.random.SeedSequence([args.seed, args.round])
+    children = root.spawn(len(rulesets) * args.workers)
+    jobs = [
+        (r, children[i * args.workers + w])
+        for i, r in enumerate(rulesets)
+        for w in range(args.workers)
+    ]
+    per_job = args.deals // args.workers
+    with ThreadPoolExecutor(args.workers) as pool:
+        parts = list(pool.map(lambda j: label(per_job, j[0], play, args.explore, j[1]), jobs))
+    obs = np.concatenate([p[0] for p in parts])
+    values = np.concatenate([p[1] for p in parts])
+    cards = np.concatenate([p[2] for p in parts])
+    # deal numbers made unique across the parts (for the held-out split)
+    offset = np.repeat(np.arange(len(parts)) * 1_000_000, [len(p[0]) for p in parts])
+    obs[:, OBS_DEAL] += offset + args.round * 100_000_000
+    os.makedirs(args.workdir, exist_ok=True)
+    np.savez_compressed(
+        os.path.join(args.workdir, f"round{args.round}.npz"), obs=obs, values=values, cards=cards
+    )
+    return [(obs, values, cards)]
+
+
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
-    parser.add_argument("--deals", type=int, default=40_000, help="deals per ruleset")
+    parser.add_argument("--rounds", type=int, default=3, help="label-and-fit rounds")
+    parser.add_argument("--deals", type=int, default=24_000, help="deals per ruleset and round")
     parser.add_argument("--rulesets", default="common,bulgarian")
-    parser.add_argument("--play", default="expert:0,0", help="policy that plays the deals")
     parser.add_argument("--explore", type=float, default=0.1)
     parser.add_argument("--ridge", type=float, default=1.0)
     parser.add_argument("--stages", default="4,12,20", help="card indexes where a stage begins")
     parser.add_argument("--workers", type=int, default=2)
     parser.add_argument("--seed", type=int, default=2026)
-    parser.add_argument("--save", default="", help="also keep the rows in this .npz")
-    parser.add_argument("--load", default="", help="fit on rows saved by --save (comma list)")
+    parser.add_argument("--workdir", default=os.path.join(OUTPUT, "expert_training"))
+    parser.add_argument("--load", default="", help="only fit, on saved rounds (comma list)")
     parser.add_argument("--dry-run", action="store_true", help="fit and report, keep the weights")
+    parser.add_argument("--round", type=int, default=-1, help=argparse.SUPPRESS)
     args = parser.parse_args()
+    if not args.load and args.round < 0:
+        # each round in a fresh process: the model it plays is the weights file the
+        # round before wrote (compiled in as a constant)
+        for r in range(args.rounds):
+            cmd = [sys.executable, os.path.abspath(__file__), "--round", str(r)]
+            for name in ("deals", "rulesets", "explore", "ridge", "stages", "workers", "seed",
+                         "workdir"):  # fmt: skip
+                cmd += [f"--{name}", str(getattr(args, name))]
+            if args.dry_run:
+                cmd.append("--dry-run")
+            print(f"round {r}:", flush=True)
+            subprocess.run(cmd, check=True)
+        return
     start = time.perf_counter()
     if args.load:
+        paths = args.load.split(",")
         parts = []
-        for path in args.load.split(","):
-            with np.load(path, allow_pickle=False) as z:
-                parts.append((z["obs"], z["values"], z["cards"]))
     else:
-        rulesets = args.rulesets.split(",")
-        children = np.random.SeedSequence(args.seed).spawn(len(rulesets) * args.workers)
-        jobs = [
-            (r, children[i * args.workers + w])
-            for i, r in enumerate(rulesets)
-            for w in range(args.workers)
-        ]
-        per_job = args.deals // args.workers
-        with ThreadPoolExecutor(args.workers) as pool:
-            parts = list(
-                pool.map(lambda j: label(per_job, j[0], args.play, args.explore, j[1]), jobs)
-            )
-    # deal numbers made unique across the parts (for the held-out split)
-    for i, p in enumerate(parts):
-        p[0][:, OBS_DEAL] += i * 1_000_000
+        parts = label_round(args)
+        paths = [os.path.join(args.workdir, f"round{args.round - 1}.npz")] if args.round else []
+    for path in paths:
+        with np.load(path, allow_pickle=False) as z:
+            parts.append((z["obs"], z["values"], z["cards"]))
     obs = np.concatenate([p[0] for p in parts])
     values = np.concatenate([p[1] for p in parts])
     cards = np.concatenate([p[2] for p in parts])
-    if args.save:
-        np.savez_compressed(args.save, obs=obs, values=values, cards=cards)
     feats = np.zeros((len(obs), 8, N_FEATURES), dtype=np.float32)
     situations = np.zeros(len(obs), dtype=np.int64)
     featurize(obs, cards, feats, situations)
@@ -191,13 +234,16 @@ def main() -> None:
     test = (obs[:, OBS_DEAL] * 7919 + obs[:, OBS_SEAT]) % 5 == 0
     held = fit(feats[~test], values[~test], rows[~test], args.ridge, N_SITUATIONS * n_stages)
     print({"held_out": evaluate(feats[test], values[test], rows[test], held),
-           "seconds_labelling": round(labelled, 1)})  # fmt: skip
+           "seconds": round(labelled, 1)}, flush=True)  # fmt: skip
     weights = fit(feats, values, rows, args.ridge, N_SITUATIONS * n_stages)
     if not args.dry_run:
+        source = args.load or (
+            f"round {args.round} of analyses/train_expert.py (seed {args.seed}, "
+            f"{args.rulesets}, {args.deals:,} deals each per round, explore {args.explore})"
+        )
         header = (
-            f"Trained on {len(values):,} decisions ({args.rulesets}, "
-            f"{args.deals:,} deals each, play {args.play}, explore {args.explore}, "
-            f"seed {args.seed}, ridge {args.ridge}, stages {args.stages})."
+            f"Fitted on {len(values):,} decisions: {source};\n"
+            f"ridge {args.ridge}, stages {args.stages}."
         )
         write_weights(weights, stages, header)
 

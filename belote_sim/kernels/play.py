@@ -162,7 +162,7 @@ def search_card(
     )
 
 
-@kernel
+@lean_kernel
 def declared_cards(hand, strain, rules):
     """Cards of the runs and carrés a hand declares (announced with its first card)."""
     d = hand_declarations(hand, strain, rules)
@@ -253,6 +253,8 @@ def expert_move(
     params,
     dealt,
     played,
+    declared_lo,
+    declared_hi,
     belote,
     leader,
     n_in_trick,
@@ -264,19 +266,22 @@ def expert_move(
     rules,
     search,
 ):
-    """``expert_play`` from ``play_deal``'s state (``dealt`` hands, ``played`` mask): the
-    hands left, the declared-cards view and the scratch are made here, so that
-    ``play_deal`` itself allocates nothing."""
-    # declared cards matter only for the other seats that have played (shown then)
-    seat = (leader + n_in_trick) & 3
-    declared = np.zeros(4, dtype=np.int64)
+    """``expert_play`` from ``play_deal``'s state (``dealt`` hands, ``played`` mask, the
+    declared cards of seats 0, 1 in ``declared_lo`` and 2, 3 in ``declared_hi``, 32
+    bits each): the arrays are made here, so that ``play_deal`` allocates nothing."""
+    # one scratch: rows 0..3 the expert's work, row 4 the hands left, row 5 the
+    # declared cards
+    scratch = np.zeros((6, 4), dtype=np.int64)
     for s in range(4):
-        if s != seat and n_played > ((s - first_leader) & 3):
-            declared[s] = declared_cards(dealt[s], strain, rules)
+        scratch[4, s] = dealt[s] & ~played
+    scratch[5, 0] = declared_lo & 0xFFFFFFFF
+    scratch[5, 1] = (declared_lo >> 32) & 0xFFFFFFFF
+    scratch[5, 2] = declared_hi & 0xFFFFFFFF
+    scratch[5, 3] = (declared_hi >> 32) & 0xFFFFFFFF
     return expert_play(
         params,
-        hands_left(dealt, played),
-        declared,
+        scratch[4],
+        scratch[5],
         belote,
         leader,
         n_in_trick,
@@ -287,7 +292,7 @@ def expert_move(
         taker,
         rules,
         search,
-        np.zeros((4, 4), dtype=np.int64),
+        scratch[:4],
     )
 
 
@@ -343,6 +348,9 @@ def play_deal(
     n_played = 0
     played = 0
     first_leader = leader
+    # the declared cards of the four hands, for the expert (worked out at its first card)
+    have_declared = False
+    declared_lo = declared_hi = 0
     for trick in range(n_cards // 4):
         led_suit = -1
         win_card = -1
@@ -376,10 +384,20 @@ def play_deal(
             elif policies[seat] == POLICY_EXPERT and legal & (legal - 1) == 0:
                 card = lowest_card(legal)  # forced: no need to look
             elif policies[seat] == POLICY_EXPERT:
+                if not have_declared:  # the first expert card of the deal
+                    have_declared = True
+                    declared_lo = declared_cards(hands[0], strain, rules) | (
+                        declared_cards(hands[1], strain, rules) << 32
+                    )
+                    declared_hi = declared_cards(hands[2], strain, rules) | (
+                        declared_cards(hands[3], strain, rules) << 32
+                    )
                 card = expert_move(
                     params[seat],
                     hands,
                     played,
+                    declared_lo,
+                    declared_hi,
                     out_belote,
                     leader,
                     pos,
