@@ -2,9 +2,10 @@
 
 A full deal is: uniform deal, threshold auction, declarations, 32 cards played by the
 policy at all four seats, scoring to match points (``common`` rules; thrown-in deals
-count as deals).  ``expert_deals_per_s`` and ``greedy_deals_per_s`` come from the same
-run, one thread, chunks of ``--chunk`` deals, best of ``--repeat`` timings (the
-compilation is done first and not timed).
+count as deals).  ``expert_deals_per_s`` and ``greedy_deals_per_s`` (and
+``expert_model_only_deals_per_s``, ``expert:0``: the card model without the endgame
+search) come from the same run, one thread, chunks of ``--chunk`` deals, best of
+``--repeat`` timings (the compilation is done first and not timed).
 
     python benchmarks/bench_policies.py [--deals N] [--ruleset R]
 """
@@ -46,8 +47,12 @@ def main() -> None:
     args = parser.parse_args()
     numba.set_num_threads(1)
     result = {}
-    for play in ("expert", "greedy"):
-        result[f"{play}_deals_per_s"] = round(
+    for key, play in (
+        ("expert_deals_per_s", "expert"),
+        ("greedy_deals_per_s", "greedy"),
+        ("expert_model_only_deals_per_s", "expert:0"),  # the card model, no endgame search
+    ):
+        result[key] = round(
             rate(play, args.deals, min(args.chunk, args.deals), args.repeat, args.ruleset)
         )
     result.update(

@@ -16,10 +16,10 @@ from belote_sim.kernels.bits import lowest_card, nth_card, popcount
 from belote_sim.kernels.core import advance_trick
 from belote_sim.kernels.expert import observe
 from belote_sim.kernels.expert_model import card_features, decision_terms, situation
-from belote_sim.kernels.play import all_declared_cards, expert_play, play_deal
+from belote_sim.kernels.play import all_declared_cards, expert_known, expert_play, play_deal
 from belote_sim.kernels.rng import random_below, seed_state
 from belote_sim.kernels.solver import dd_card_values
-from belote_sim.kernels.tables import R_RAISE_OVER_PARTNER, R_UNDERTRUMP, RANK_K, RANK_Q
+from belote_sim.kernels.tables import R_RAISE_OVER_PARTNER, R_UNDERTRUMP
 
 #: Columns of an observation row: the cards played (32), then these.
 OBS_N_PLAYED, OBS_FIRST_LEADER, OBS_STRAIN, OBS_TAKER, OBS_HAND = 32, 33, 34, 35, 36
@@ -81,16 +81,7 @@ def label_decisions(hands_all, dealers, strains, takers, rules, params, explore,
             for s in range(4):
                 left[s] = hands[s] & ~played
             # the player's view (announced cards as expert_play sees them)
-            for s in range(4):
-                known = 0
-                if s != seat:
-                    if k > ((s - first_leader) & 3):
-                        known = declared[s]
-                    for suit in range(4):
-                        if (belote[s] >> suit) & 1:
-                            known |= (1 << (8 * suit + RANK_K)) | (1 << (8 * suit + RANK_Q))
-                    known &= left[s]
-                work[0, s] = known
+            expert_known(declared, belote, left, seat, k, first_leader, work[0])
             if popcount(legal) >= 2 and n_rows < obs.shape[0]:
                 dd_card_values(
                     left, leader, trick, n_trick, strain, seat & 1, raise_op, undertrump,

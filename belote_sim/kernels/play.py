@@ -183,6 +183,24 @@ def all_declared_cards(hands, strain, rules):
     return out
 
 
+@kernel
+def expert_known(declared, belote, left, seat, n_played, first_leader, out):
+    """What the player at ``seat`` has seen announced and still in each other hand:
+    ``out[s]`` the cards of seat s's runs and carrés (``declared``, shown once s has
+    played its first card) and the other card of each belote s announced
+    (``belote``: suits), limited to ``left[s]``; 0 for the player himself."""
+    for s in range(4):
+        known = 0
+        if s != seat:
+            if n_played > ((s - first_leader) & 3):
+                known = declared[s]
+            for suit in range(4):
+                if (belote[s] >> suit) & 1:
+                    known |= (1 << (8 * suit + RANK_K)) | (1 << (8 * suit + RANK_Q))
+            known &= left[s]
+        out[s] = known
+
+
 @kernel(inline="never")
 def expert_play(
     params,
@@ -205,16 +223,7 @@ def expert_play(
     runs and carrés, shown once it has played; ``belote`` the suits of the announced
     belotes) go to ``expert.expert_card``; ``work`` (4, 4) is its scratch."""
     seat = (leader + n_in_trick) & 3
-    for s in range(4):
-        known = 0
-        if s != seat:
-            if n_played > ((s - first_leader) & 3):
-                known = declared[s]
-            for suit in range(4):
-                if (belote[s] >> suit) & 1:
-                    known |= (1 << (8 * suit + RANK_K)) | (1 << (8 * suit + RANK_Q))
-            known &= left[s]
-        work[0, s] = known
+    expert_known(declared, belote, left, seat, n_played, first_leader, work[0])
     if params[EXPERT_MODEL] > 0:
         return expert_model_card(
             params,
