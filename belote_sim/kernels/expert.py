@@ -44,7 +44,7 @@ inferences and announcements, are drawn uniformly and solved double-dummy
 (``pimc_best_card`` of the solver); the card with the most card points in total is
 played.
 
-Parameters ``[endgame_tricks, samples, switches, thin, model]``, default ``[4, 8, 32, 0, 1]``
+Parameters ``[endgame_tricks, samples, switches, thin, model]``, default ``[4, 24, 32, 0, 1]``
 (``switches``: the ``X_*`` bits below; 32: leads the lowest card of its longest side
 suit, which measured better than the suit scoring of the rules).
 """
@@ -69,7 +69,7 @@ from belote_sim.kernels.tables import (
 #: Default parameters: endgame tricks solved exactly, deals sampled per decision,
 #: rule switches (bits ``X_*``, 0 = all the expert rules), the "thin suit" count
 #: (an opponent may be void when this many cards of the suit or fewer are out).
-EXPERT_DEFAULTS = (4.0, 8.0, 32.0, 0.0, 1.0)
+EXPERT_DEFAULTS = (4.0, 24.0, 32.0, 0.0, 1.0)
 #: params[4]: 1 = the learned card scores of ``expert_model`` replace the rules
 EXPERT_MODEL = 4
 
