@@ -16,7 +16,8 @@ from belote_sim.kernels.bits import lowest_card, nth_card, popcount
 from belote_sim.kernels.core import advance_trick
 from belote_sim.kernels.expert import observe
 from belote_sim.kernels.expert_model import card_features, decision_terms, situation
-from belote_sim.kernels.play import all_declared_cards, expert_known, expert_play, play_deal
+from belote_sim.kernels.expert_seat import all_declared_cards, expert_known, expert_play
+from belote_sim.kernels.play import play_deal
 from belote_sim.kernels.rng import random_below, seed_state
 from belote_sim.kernels.solver import dd_card_values
 from belote_sim.kernels.tables import R_RAISE_OVER_PARTNER, R_UNDERTRUMP
