@@ -17,9 +17,9 @@ learned from exact values, in rounds (``--rounds``, default 3):
    held-out check (one decision in five) and writes the weights file.
 
 Each round runs in a fresh process (the weights are compiled into the policy).
-Deterministic for a given ``--seed`` (``SeedSequence([seed, round])``, one child per
-ruleset and worker; rows concatenated in that order).  About 10 minutes per round
-with the defaults on 2 cores.
+Seed 2026 by default; deterministic for a given ``--seed`` (``SeedSequence([seed,
+round])``, one child per ruleset and worker; rows concatenated in that order).  About
+5 minutes per round with the defaults on 2 cores.
 
     python analyses/train_expert.py [--rounds 3] [--deals 24000] [--seed 2026]
     python analyses/train_expert.py --load a.npz,b.npz [--dry-run]   # fit only
@@ -38,118 +38,20 @@ import numpy as np
 
 sys.path.insert(0, os.path.join(os.path.dirname(os.path.abspath(__file__)), ".."))
 
-from belote_sim.kernels.expert_data import (
-    OBS_COLUMNS,
+from belote_sim.simulation.expert_training import (
+    N_SITUATIONS,
     OBS_DEAL,
-    OBS_N_PLAYED,
     OBS_SEAT,
-    featurize,
-    label_decisions,
+    class_rows,
+    evaluate,
+    features,
+    fit,
+    label,
+    stage_table,
+    write_weights,
 )
-from belote_sim.kernels.expert_model import N_FEATURES, N_SITUATIONS
-from belote_sim.kernels.play import search_buffers
-from belote_sim.kernels.tables import STRAIN_NAMES
-from belote_sim.policies import PLAY_POLICIES, parse_policy
-from belote_sim.rules import Rules
-from belote_sim.simulation.runner import simulate
 
 OUTPUT = os.path.join(os.path.dirname(os.path.abspath(__file__)), "output")
-WEIGHTS_FILE = os.path.join(
-    os.path.dirname(os.path.abspath(__file__)), "..", "belote_sim", "kernels", "expert_weights.py"
-)
-
-
-def label(
-    n_deals: int, ruleset: str, play: str, explore: float, seed: np.random.SeedSequence
-) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
-    """(observations (R, OBS_COLUMNS), values (R, 8), cards (R, 8)) of ``n_deals`` deals."""
-    deal_seed, play_seed = seed.spawn(2)
-    deals = simulate(n_deals, ruleset, play="greedy", seed=int(deal_seed.generate_state(1)[0]),
-                     threads=1)  # fmt: skip
-    deals = deals[deals["strain"].notna()]
-    hands = deals[[f"hand{s}" for s in range(4)]].to_numpy(np.int64)
-    dealers = deals["dealer"].to_numpy(np.int64)
-    strains = deals["strain"].map({n: i for i, n in enumerate(STRAIN_NAMES)}).to_numpy(np.int64)
-    takers = deals["taker"].to_numpy(np.int64)
-    params = np.zeros(8)
-    spec = parse_policy(play, PLAY_POLICIES, "play")
-    params[: len(spec.params)] = spec.params
-    cap = len(deals) * 26
-    obs = np.zeros((cap, OBS_COLUMNS), dtype=np.int64)
-    values = np.full((cap, 8), -1, dtype=np.int64)
-    cards = np.full((cap, 8), -1, dtype=np.int64)
-    n = label_decisions(
-        hands, dealers, strains, takers, Rules.preset(ruleset).to_array(), params, explore,
-        int(play_seed.generate_state(1)[0] >> np.uint64(1)), search_buffers(18),
-        obs, values, cards,
-    )  # fmt: skip
-    return obs[:n], values[:n], cards[:n]
-
-
-def stage_table(bounds: list[int]) -> np.ndarray:
-    """PLY_STAGE: the stage of each card index 0..31 (a new stage starts at each bound)."""
-    return np.searchsorted(np.asarray(bounds), np.arange(32), side="right").astype(np.int64)
-
-
-def fit(
-    feats: np.ndarray, values: np.ndarray, rows: np.ndarray, ridge: float, n_classes: int
-) -> np.ndarray:
-    """Per-class ridge weights (n_classes, N_FEATURES): the card's value minus the
-    decision's mean on its features minus their mean.  ``rows``: each decision's class."""
-    n_features = feats.shape[2]
-    weights = np.zeros((n_classes, n_features))
-    order = np.argsort(rows, kind="stable")
-    bounds = np.searchsorted(rows[order], np.arange(n_classes + 1))
-    for c in range(n_classes):
-        sel = order[bounds[c] : bounds[c + 1]]
-        if len(sel) == 0:
-            continue
-        f = feats[sel].astype(np.float64)
-        v = values[sel].astype(np.float64)
-        present = v >= 0
-        n_legal = present.sum(axis=1)
-        mean_v = np.where(present, v, 0).sum(axis=1) / n_legal
-        mean_f = (f * present[:, :, None]).sum(axis=1) / n_legal[:, None]
-        y = np.where(present, v - mean_v[:, None], 0.0).reshape(-1)
-        x = np.where(present[:, :, None], f - mean_f[:, None, :], 0.0).reshape(-1, n_features)
-        weights[c] = np.linalg.solve(x.T @ x + ridge * np.eye(n_features), x.T @ y)
-    return weights
-
-
-def evaluate(
-    feats: np.ndarray, values: np.ndarray, rows: np.ndarray, weights: np.ndarray
-) -> dict[str, float]:
-    """How often the model's card is a double-dummy best card, and the card points it
-    loses to the best card on average (the first legal card's loss for comparison)."""
-    got = np.empty(len(values))
-    for start in range(0, len(values), 50_000):
-        part = slice(start, start + 50_000)
-        scores = np.einsum("rkf,rf->rk", feats[part], weights[rows[part]])
-        scores = np.where(values[part] >= 0, scores, -np.inf)
-        got[part] = values[part][np.arange(len(scores)), scores.argmax(axis=1)]
-    best = values.max(axis=1)
-    return {
-        "decisions": len(values),
-        "best_card_share": round(float((got == best).mean()), 4),
-        "points_lost": round(float((best - got).mean()), 3),
-        "first_card_points_lost": round(float((best - values[:, 0]).mean()), 3),
-    }
-
-
-def write_weights(weights: np.ndarray, stages: np.ndarray, header: str) -> None:
-    rows = ",\n".join("    [" + ", ".join(f"{w:.5g}" for w in row) + "]" for row in weights)
-    text = (
-        f'"""Weights of the ``expert`` policy\'s card model (``expert_model``).\n\n'
-        f"{header}\n"
-        f'Generated by analyses/train_expert.py; do not edit."""\n\n'
-        "import numpy as np\n\n"
-        "# fmt: off\n"
-        f"PLY_STAGE = np.array({stages.tolist()}, dtype=np.int64)\n"
-        f"WEIGHTS = np.array([\n{rows},\n], dtype=np.float64)\n# fmt: on\n"
-    )
-    with open(WEIGHTS_FILE, "w") as f:
-        f.write(text)
-
 
 RULES_PLAY = "expert:0,0,32,0,0"  # round 0: the hand-written rules
 MODEL_PLAY = "expert:0,0,32,0,1"  # later rounds: the model of the round before
@@ -223,13 +125,11 @@ def main() -> None:
     obs = np.concatenate([p[0] for p in parts])
     values = np.concatenate([p[1] for p in parts])
     cards = np.concatenate([p[2] for p in parts])
-    feats = np.zeros((len(obs), 8, N_FEATURES), dtype=np.float32)
-    situations = np.zeros(len(obs), dtype=np.int64)
-    featurize(obs, cards, feats, situations)
+    feats, situations = features(obs, cards)
     labelled = time.perf_counter() - start
     stages = stage_table([int(b) for b in args.stages.split(",") if b])
     n_stages = int(stages.max()) + 1
-    rows = situations * n_stages + stages[obs[:, OBS_N_PLAYED]]
+    rows = class_rows(situations, obs, stages)
     # held-out check: fit on 80% of the decisions, evaluate on the rest (by deal)
     test = (obs[:, OBS_DEAL] * 7919 + obs[:, OBS_SEAT]) % 5 == 0
     held = fit(feats[~test], values[~test], rows[~test], args.ridge, N_SITUATIONS * n_stages)

@@ -1,8 +1,5 @@
 """The expert policy's learned card model: its training rows, features and fit."""
 
-import os
-import sys
-
 import numpy as np
 import pytest
 import reference as ref
@@ -25,10 +22,8 @@ from belote_sim.kernels.expert_weights import PLY_STAGE, WEIGHTS
 from belote_sim.kernels.play import search_buffers
 from belote_sim.kernels.tables import STRAIN_NAMES
 from belote_sim.rules import Rules
+from belote_sim.simulation import expert_training as train_expert
 from belote_sim.simulation.runner import simulate
-
-sys.path.insert(0, os.path.join(os.path.dirname(__file__), "..", "analyses"))
-import train_expert
 
 MODEL = np.array([0, 0, 0, 0, 1, 0, 0, 0], dtype=np.float64)
 

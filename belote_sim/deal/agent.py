@@ -316,7 +316,7 @@ def choose_card(
         )
     rules = obs["rules"]
     if parsed.name == "expert":
-        from belote_sim.kernels.expert import expert_card
+        from belote_sim.kernels.expert_seat import expert_decide
         from belote_sim.kernels.play import search_buffers
         from belote_sim.policies import EXPERT_SEARCH_BITS
 
@@ -328,7 +328,7 @@ def choose_card(
         work = np.zeros((4, 4), dtype=np.int64)
         work[0] = obs["known"]
         work[0, obs["seat"]] = 0
-        card = expert_card(
+        card = expert_decide(
             params,
             obs["hand"],
             plays,

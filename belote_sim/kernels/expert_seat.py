@@ -55,6 +55,25 @@ def expert_known(declared, belote, left, seat, n_played, first_leader, out):
         out[s] = known
 
 
+@kernel
+def expert_decide(
+    params, hand, plays, n_played, first_leader, strain, taker, raise_op, undertrump,
+    tt, ws, moves, work,
+):  # fmt: skip
+    """The ``expert`` card from the player's observation (arguments of
+    ``expert.expert_card``): the card model when ``params[EXPERT_MODEL]`` is set, else
+    the rules."""
+    if params[EXPERT_MODEL] > 0:
+        return expert_model_card(
+            params, hand, plays, n_played, first_leader, strain, taker, raise_op, undertrump,
+            tt, ws, moves, work,
+        )  # fmt: skip
+    return expert_card(
+        params, hand, plays, n_played, first_leader, strain, taker, raise_op, undertrump,
+        tt, ws, moves, work,
+    )  # fmt: skip
+
+
 @kernel(inline="never")
 def expert_play(
     params,
@@ -75,40 +94,13 @@ def expert_play(
     """The ``expert`` card of the player to move: his hand and what everyone saw (the
     cards played, the announced declarations: ``declared`` (4,) cards of each seat's
     runs and carrés, shown once it has played; ``belote`` the suits of the announced
-    belotes) go to ``expert.expert_card``; ``work`` (4, 4) is its scratch."""
+    belotes) go to ``expert_decide``; ``work`` (4, 4) is its scratch."""
     seat = (leader + n_in_trick) & 3
     expert_known(declared, belote, left, seat, n_played, first_leader, work[0])
-    if params[EXPERT_MODEL] > 0:
-        return expert_model_card(
-            params,
-            left[seat],
-            plays,
-            n_played,
-            first_leader,
-            strain,
-            taker,
-            rules[R_RAISE_OVER_PARTNER],
-            rules[R_UNDERTRUMP],
-            search[0],
-            search[1],
-            search[2],
-            work,
-        )
-    return expert_card(
-        params,
-        left[seat],
-        plays,
-        n_played,
-        first_leader,
-        strain,
-        taker,
-        rules[R_RAISE_OVER_PARTNER],
-        rules[R_UNDERTRUMP],
-        search[0],
-        search[1],
-        search[2],
-        work,
-    )
+    return expert_decide(
+        params, left[seat], plays, n_played, first_leader, strain, taker,
+        rules[R_RAISE_OVER_PARTNER], rules[R_UNDERTRUMP], search[0], search[1], search[2], work,
+    )  # fmt: skip
 
 
 @kernel(inline="never")
