@@ -204,7 +204,7 @@ def _simulate_process(path, *extra):
         "belote_sim",
         "simulate",
         "--deals",
-        "3000000",
+        "30000000",  # ~30 s of work: the signal always lands mid-run, even warm and fast
         "--chunk-size",
         "2000",
         "--seed",
@@ -535,6 +535,8 @@ def test_item9_ctrl_c_of_a_dask_run_prints_one_line(tmp_path):
             "simulate",
             "--deals",
             "4000000",
+            "--play",
+            "expert:0",  # ~60 s of work: Ctrl-C always lands mid-run, however fast the engine
             "--chunk-size",
             "2000",
             "--workers",
