@@ -10,7 +10,7 @@ winning" exemptions never apply -- ``win_pos`` serves no other purpose here.
 
 import numpy as np
 
-from belote_sim.kernels._jit import kernel
+from belote_sim.kernels._jit import kernel, lean_kernel
 from belote_sim.kernels.bits import lowest_card, nth_card, popcount  # noqa: F401 (re-exported)
 from belote_sim.kernels.tables import (
     HIGHER_TRUMP_BYTE,
@@ -125,7 +125,7 @@ def add_to_trick(card, pos, led_suit, win_card, win_pos, strain):
     return led_suit, win_card, win_pos
 
 
-@kernel
+@lean_kernel
 def trick_state(trick, n_played, strain):
     """(led_suit, win_card, win_pos) of the first ``n_played`` cards of ``trick``."""
     led_suit, win_card, win_pos = -1, -1, -1

@@ -51,7 +51,7 @@ suit, which measured better than the suit scoring of the rules).
 
 import numpy as np
 
-from belote_sim.kernels._jit import kernel
+from belote_sim.kernels._jit import kernel, lean_kernel
 from belote_sim.kernels.bits import lowest_card, popcount
 from belote_sim.kernels.core import beats, legal_mask, trick_state
 from belote_sim.kernels.policies import _extreme as _pick_avoiding
@@ -358,7 +358,7 @@ def observation_seed(hand, plays, n_played, seat):
     return np.int64(h >> np.uint64(1))
 
 
-@kernel
+@lean_kernel
 def observe(hand, plays, n_played, first_leader, strain, raise_op, undertrump, work):
     """What the player to move knows, worked out from his observation.
 
@@ -398,13 +398,19 @@ def observe(hand, plays, n_played, first_leader, strain, raise_op, undertrump, w
     return seat, n_trick, led, wc, wp, trick_pts, legal, others
 
 
+@kernel(inline="always")
+def in_endgame(params, n_played):
+    """Whether the exactly played endgame has begun: ``params[0]`` tricks left or
+    fewer (and ``params[1]`` sampled deals, at least one)."""
+    return 8 - n_played // 4 <= params[0] and params[1] >= 1
+
+
 @kernel
 def endgame_card(params, hand, plays, n_played, first_leader, strain, raise_op, undertrump,
                  seat, legal, tt, ws, moves, work):  # fmt: skip
     """The exactly played endgame (``params[0]`` tricks left or fewer, ``params[1]``
     sampled deals): the PIMC card, or -1 when the endgame has not begun."""
-    tricks_left = 8 - n_played // 4
-    if tricks_left > params[0] or params[1] < 1:
+    if not in_endgame(params, n_played):
         return -1
     card = pimc_best_card(
         hand,

@@ -15,7 +15,12 @@ from belote_sim.kernels._jit import kernel
 from belote_sim.kernels.bits import lowest_card, nth_card, popcount
 from belote_sim.kernels.core import advance_trick
 from belote_sim.kernels.expert import observe
-from belote_sim.kernels.expert_model import card_features, decision_terms, situation
+from belote_sim.kernels.expert_model import (
+    N_FEATURES,
+    card_features,
+    decision_terms,
+    situation,
+)
 from belote_sim.kernels.expert_seat import all_declared_cards, expert_known, expert_play
 from belote_sim.kernels.play import play_deal
 from belote_sim.kernels.rng import random_below, seed_state
@@ -51,6 +56,7 @@ def label_decisions(hands_all, dealers, strains, takers, rules, params, explore,
     trick = np.zeros(4, dtype=np.int64)
     work = np.zeros((4, 4), dtype=np.int64)
     dd = np.zeros(32, dtype=np.int64)
+    feats = np.empty(N_FEATURES, dtype=np.float64)
     state = seed_state(seed)
     n_rows = 0
     for d in range(hands_all.shape[0]):
@@ -119,7 +125,7 @@ def label_decisions(hands_all, dealers, strains, takers, rules, params, explore,
             else:
                 card = expert_play(
                     params, left, declared, belote, leader, n_trick, plays, k, first_leader,
-                    strain, taker, rules, search, work,
+                    strain, taker, rules, search, work, feats,
                 )  # fmt: skip
             plays[k] = card
     return n_rows

@@ -24,7 +24,7 @@ rebuilt by ``analyses/train_expert.py`` (fixed seed).
 
 import numpy as np
 
-from belote_sim.kernels._jit import kernel
+from belote_sim.kernels._jit import kernel, lean_kernel
 from belote_sim.kernels.bits import lowest_card, popcount
 from belote_sim.kernels.core import beats
 from belote_sim.kernels.expert import (
@@ -33,6 +33,7 @@ from belote_sim.kernels.expert import (
     _may_beat,
     _suit_mask,
     endgame_card,
+    in_endgame,
     observe,
 )
 from belote_sim.kernels.expert_weights import PLY_STAGE, WEIGHTS
@@ -67,7 +68,7 @@ def weight_row(n_trick, partner_winning, taker_side, strain, n_played):
     return situation(n_trick, partner_winning, taker_side, strain) * N_STAGES + PLY_STAGE[n_played]
 
 
-@kernel
+@lean_kernel
 def decision_terms(legal, poss, n_trick, led, wc, wp, seat, strain, others):
     """What ``card_features`` needs that is the same for every card of a decision:
     ``(pw_safe, cheapest_win)``, whether the partner is winning the trick for sure and
@@ -89,7 +90,7 @@ def decision_terms(legal, poss, n_trick, led, wc, wp, seat, strain, others):
     return pw_safe, cheapest_win
 
 
-@kernel
+@lean_kernel
 def card_features(
     card, hand, poss, n_trick, led, wc, wp, trick_pts, seat, taker, strain, others, n_played,
     terms, out,
@@ -238,7 +239,7 @@ def card_features(
     out[79] = is_trump * (1.0 if my_trumps == 1 else 0.0)
 
 
-@kernel
+@lean_kernel
 def model_card(
     weights, hand, legal, poss, n_trick, led, wc, wp, trick_pts, seat, taker, strain, others,
     n_played, feats,
@@ -259,9 +260,15 @@ def model_card(
             card, hand, poss, n_trick, led, wc, wp, trick_pts, seat, taker, strain, others,
             n_played, terms, feats,
         )  # fmt: skip
-        score = 0.0
-        for k in range(N_FEATURES):
-            score += w[k] * feats[k]
+        # four partial sums: one chain of 80 dependent additions waits on the adder's
+        # latency (N_FEATURES is a multiple of 4)
+        s0 = s1 = s2 = s3 = 0.0
+        for k in range(0, N_FEATURES, 4):
+            s0 += w[k] * feats[k]
+            s1 += w[k + 1] * feats[k + 1]
+            s2 += w[k + 2] * feats[k + 2]
+            s3 += w[k + 3] * feats[k + 3]
+        score = (s0 + s1) + (s2 + s3)
         score -= 1e-6 * (CARD_POINTS[strain, card] * 32 + WIN_KEY[strain, card])
         if best < 0 or score > best_score:
             best = card
@@ -277,18 +284,33 @@ def expert_model_card(
     """The ``expert`` card in model mode: the exact endgame when it has begun
     (``expert.endgame_card``), else the card of the model.  Arguments as
     ``expert.expert_card``."""
+    feats = np.empty(N_FEATURES, dtype=np.float64)
+    return model_choice(
+        params, hand, plays, n_played, first_leader, strain, taker, raise_op, undertrump,
+        tt, ws, moves, work, feats,
+    )  # fmt: skip
+
+
+@lean_kernel
+def model_choice(
+    params, hand, plays, n_played, first_leader, strain, taker, raise_op, undertrump,
+    tt, ws, moves, work, feats,
+):  # fmt: skip
+    """``expert_model_card`` with its features scratch ``feats`` (N_FEATURES,) float64
+    given: allocates nothing, so that the model's decisions (all but the endgame's)
+    cost no reference counting of the many arrays they pass around."""
     seat, n_trick, led, wc, wp, trick_pts, legal, others = observe(
         hand, plays, n_played, first_leader, strain, raise_op, undertrump, work
     )
     if legal & (legal - 1) == 0:
         return lowest_card(legal)
-    card = endgame_card(
-        params, hand, plays, n_played, first_leader, strain, raise_op, undertrump,
-        seat, legal, tt, ws, moves, work,
-    )  # fmt: skip
-    if card >= 0:
-        return card
-    feats = np.empty(N_FEATURES, dtype=np.float64)
+    if in_endgame(params, n_played):
+        card = endgame_card(
+            params, hand, plays, n_played, first_leader, strain, raise_op, undertrump,
+            seat, legal, tt, ws, moves, work,
+        )  # fmt: skip
+        if card >= 0:
+            return card
     return model_card(
         WEIGHTS, hand, legal, work[2], n_trick, led, wc, wp, trick_pts, seat, taker, strain,
         others, n_played, feats,

@@ -12,7 +12,7 @@ import numpy as np
 from belote_sim.kernels._jit import kernel, lean_kernel
 from belote_sim.kernels.declarations import hand_declarations
 from belote_sim.kernels.expert import EXPERT_MODEL, expert_card
-from belote_sim.kernels.expert_model import expert_model_card
+from belote_sim.kernels.expert_model import N_FEATURES, model_choice
 from belote_sim.kernels.tables import R_RAISE_OVER_PARTNER, R_UNDERTRUMP, RANK_K, RANK_Q
 
 
@@ -37,7 +37,7 @@ def all_declared_cards(hands, strain, rules):
     return out
 
 
-@kernel
+@lean_kernel
 def expert_known(declared, belote, left, seat, n_played, first_leader, out):
     """What the player at ``seat`` has seen announced and still in each other hand:
     ``out[s]`` the cards of seat s's runs and carrés (``declared``, shown once s has
@@ -63,10 +63,24 @@ def expert_decide(
     """The ``expert`` card from the player's observation (arguments of
     ``expert.expert_card``): the card model when ``params[EXPERT_MODEL]`` is set, else
     the rules."""
+    feats = np.empty(N_FEATURES, dtype=np.float64)
+    return expert_choice(
+        params, hand, plays, n_played, first_leader, strain, taker, raise_op, undertrump,
+        tt, ws, moves, work, feats,
+    )  # fmt: skip
+
+
+@lean_kernel
+def expert_choice(
+    params, hand, plays, n_played, first_leader, strain, taker, raise_op, undertrump,
+    tt, ws, moves, work, feats,
+):  # fmt: skip
+    """``expert_decide`` with the card model's features scratch ``feats`` given (the
+    model's decisions then allocate nothing)."""
     if params[EXPERT_MODEL] > 0:
-        return expert_model_card(
+        return model_choice(
             params, hand, plays, n_played, first_leader, strain, taker, raise_op, undertrump,
-            tt, ws, moves, work,
+            tt, ws, moves, work, feats,
         )  # fmt: skip
     return expert_card(
         params, hand, plays, n_played, first_leader, strain, taker, raise_op, undertrump,
@@ -74,7 +88,7 @@ def expert_decide(
     )  # fmt: skip
 
 
-@kernel(inline="never")
+@lean_kernel(inline="never")
 def expert_play(
     params,
     left,
@@ -90,16 +104,19 @@ def expert_play(
     rules,
     search,
     work,
+    feats,
 ):
     """The ``expert`` card of the player to move: his hand and what everyone saw (the
     cards played, the announced declarations: ``declared`` (4,) cards of each seat's
     runs and carrés, shown once it has played; ``belote`` the suits of the announced
-    belotes) go to ``expert_decide``; ``work`` (4, 4) is its scratch."""
+    belotes) go to ``expert_decide``; ``work`` (4, 4) int64 and ``feats``
+    (N_FEATURES,) float64 are its scratch."""
     seat = (leader + n_in_trick) & 3
     expert_known(declared, belote, left, seat, n_played, first_leader, work[0])
-    return expert_decide(
+    return expert_choice(
         params, left[seat], plays, n_played, first_leader, strain, taker,
         rules[R_RAISE_OVER_PARTNER], rules[R_UNDERTRUMP], search[0], search[1], search[2], work,
+        feats,
     )  # fmt: skip
 
 
@@ -148,4 +165,5 @@ def expert_move(
         rules,
         search,
         scratch[:4],
+        np.empty(N_FEATURES, dtype=np.float64),
     )

@@ -8,7 +8,7 @@ the voids shown in play), solve each deal exactly for every legal card
 
 import numpy as np
 
-from belote_sim.kernels._jit import kernel
+from belote_sim.kernels._jit import kernel, lean_kernel
 from belote_sim.kernels.bits import lowest_card, popcount
 from belote_sim.kernels.core import advance_trick, beats
 from belote_sim.kernels.rng import next_random, seed_state
@@ -16,7 +16,7 @@ from belote_sim.kernels.solver.search import dd_card_values
 from belote_sim.kernels.tables import HIGHER_TRUMP_BYTE, STRAIN_AT, STRAIN_NT
 
 
-@kernel
+@lean_kernel
 def infer_forbidden(plays, n_plays, first_leader, strain, raise_op, undertrump, out):
     """Cards each seat cannot hold, as shown by the cards it played (docs/rules.md 5).
 
