@@ -324,7 +324,7 @@ def choose_card(
         params[: len(parsed.params)] = parsed.params
         plays = np.zeros(32, dtype=np.int64)
         plays[: len(obs["plays"])] = obs["plays"]
-        tt, ws, moves = search_buffers(EXPERT_SEARCH_BITS)
+        tt, ws, moves = search_buffers(EXPERT_SEARCH_BITS)[:3]
         work = np.zeros((4, 4), dtype=np.int64)
         work[0] = obs["known"]
         work[0, obs["seat"]] = 0

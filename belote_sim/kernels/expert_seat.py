@@ -120,7 +120,7 @@ def expert_play(
     )  # fmt: skip
 
 
-@kernel(inline="never")
+@lean_kernel(inline="never")
 def expert_move(
     params,
     dealt,
@@ -140,10 +140,11 @@ def expert_move(
 ):
     """``expert_play`` from ``play_deal``'s state (``dealt`` hands, ``played`` mask, the
     declared cards of seats 0, 1 in ``declared_lo`` and 2, 3 in ``declared_hi``, 32
-    bits each): the arrays are made here, so that ``play_deal`` allocates nothing."""
-    # one scratch: rows 0..3 the expert's work, row 4 the hands left, row 5 the
+    bits each).  Its arrays are the scratch of ``search`` (``play.search_buffers``), so
+    that a deal allocates nothing and passes no reference-counted array around."""
+    # scratch rows 0..3: the expert's work, row 4: the hands left, row 5: the
     # declared cards
-    scratch = np.zeros((6, 4), dtype=np.int64)
+    scratch = search[3]
     for s in range(4):
         scratch[4, s] = dealt[s] & ~played
     scratch[5, 0] = declared_lo & 0xFFFFFFFF
@@ -165,5 +166,5 @@ def expert_move(
         rules,
         search,
         scratch[:4],
-        np.empty(N_FEATURES, dtype=np.float64),
+        search[4],
     )

@@ -35,6 +35,7 @@ from belote_sim.kernels.declarations import (
     hand_declarations,
     team_declarations,
 )
+from belote_sim.kernels.expert_model import N_FEATURES
 from belote_sim.kernels.expert_seat import declared_cards, expert_move
 from belote_sim.kernels.policies import (
     PIMC_SAMPLES,
@@ -188,8 +189,8 @@ def play_deal(
     for the rest (``POLICY_NONE`` stops when the record ends); ``state``: RNG state.
     Fills ``out_plays`` (32,) with the cards in order, ``out_winners`` (8,) with the
     seat that won each completed trick and ``out_belote`` (4,) with the suits in which
-    each seat announced a belote.  ``search``: the solver buffers ``(tt, ws, moves)``
-    of the search policies (``dd``, ``pimc``, ``expert``; tiny arrays will do for the others).
+    each seat announced a belote.  ``search``: the buffers of the search policies
+    (``dd``, ``pimc``, ``expert``; ``search_buffers``, a tiny table will do for the others).
 
     Returns ``(n_played, duty, next_legal, card0, card1, tricks0, tricks1, belote0,
     belote1)``: cards legally played, the broken duty of card ``n_played`` (0 if
@@ -524,12 +525,16 @@ def solo_declarations(hands, table, n_players, strain, rules, out_decl):
 
 @kernel
 def search_buffers(bits):
-    """Solver buffers ``(tt, ws, moves)`` with a ``2**bits``-entry transposition table
-    (bits = 1 for deals without a search policy)."""
+    """Buffers of the search policies ``(tt, ws, moves, work, feats)``: the solver's, with
+    a ``2**bits``-entry transposition table (bits = 1 for deals without a search
+    policy), and the ``expert``'s scratch (``expert_seat.expert_move``), so that a deal
+    allocates nothing."""
     return (
         np.zeros((1 << bits, 3), dtype=np.int64),
         np.zeros((MAX_PLY + 1, NUM_FIELDS), dtype=np.int64),
         np.zeros((MAX_PLY, 16), dtype=np.int64),
+        np.zeros((6, 4), dtype=np.int64),
+        np.zeros(N_FEATURES, dtype=np.float64),
     )
 
 
