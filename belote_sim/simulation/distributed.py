@@ -243,7 +243,8 @@ def _quiet_dask() -> None:
     import logging
 
     for name in ("distributed", "tornado", "asyncio"):
-        logging.getLogger(name).setLevel(logging.CRITICAL)
+        # above CRITICAL: the in-process scheduler logs its closing comms as CRITICAL
+        logging.getLogger(name).setLevel(logging.CRITICAL + 1)
 
 
 def run_study(
