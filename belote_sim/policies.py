@@ -56,8 +56,9 @@ PLAY_POLICIES = {
         EXPERT_DEFAULTS,
         ("endgame_tricks", "samples", "switches", "thin", "model"),
         "a strong player from what it sees: infers voids and missing trumps, "
-        "draws trumps, cashes sure tricks, feeds partner, keeps guards; "
-        "solves the last tricks on sampled consistent deals",
+        "scores each card with a model learned from exact values (model 2: a small "
+        "network, 1: linear, 0: hand-written rules); solves the last tricks on "
+        "sampled consistent deals",
     ),
 }
 
@@ -148,6 +149,11 @@ def parse_policy(spec: str | PolicySpec, table: dict[str, PolicyInfo], what: str
                 f"{what} policy {spec!r}: pimc samples must be an integer "
                 f"1..{MAX_PIMC_SAMPLES}, got {samples:g}"
             )
+    if name == "expert" and params[4] not in (0.0, 1.0, 2.0):
+        raise ValueError(
+            f"{what} policy {spec!r}: expert model must be 0 (rules), 1 (linear) or "
+            f"2 (network), got {params[4]:g}"
+        )
     return PolicySpec(name, tuple(params))
 
 

@@ -22,8 +22,9 @@ PRESETS = ("common", "bulgarian", "french")
 @pytest.mark.parametrize("preset", PRESETS)
 def test_every_expert_card_is_legal(preset):
     """Every card of simulated deals (rules path, endgame path, an early endgame, the
-    learned model with and without endgame) is legal by the slow reference rules."""
-    play = ["expert", "expert:0,0,32,0,1", "expert:5,4", "expert:2,4,32,0,1"]
+    linear model, the network with and without endgame) is legal by the slow reference
+    rules."""
+    play = ["expert", "expert:0,0,32,0,1", "expert:5,4", "expert:0"]
     df = simulate(150, rules=preset, play=play, seed=3, trick_log=True)
     df = df[df["outcome"] != "thrown_in"]
     assert len(df) > 50
@@ -85,7 +86,7 @@ def _declared_cards(hand, strain, rules):
     return cards & hand
 
 
-@pytest.mark.parametrize("model", [0, 1], ids=["rules", "model"])
+@pytest.mark.parametrize("model", [0, 1, 2], ids=["rules", "linear", "network"])
 @pytest.mark.parametrize("preset", PRESETS)
 def test_expert_depends_only_on_the_observation(preset, model):
     """Same observation (own hand, cards played, contract, announcements), different
@@ -174,3 +175,12 @@ def test_expert_depends_only_on_the_observation(preset, model):
             compared += 1
             differed += int((other != hands).any())
     assert compared > 150 and differed > 100
+
+
+def test_an_unknown_expert_model_is_refused():
+    from belote_sim.policies import PLAY_POLICIES, parse_policy
+
+    for spec in ("expert:4,24,32,0,3", "expert:0,0,32,0,1.5"):
+        with pytest.raises(ValueError, match="expert model must be 0 .rules., 1"):
+            parse_policy(spec, PLAY_POLICIES, "play")
+    assert parse_policy("expert:0", PLAY_POLICIES, "play").params[4] == 2.0

@@ -18,7 +18,14 @@ from belote_sim.kernels.expert_data import (
     label_decisions,
 )
 from belote_sim.kernels.expert_model import N_FEATURES, N_STAGES, expert_model_card
-from belote_sim.kernels.expert_weights import PLY_STAGE, WEIGHTS
+from belote_sim.kernels.expert_weights import (
+    HIDDEN_IN,
+    HIDDEN_OUT,
+    HIDDEN_ROW,
+    NET_WEIGHTS,
+    PLY_STAGE,
+    WEIGHTS,
+)
 from belote_sim.kernels.play import search_buffers
 from belote_sim.kernels.tables import STRAIN_NAMES
 from belote_sim.rules import Rules
@@ -83,15 +90,23 @@ def test_labels_are_the_double_dummy_values_of_the_real_position(preset):
         assert {c: int(values[r, j]) for j, c in enumerate(mine)} == expected
 
 
-def test_the_policy_plays_the_best_scored_card_of_the_training_features():
+@pytest.mark.parametrize("model", [1, 2], ids=["linear", "network"])
+def test_the_policy_plays_the_best_scored_card_of_the_training_features(model):
     """featurize (training) and the policy (play) see the same features: the card
-    the policy plays is the arg-max of WEIGHTS . features on the stored rows."""
+    the policy plays is the arg-max of the shipped model's scores (numpy:
+    ``CardModel.scores``) of the features on the stored rows."""
     _, _, obs, _, cards = _label(10, "common", seed=9)
     feats = np.zeros((len(obs), 8, N_FEATURES))
     situations = np.zeros(len(obs), np.int64)
     featurize(obs, cards, feats, situations)
     rows = situations * N_STAGES + PLY_STAGE[obs[:, OBS_N_PLAYED]]
-    scores = np.einsum("rkf,rf->rk", feats, WEIGHTS[rows])
+    if model == 1:
+        scores = train_expert.CardModel.linear(WEIGHTS).scores(feats, rows)
+    else:
+        net = train_expert.CardModel(NET_WEIGHTS, HIDDEN_IN, HIDDEN_ROW, HIDDEN_OUT)
+        scores = net.scores(feats, rows)
+    params = MODEL.copy()
+    params[4] = model
     tt, ws, moves = search_buffers(10)[:3]
     checked = 0
     for r in range(len(obs)):
@@ -103,7 +118,7 @@ def test_the_policy_plays_the_best_scored_card_of_the_training_features():
         work = np.zeros((4, 4), np.int64)
         work[0] = obs[r, OBS_KNOWN : OBS_KNOWN + 4]
         card = expert_model_card(
-            MODEL,
+            params,
             obs[r, OBS_HAND],
             obs[r, :32],
             obs[r, OBS_N_PLAYED],
@@ -140,6 +155,27 @@ def test_fit_recovers_the_weights_of_synthetic_values():
     assert np.allclose(w, true_w, atol=1e-6)
     stats = train_expert.evaluate(feats, values, classes, w)
     assert stats["best_card_share"] == 1.0 and stats["points_lost"] == 0.0
+
+
+def test_the_hidden_layer_learns_what_the_linear_fit_cannot():
+    """Values with an interaction of two features (a card is worth 10 when exactly
+    one of them is set): no linear score ranks that, the hidden layer learns it."""
+    rng = np.random.default_rng(2)
+    n = 6000
+    feats = (rng.random((n, 8, N_FEATURES)) < 0.5).astype(np.float32)
+    n_legal = rng.integers(2, 5, size=n)
+    present = np.arange(8)[None, :] < n_legal[:, None]
+    feats = np.where(present[:, :, None], feats, 0.0).astype(np.float32)
+    values = 10.0 * (feats[:, :, 3] != feats[:, :, 7]) + 100
+    values = np.where(present, values, -1.0)
+    rows = np.zeros(n, np.int64)
+    linear = train_expert.fit(feats, values, rows, 1.0, 1)
+    model = train_expert.fit_hidden(
+        feats, values, rows, linear, 8, 12, seed=0, learning_rate=1e-2, batch=256
+    )
+    lost_linear = train_expert.evaluate(feats, values, rows, linear)["points_lost"]
+    lost_model = train_expert.evaluate(feats, values, rows, model)["points_lost"]
+    assert lost_linear > 1.0 and lost_model < 0.2 * lost_linear
 
 
 def test_stage_table():

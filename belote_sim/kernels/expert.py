@@ -69,8 +69,9 @@ from belote_sim.kernels.tables import (
 #: Default parameters: endgame tricks solved exactly, deals sampled per decision,
 #: rule switches (bits ``X_*``, 0 = all the expert rules), the "thin suit" count
 #: (an opponent may be void when this many cards of the suit or fewer are out).
-EXPERT_DEFAULTS = (4.0, 24.0, 32.0, 0.0, 1.0)
-#: params[4]: 1 = the learned card scores of ``expert_model`` replace the rules
+EXPERT_DEFAULTS = (4.0, 24.0, 32.0, 0.0, 2.0)
+#: params[4], the learned card scores of ``expert_model`` instead of the rules:
+#: 1 = the linear model, 2 = the network (stronger, slower), 0 = the rules
 EXPERT_MODEL = 4
 
 # Rule switches (params[2]): play that part as ``greedy`` does (for ablation studies).

@@ -16,7 +16,7 @@ from belote_sim.kernels.bits import lowest_card, nth_card, popcount
 from belote_sim.kernels.core import advance_trick
 from belote_sim.kernels.expert import observe
 from belote_sim.kernels.expert_model import (
-    N_FEATURES,
+    MODEL_SCRATCH,
     card_features,
     decision_terms,
     situation,
@@ -56,7 +56,7 @@ def label_decisions(hands_all, dealers, strains, takers, rules, params, explore,
     trick = np.zeros(4, dtype=np.int64)
     work = np.zeros((4, 4), dtype=np.int64)
     dd = np.zeros(32, dtype=np.int64)
-    feats = np.empty(N_FEATURES, dtype=np.float64)
+    feats = np.empty(MODEL_SCRATCH, dtype=np.float64)
     state = seed_state(seed)
     n_rows = 0
     for d in range(hands_all.shape[0]):

@@ -1,4 +1,4 @@
-"""The ``expert`` policy's learned card scores: features of a card, one linear model.
+"""The ``expert`` policy's learned card scores: features of a card, a small model.
 
 Each legal card of a decision is described by ``N_FEATURES`` numbers worked out from
 the player's observation only (``expert.observe``: his hand, the cards played, what
@@ -10,16 +10,19 @@ the others can do in its suit (ruff, over-ruff, partner's ruff).
 
 The decision falls in one of ``N_CLASSES`` situations (``situation``: place in the
 trick and who is winning it, taker's side or defence, suit / no-trump / all-trump
-contract, first or second half of the deal), each with its own weight vector; the
-card with the highest score ``weights[class] . features`` is played.
+contract, stage of the deal), each with its own weight row.  A card's score
+(``card_score``) is the row's linear score of its features plus a small hidden
+layer's: ``N_HIDDEN`` rectified units, each a weighted sum of the features and a
+per-row term, weighted into the score.  The card with the highest score is played.
 
-The weights (``expert_weights.WEIGHTS``) are a ridge regression of double-dummy card
-values: for every decision of many simulated deals, every legal card is solved
-exactly on the real deal (all hands visible) and the model learns the card's value
-relative to the mean of the legal cards from the features.  Since the real deal is
-one draw from the deals consistent with the observation, this estimates what PIMC
-estimates with many samples, at the cost of one dot product per card.  They are
-rebuilt by ``analyses/train_expert.py`` (fixed seed).
+The weights (``expert_weights``) are fitted to double-dummy card values: for every
+decision of many simulated deals, every legal card is solved exactly on the real deal
+(all hands visible) and the model learns the card's value relative to the mean of the
+legal cards from the features (a ridge regression for the linear part, then both
+parts together by gradient descent).  Since the real deal is one draw from the deals
+consistent with the observation, this estimates what PIMC estimates with many
+samples, at the cost of a few hundred multiplications per card.  They are rebuilt by
+``analyses/train_expert.py`` (fixed seed).
 """
 
 import numpy as np
@@ -28,6 +31,7 @@ from belote_sim.kernels._jit import kernel, lean_kernel
 from belote_sim.kernels.bits import lowest_card, popcount
 from belote_sim.kernels.core import beats
 from belote_sim.kernels.expert import (
+    EXPERT_MODEL,
     _higher_mask,
     _may_be_void,
     _may_beat,
@@ -36,11 +40,23 @@ from belote_sim.kernels.expert import (
     in_endgame,
     observe,
 )
-from belote_sim.kernels.expert_weights import PLY_STAGE, WEIGHTS
+from belote_sim.kernels.expert_weights import (
+    HIDDEN_IN,
+    HIDDEN_OUT,
+    HIDDEN_ROW,
+    NET_WEIGHTS,
+    PLY_STAGE,
+    WEIGHTS,
+)
 from belote_sim.kernels.policies import _trump_mask
 from belote_sim.kernels.tables import CARD_POINTS, STRAIN_AT, STRAIN_NT, WIN_KEY
 
 N_FEATURES = WEIGHTS.shape[1]
+N_HIDDEN = HIDDEN_OUT.shape[0]
+assert N_FEATURES % 4 == 0 and N_HIDDEN % 4 == 0  # card_score's partial sums
+#: the model's scratch: the features of a card, the hidden units, the indexes of the
+#: features set
+MODEL_SCRATCH = 2 * N_FEATURES + N_HIDDEN
 #: trick situations (6) x taker's side (2) x strain kind (3)
 N_SITUATIONS = 36
 N_STAGES = WEIGHTS.shape[0] // N_SITUATIONS
@@ -239,16 +255,68 @@ def card_features(
     out[79] = is_trump * (1.0 if my_trumps == 1 else 0.0)
 
 
+@lean_kernel(fastmath=True)
+def card_score(row, feats, net):
+    """The model's score of a card from its features ``feats[:N_FEATURES]`` in weight
+    row ``row``.  ``net`` False: the linear score (``WEIGHTS``, model 1).  ``net``
+    True (model 2): the network's linear score (``NET_WEIGHTS``) plus its hidden
+    layer's, ``N_HIDDEN`` rectified units fed by the features and the row.  Most
+    features are 0 or 1 and few are set, so the hidden layer adds the weight rows of
+    the set features only (their indexes are listed first, without branches).  The
+    rest of ``feats`` (MODEL_SCRATCH,) is scratch."""
+    w = NET_WEIGHTS[row] if net else WEIGHTS[row]
+    # four partial sums: one chain of 80 dependent additions waits on the adder's
+    # latency (N_FEATURES is a multiple of 4)
+    s0 = s1 = s2 = s3 = 0.0
+    for k in range(0, N_FEATURES, 4):
+        s0 += w[k] * feats[k]
+        s1 += w[k + 1] * feats[k + 1]
+        s2 += w[k + 2] * feats[k + 2]
+        s3 += w[k + 3] * feats[k + 3]
+    score = (s0 + s1) + (s2 + s3)
+    if not net or N_HIDDEN == 0:
+        return score
+    hidden = feats[N_FEATURES : N_FEATURES + N_HIDDEN]
+    index = feats[N_FEATURES + N_HIDDEN :]
+    n = 0
+    for k in range(N_FEATURES):
+        index[n] = k
+        n += feats[k] != 0.0
+    for j in range(N_HIDDEN):
+        hidden[j] = HIDDEN_ROW[row, j]
+    # two features a pass: half the passes through ``hidden`` (each waits on the last)
+    t = 0
+    while t + 1 < n:
+        k1 = int(index[t])
+        k2 = int(index[t + 1])
+        x1 = feats[k1]
+        x2 = feats[k2]
+        for j in range(N_HIDDEN):
+            hidden[j] += x1 * HIDDEN_IN[k1, j] + x2 * HIDDEN_IN[k2, j]
+        t += 2
+    if t < n:
+        k1 = int(index[t])
+        x1 = feats[k1]
+        for j in range(N_HIDDEN):
+            hidden[j] += x1 * HIDDEN_IN[k1, j]
+    h0 = h1 = h2 = h3 = 0.0  # partial sums, as above (N_HIDDEN is a multiple of 4)
+    for j in range(0, N_HIDDEN, 4):
+        h0 += HIDDEN_OUT[j] * max(hidden[j], 0.0)
+        h1 += HIDDEN_OUT[j + 1] * max(hidden[j + 1], 0.0)
+        h2 += HIDDEN_OUT[j + 2] * max(hidden[j + 2], 0.0)
+        h3 += HIDDEN_OUT[j + 3] * max(hidden[j + 3], 0.0)
+    return score + ((h0 + h1) + (h2 + h3))
+
+
 @lean_kernel
 def model_card(
-    weights, hand, legal, poss, n_trick, led, wc, wp, trick_pts, seat, taker, strain, others,
-    n_played, feats,
+    hand, legal, poss, n_trick, led, wc, wp, trick_pts, seat, taker, strain, others, n_played,
+    net, feats,
 ):  # fmt: skip
-    """The legal card with the highest model score (ties: the cheapest, then lowest).
-    ``feats`` (N_FEATURES,) float64 scratch."""
+    """The legal card with the highest model score (``card_score``; ties: the
+    cheapest, then lowest).  ``feats`` (MODEL_SCRATCH,) float64 scratch."""
     partner_winning = n_trick >= 2 and wp == n_trick - 2
-    cls = weight_row(n_trick, partner_winning, (seat & 1) == (taker & 1), strain, n_played)
-    w = weights[cls]
+    row = weight_row(n_trick, partner_winning, (seat & 1) == (taker & 1), strain, n_played)
     terms = decision_terms(legal, poss, n_trick, led, wc, wp, seat, strain, others)
     best = -1
     best_score = 0.0
@@ -260,15 +328,7 @@ def model_card(
             card, hand, poss, n_trick, led, wc, wp, trick_pts, seat, taker, strain, others,
             n_played, terms, feats,
         )  # fmt: skip
-        # four partial sums: one chain of 80 dependent additions waits on the adder's
-        # latency (N_FEATURES is a multiple of 4)
-        s0 = s1 = s2 = s3 = 0.0
-        for k in range(0, N_FEATURES, 4):
-            s0 += w[k] * feats[k]
-            s1 += w[k + 1] * feats[k + 1]
-            s2 += w[k + 2] * feats[k + 2]
-            s3 += w[k + 3] * feats[k + 3]
-        score = (s0 + s1) + (s2 + s3)
+        score = card_score(row, feats, net)
         score -= 1e-6 * (CARD_POINTS[strain, card] * 32 + WIN_KEY[strain, card])
         if best < 0 or score > best_score:
             best = card
@@ -284,7 +344,7 @@ def expert_model_card(
     """The ``expert`` card in model mode: the exact endgame when it has begun
     (``expert.endgame_card``), else the card of the model.  Arguments as
     ``expert.expert_card``."""
-    feats = np.empty(N_FEATURES, dtype=np.float64)
+    feats = np.empty(MODEL_SCRATCH, dtype=np.float64)
     return model_choice(
         params, hand, plays, n_played, first_leader, strain, taker, raise_op, undertrump,
         tt, ws, moves, work, feats,
@@ -296,7 +356,7 @@ def model_choice(
     params, hand, plays, n_played, first_leader, strain, taker, raise_op, undertrump,
     tt, ws, moves, work, feats,
 ):  # fmt: skip
-    """``expert_model_card`` with its features scratch ``feats`` (N_FEATURES,) float64
+    """``expert_model_card`` with its scratch ``feats`` (MODEL_SCRATCH,) float64
     given: allocates nothing, so that the model's decisions (all but the endgame's)
     cost no reference counting of the many arrays they pass around."""
     seat, n_trick, led, wc, wp, trick_pts, legal, others = observe(
@@ -312,6 +372,6 @@ def model_choice(
         if card >= 0:
             return card
     return model_card(
-        WEIGHTS, hand, legal, work[2], n_trick, led, wc, wp, trick_pts, seat, taker, strain,
-        others, n_played, feats,
+        hand, legal, work[2], n_trick, led, wc, wp, trick_pts, seat, taker, strain, others,
+        n_played, params[EXPERT_MODEL] >= 2, feats,
     )  # fmt: skip

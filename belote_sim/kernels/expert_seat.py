@@ -12,7 +12,7 @@ import numpy as np
 from belote_sim.kernels._jit import kernel, lean_kernel
 from belote_sim.kernels.declarations import hand_declarations
 from belote_sim.kernels.expert import EXPERT_MODEL, expert_card
-from belote_sim.kernels.expert_model import N_FEATURES, model_choice
+from belote_sim.kernels.expert_model import MODEL_SCRATCH, model_choice
 from belote_sim.kernels.tables import R_RAISE_OVER_PARTNER, R_UNDERTRUMP, RANK_K, RANK_Q
 
 
@@ -63,7 +63,7 @@ def expert_decide(
     """The ``expert`` card from the player's observation (arguments of
     ``expert.expert_card``): the card model when ``params[EXPERT_MODEL]`` is set, else
     the rules."""
-    feats = np.empty(N_FEATURES, dtype=np.float64)
+    feats = np.empty(MODEL_SCRATCH, dtype=np.float64)
     return expert_choice(
         params, hand, plays, n_played, first_leader, strain, taker, raise_op, undertrump,
         tt, ws, moves, work, feats,
@@ -110,7 +110,7 @@ def expert_play(
     cards played, the announced declarations: ``declared`` (4,) cards of each seat's
     runs and carrés, shown once it has played; ``belote`` the suits of the announced
     belotes) go to ``expert_decide``; ``work`` (4, 4) int64 and ``feats``
-    (N_FEATURES,) float64 are its scratch."""
+    (MODEL_SCRATCH,) float64 are its scratch."""
     seat = (leader + n_in_trick) & 3
     expert_known(declared, belote, left, seat, n_played, first_leader, work[0])
     return expert_choice(

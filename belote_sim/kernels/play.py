@@ -35,7 +35,7 @@ from belote_sim.kernels.declarations import (
     hand_declarations,
     team_declarations,
 )
-from belote_sim.kernels.expert_model import N_FEATURES
+from belote_sim.kernels.expert_model import MODEL_SCRATCH
 from belote_sim.kernels.expert_seat import declared_cards, expert_move
 from belote_sim.kernels.policies import (
     PIMC_SAMPLES,
@@ -534,7 +534,7 @@ def search_buffers(bits):
         np.zeros((MAX_PLY + 1, NUM_FIELDS), dtype=np.int64),
         np.zeros((MAX_PLY, 16), dtype=np.int64),
         np.zeros((6, 4), dtype=np.int64),
-        np.zeros(N_FEATURES, dtype=np.float64),
+        np.zeros(MODEL_SCRATCH, dtype=np.float64),
     )
 
 

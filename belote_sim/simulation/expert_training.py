@@ -12,6 +12,7 @@ rebuilds the shipped weights is ``analyses/train_expert.py``.
 from __future__ import annotations
 
 import os
+from dataclasses import dataclass
 
 import numpy as np
 
@@ -37,10 +38,12 @@ __all__ = [
     "OBS_N_PLAYED",
     "OBS_SEAT",
     "WEIGHTS_FILE",
+    "CardModel",
     "class_rows",
     "evaluate",
     "features",
     "fit",
+    "fit_hidden",
     "label",
     "stage_table",
     "write_weights",
@@ -109,15 +112,45 @@ def fit(
     return weights
 
 
+@dataclass
+class CardModel:
+    """The card model's weights: ``weights`` (C, N_FEATURES) the linear score of each
+    weight row, and a hidden layer of H rectified units: ``hidden_in`` (N_FEATURES,
+    H) from the features, ``hidden_row`` (C, H) from the weight row (with the bias),
+    ``hidden_out`` (H,) to the score (H = 0: the linear model alone)."""
+
+    weights: np.ndarray
+    hidden_in: np.ndarray
+    hidden_row: np.ndarray
+    hidden_out: np.ndarray
+
+    @classmethod
+    def linear(cls, weights: np.ndarray) -> CardModel:
+        n_rows, n_features = weights.shape
+        return cls(weights, np.zeros((n_features, 0)), np.zeros((n_rows, 0)), np.zeros(0))
+
+    def scores(self, feats: np.ndarray, rows: np.ndarray) -> np.ndarray:
+        """(R, 8) scores of the cards with features ``feats`` (R, 8, N_FEATURES) of
+        decisions in weight rows ``rows`` (as ``expert_model.card_score``)."""
+        out = np.einsum("rkf,rf->rk", feats, self.weights[rows])
+        if self.hidden_out.size:
+            hidden = feats @ self.hidden_in + self.hidden_row[rows][:, None, :]
+            out = out + np.maximum(hidden, 0.0) @ self.hidden_out
+        return out
+
+
 def evaluate(
-    feats: np.ndarray, values: np.ndarray, rows: np.ndarray, weights: np.ndarray
+    feats: np.ndarray, values: np.ndarray, rows: np.ndarray, model: np.ndarray | CardModel
 ) -> dict[str, float]:
     """How often the model's card is a double-dummy best card, and the card points it
-    loses to the best card on average (the first legal card's loss for comparison)."""
+    loses to the best card on average (the first legal card's loss for comparison).
+    ``model``: a ``CardModel`` or linear weights (C, N_FEATURES)."""
+    if not isinstance(model, CardModel):
+        model = CardModel.linear(model)
     got = np.empty(len(values))
     for start in range(0, len(values), 50_000):
         part = slice(start, start + 50_000)
-        scores = np.einsum("rkf,rf->rk", feats[part], weights[rows[part]])
+        scores = model.scores(feats[part], rows[part])
         scores = np.where(values[part] >= 0, scores, -np.inf)
         got[part] = values[part][np.arange(len(scores)), scores.argmax(axis=1)]
     best = values.max(axis=1)
@@ -129,17 +162,97 @@ def evaluate(
     }
 
 
-def write_weights(weights: np.ndarray, stages: np.ndarray, header: str) -> None:
-    """Write the weights module (``PLY_STAGE``, ``WEIGHTS``) with ``header`` in its docstring."""
-    rows = ",\n".join("    [" + ", ".join(f"{w:.5g}" for w in row) + "]" for row in weights)
+def fit_hidden(
+    feats: np.ndarray,
+    values: np.ndarray,
+    rows: np.ndarray,
+    linear: np.ndarray,
+    n_hidden: int,
+    epochs: int,
+    seed: int,
+    learning_rate: float = 1e-3,
+    batch: int = 2048,
+) -> CardModel:
+    """Add a hidden layer of ``n_hidden`` units to the linear model ``linear`` (C,
+    N_FEATURES) and train both on the same target as ``fit``: the card's value minus
+    the decision's mean, against the score minus the decision's mean score (squared
+    error, Adam, ``epochs`` passes in minibatches of ``batch`` decisions, the rate
+    shrinking over the last passes).  ``seed`` fixes the initial weights and the
+    order of the passes."""
+    rng = np.random.default_rng(seed)
+    n_rows, n_features = linear.shape
+    f32 = np.float32
+    present = (values >= 0).astype(f32)
+    n_legal = present.sum(axis=1)
+    mean_v = np.where(values >= 0, values, 0).sum(axis=1) / n_legal
+    target = (np.where(values >= 0, values - mean_v[:, None], 0.0)).astype(f32)
+    params = [
+        linear.astype(f32),
+        (rng.standard_normal((n_features, n_hidden)) * np.sqrt(2.0 / n_features)).astype(f32),
+        np.zeros((n_rows, n_hidden), f32),
+        (rng.standard_normal(n_hidden) * 0.1).astype(f32),
+    ]
+    moment1 = [np.zeros_like(p) for p in params]
+    moment2 = [np.zeros_like(p) for p in params]
+    step = 0
+    for epoch in range(epochs):
+        rate = learning_rate * 0.5 ** max(0, epoch - (epochs - 3))
+        order = rng.permutation(len(values))
+        for start in range(0, len(order), batch):
+            i = order[start : start + batch]
+            w_lin, w_in, w_row, w_out = params
+            f, m, y, r = feats[i].astype(f32), present[i], target[i], rows[i]
+            pre = f @ w_in + w_row[r][:, None, :]
+            hidden = np.maximum(pre, 0.0)
+            score = np.einsum("rkf,rf->rk", f, w_lin[r]) + hidden @ w_out
+            mean_s = (score * m).sum(axis=1) / n_legal[i]
+            err = (score - mean_s[:, None] - y) * m
+            g = 2.0 * err / len(i)  # d loss / d score (the mean's term: err sums to 0)
+            g_out = np.einsum("rk,rkh->h", g, hidden)
+            g_pre = g[:, :, None] * w_out[None, None, :] * (pre > 0)
+            g_in = np.einsum("rkf,rkh->fh", f, g_pre)
+            g_row = np.zeros_like(w_row)
+            np.add.at(g_row, r, g_pre.sum(axis=1))
+            g_lin = np.zeros_like(w_lin)
+            np.add.at(g_lin, r, np.einsum("rk,rkf->rf", g, f))
+            step += 1
+            for p, gp, m1, m2 in zip(params, (g_lin, g_in, g_row, g_out), moment1, moment2):
+                m1 *= 0.9
+                m1 += 0.1 * gp
+                m2 *= 0.999
+                m2 += 0.001 * gp * gp
+                p -= rate * (m1 / (1 - 0.9**step)) / (np.sqrt(m2 / (1 - 0.999**step)) + 1e-8)
+    w_lin, w_in, w_row, w_out = (p.astype(np.float64) for p in params)
+    return CardModel(w_lin, w_in, w_row, w_out)
+
+
+def _array(name: str, a: np.ndarray) -> str:
+    """``name = np.array(...)`` source of a 1- or 2-D float array (5 digits)."""
+    if a.size == 0:
+        return f"{name} = np.zeros({a.shape}, dtype=np.float64)\n"
+    if a.ndim == 1:
+        return f"{name} = np.array([" + ", ".join(f"{w:.5g}" for w in a) + "], dtype=np.float64)\n"
+    rows = ",\n".join("    [" + ", ".join(f"{w:.5g}" for w in r) + "]" for r in a)
+    return f"{name} = np.array([\n{rows},\n], dtype=np.float64)\n"
+
+
+def write_weights(linear: np.ndarray, net: CardModel, stages: np.ndarray, header: str) -> None:
+    """Write the weights module with ``header`` in its docstring: ``PLY_STAGE``, the
+    linear model ``WEIGHTS`` (``expert`` model 1) and the network (model 2:
+    ``NET_WEIGHTS``, ``HIDDEN_IN``, ``HIDDEN_ROW``, ``HIDDEN_OUT``)."""
     text = (
-        f'"""Weights of the ``expert`` policy\'s card model (``expert_model``).\n\n'
+        f'"""Weights of the ``expert`` policy\'s card models (``expert_model``).\n\n'
         f"{header}\n"
         f'Generated by analyses/train_expert.py; do not edit."""\n\n'
         "import numpy as np\n\n"
         "# fmt: off\n"
         f"PLY_STAGE = np.array({stages.tolist()}, dtype=np.int64)\n"
-        f"WEIGHTS = np.array([\n{rows},\n], dtype=np.float64)\n# fmt: on\n"
+        + _array("WEIGHTS", linear)
+        + _array("NET_WEIGHTS", net.weights)
+        + _array("HIDDEN_IN", net.hidden_in)
+        + _array("HIDDEN_ROW", net.hidden_row)
+        + _array("HIDDEN_OUT", net.hidden_out)
+        + "# fmt: on\n"
     )
     with open(WEIGHTS_FILE, "w") as f:
         f.write(text)
