@@ -162,3 +162,24 @@ def test_summary_counts_of_codes_against_a_loop():
     assert twice["made"] == {k: 2 * v for k, v in once["made"].items()}
     empty = summary_counts_of_codes(np.zeros(0, np.int16), np.zeros(0, np.int16), {})
     assert empty == _reference_counts(np.zeros(0, int), np.zeros(0, int))
+
+
+def test_idle_openmp_threads_sleep_unless_told_otherwise():
+    import subprocess
+    import sys
+
+    code = (
+        "import os, belote_sim, numba; numba.set_num_threads(1); "
+        "print(os.environ['OMP_WAIT_POLICY'])"
+    )
+    root = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
+    env = {k: v for k, v in os.environ.items() if k != "OMP_WAIT_POLICY"}
+    run = subprocess.run(
+        [sys.executable, "-c", code], cwd=root, env=env, capture_output=True, text=True
+    )
+    assert run.stdout.strip() == "PASSIVE", run.stderr
+    env["OMP_WAIT_POLICY"] = "ACTIVE"
+    run = subprocess.run(
+        [sys.executable, "-c", code], cwd=root, env=env, capture_output=True, text=True
+    )
+    assert run.stdout.strip() == "ACTIVE", run.stderr
