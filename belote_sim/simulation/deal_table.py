@@ -201,25 +201,25 @@ def deals_frame(raw: dict[str, Any] | None) -> pd.DataFrame:
         }
     if raw.get("rules") is not None and raw["rules"].solo:
         return _solo_deals_frame(raw)
-    out = raw["out"]
+    out = kernel_columns(raw["out"])  # out[k]: column k, contiguous
     cols: dict[str, Any] = {
         "deal_id": raw["deal_id"].astype(np.int64),
         "seed": raw["seed"].astype(np.uint64),
-        "dealer": out[:, K.COL_DEALER].astype(np.int8),
+        "dealer": out[K.COL_DEALER].astype(np.int8),
     }
     for s in range(4):
-        cols[f"hand{s}"] = out[:, K.COL_HAND0 + s].astype(np.uint32)
+        cols[f"hand{s}"] = out[K.COL_HAND0 + s].astype(np.uint32)
     for s in range(4):
-        cols[f"bid{s}"] = out[:, K.COL_BID0 + s].astype(np.uint32)
-    cols["turned"] = _nullable(out[:, K.COL_TURNED])
+        cols[f"bid{s}"] = out[K.COL_BID0 + s].astype(np.uint32)
+    cols["turned"] = _nullable(out[K.COL_TURNED])
     calls = np.ascontiguousarray(raw["calls"])
     auction = pa.array(calls.view(f"S{MAX_CALLS}").ravel()).cast(pa.string())
     cols["auction"] = pd.array(auction, dtype=pd.StringDtype("pyarrow"))
-    strain = out[:, K.COL_STRAIN]
+    strain = out[K.COL_STRAIN]
     cols["strain"] = pd.Categorical.from_codes(strain, dtype=STRAIN_DTYPE)
-    cols["taker"] = _nullable(out[:, K.COL_TAKER])
-    cols["doubling"] = out[:, K.COL_DOUBLING].astype(np.int8)
-    cols["outcome"] = pd.Categorical.from_codes(out[:, K.COL_OUTCOME], dtype=OUTCOME_DTYPE)
+    cols["taker"] = _nullable(out[K.COL_TAKER])
+    cols["doubling"] = out[K.COL_DOUBLING].astype(np.int8)
+    cols["outcome"] = pd.Categorical.from_codes(out[K.COL_OUTCOME], dtype=OUTCOME_DTYPE)
     pairs = [
         ("card_points", K.COL_CARD0),
         ("decl", K.COL_DECL0),
@@ -229,16 +229,16 @@ def deals_frame(raw: dict[str, Any] | None) -> pd.DataFrame:
         ("held_mp", K.COL_HELD0),
     ]
     for name, col in pairs:
-        cols[f"{name}0"] = out[:, col].astype(np.int16)
-        cols[f"{name}1"] = out[:, col + 1].astype(np.int16)
-    cols["tricks0"] = out[:, K.COL_TRICKS0].astype(np.int8)
-    cols["tricks1"] = out[:, K.COL_TRICKS1].astype(np.int8)
-    cols["valat"] = _nullable(out[:, K.COL_VALAT])
+        cols[f"{name}0"] = out[col].astype(np.int16)
+        cols[f"{name}1"] = out[col + 1].astype(np.int16)
+    cols["tricks0"] = out[K.COL_TRICKS0].astype(np.int8)
+    cols["tricks1"] = out[K.COL_TRICKS1].astype(np.int8)
+    cols["valat"] = _nullable(out[K.COL_VALAT])
     df = pd.DataFrame(cols)
     if raw.get("plays") is not None:
         names = CARD_NAMES[raw["plays"]]
         joined = np.array([" ".join(row) for row in names], dtype=object)
-        joined[out[:, K.COL_STRAIN] < 0] = None
+        joined[out[K.COL_STRAIN] < 0] = None
         df["plays"] = pd.array(joined, dtype="string")
     return df
 
