@@ -99,41 +99,67 @@ DEAL_COLUMNS = (
 
 PER_PLAYER = ("card_points", "decl", "belote", "raw", "mp", "held_mp", "tricks")
 
-#: Columns of near-random masks and seeds: stored PLAIN (a dictionary only costs).
-_PLAIN_PREFIXES = ("seed", "hand", "bid", "table", "plays")
-#: Small score columns: byte-stream split compresses them best (pyarrow >= 17).
-_SPLIT_PREFIXES = ("card_points", "decl", "belote", "raw", "mp", "held_mp")
+#: Columns that may be null (a thrown-in deal has no strain, taker or trick log; the
+#: turned card is french only; valat is null unless a team won every trick).  Every other
+#: column of a deals table is never null: the writer stores it as a *required* Parquet
+#: column, which spares encoding a definition level per value (~12% of the writing).
+NULLABLE_COLUMNS = frozenset({"turned", "strain", "taker", "valat", "plays"})
+
+#: (encoding, compression) of a column, by name prefix (first match); "dictionary" is
+#: Parquet's dictionary encoding.  Other integer columns: byte-stream split + zstd.
+_COLUMN_CODECS = (
+    ("deal_id", "DELTA_BINARY_PACKED", "none"),  # consecutive ids: ~0 bytes as they are
+    ("seed", "PLAIN", "none"),  # random 64-bit words: zstd would only cost time
+    ("hand", "PLAIN", "zstd"),  # card masks: zstd's entropy coder saves ~20%
+    ("bid", "PLAIN", "zstd"),
+    ("table", "PLAIN", "zstd"),
+    ("plays", "PLAIN", "zstd"),
+    ("auction", "dictionary", "zstd"),  # few distinct strings
+    ("strain", "dictionary", "zstd"),  # categories
+    ("outcome", "dictionary", "zstd"),
+)
+
+
+def parquet_schema(schema: pa.Schema) -> pa.Schema:
+    """``schema`` as a deals table is written to Parquet: the columns that are never
+    null (all but ``NULLABLE_COLUMNS``) marked not null.  Types, names and metadata
+    are unchanged, and so are the values read back (pandas dtypes included)."""
+    return pa.schema(
+        [f if f.name in NULLABLE_COLUMNS else f.with_nullable(False) for f in schema],
+        metadata=schema.metadata,
+    )
 
 
 def parquet_write_options(names: list[str]) -> dict[str, Any]:
     """``pyarrow.parquet.ParquetWriter`` options of a deals table with columns ``names``.
 
-    zstd (level 1: as small as level 3 here, and cheaper) on every column;
-    ``deal_id`` delta-encoded (consecutive ids cost nothing), seeds and card masks
-    PLAIN, the small score columns byte-stream split, the rest dictionary-encoded (few
-    distinct values); min/max statistics for ``deal_id`` only: deals are independent
-    and identically distributed, so a 65,536-deal row group spans the whole range of
-    every other column and its statistics could never skip it (they cost ~15% of the
-    writing).  Values go to the encoders a whole chunk at a time (``write_batch_size``).
-    About 40 bytes per deal on disk for the 4-player table, against 72 with pyarrow's
-    defaults; the values read back are the same.
+    Chosen column by column by the writing time and bytes measured on 4-player tables
+    (``_COLUMN_CODECS``): ``deal_id`` delta-encoded and seeds PLAIN, both uncompressed
+    (zstd gains nothing on them); card masks PLAIN + zstd (level 1: as small as level
+    3 here, and cheaper); the auction, strain and outcome dictionary-encoded + zstd; the
+    small integer columns (scores, seats, counts) byte-stream split + zstd: as small as
+    a dictionary and 2x cheaper to write.  Min/max statistics for ``deal_id`` only:
+    deals are independent and identically distributed, so a 65,536-deal row group
+    spans the whole range of every other column and its statistics could never skip
+    it (they cost ~15% of the writing).  Values go to the encoders a whole chunk at a
+    time (``write_batch_size``).  About 40 bytes per deal on disk for the 4-player
+    table, against 72 with pyarrow's defaults; the values read back are the same.
     """
     split = tuple(int(x) for x in pa.__version__.split(".")[:2]) >= (17, 0)
     encodings: dict[str, str] = {}
-    dictionary = []
+    compression: dict[str, str] = {}
     for name in names:
-        if name == "deal_id":
-            encodings[name] = "DELTA_BINARY_PACKED"
-        elif name.startswith(_PLAIN_PREFIXES):
-            encodings[name] = "PLAIN"
-        elif split and name.startswith(_SPLIT_PREFIXES):
-            encodings[name] = "BYTE_STREAM_SPLIT"
-        else:
-            dictionary.append(name)
+        encoding, codec = next(
+            ((e, c) for prefix, e, c in _COLUMN_CODECS if name.startswith(prefix)),
+            ("BYTE_STREAM_SPLIT" if split else "dictionary", "zstd"),
+        )
+        if encoding != "dictionary":
+            encodings[name] = encoding
+        compression[name] = codec
     return {
-        "compression": "zstd",
-        "compression_level": 1,
-        "use_dictionary": dictionary,
+        "compression": compression,
+        "compression_level": {n: 1 for n, codec in compression.items() if codec == "zstd"},
+        "use_dictionary": [n for n in names if n not in encodings],
         "column_encoding": encodings,
         "write_statistics": [n for n in names if n == "deal_id"],
         "write_batch_size": 1 << 16,
@@ -175,25 +201,25 @@ def deals_frame(raw: dict[str, Any] | None) -> pd.DataFrame:
         }
     if raw.get("rules") is not None and raw["rules"].solo:
         return _solo_deals_frame(raw)
-    out = raw["out"]
+    out = kernel_columns(raw["out"])  # out[k]: column k, contiguous
     cols: dict[str, Any] = {
         "deal_id": raw["deal_id"].astype(np.int64),
         "seed": raw["seed"].astype(np.uint64),
-        "dealer": out[:, K.COL_DEALER].astype(np.int8),
+        "dealer": out[K.COL_DEALER].astype(np.int8),
     }
     for s in range(4):
-        cols[f"hand{s}"] = out[:, K.COL_HAND0 + s].astype(np.uint32)
+        cols[f"hand{s}"] = out[K.COL_HAND0 + s].astype(np.uint32)
     for s in range(4):
-        cols[f"bid{s}"] = out[:, K.COL_BID0 + s].astype(np.uint32)
-    cols["turned"] = _nullable(out[:, K.COL_TURNED])
+        cols[f"bid{s}"] = out[K.COL_BID0 + s].astype(np.uint32)
+    cols["turned"] = _nullable(out[K.COL_TURNED])
     calls = np.ascontiguousarray(raw["calls"])
     auction = pa.array(calls.view(f"S{MAX_CALLS}").ravel()).cast(pa.string())
     cols["auction"] = pd.array(auction, dtype=pd.StringDtype("pyarrow"))
-    strain = out[:, K.COL_STRAIN]
+    strain = out[K.COL_STRAIN]
     cols["strain"] = pd.Categorical.from_codes(strain, dtype=STRAIN_DTYPE)
-    cols["taker"] = _nullable(out[:, K.COL_TAKER])
-    cols["doubling"] = out[:, K.COL_DOUBLING].astype(np.int8)
-    cols["outcome"] = pd.Categorical.from_codes(out[:, K.COL_OUTCOME], dtype=OUTCOME_DTYPE)
+    cols["taker"] = _nullable(out[K.COL_TAKER])
+    cols["doubling"] = out[K.COL_DOUBLING].astype(np.int8)
+    cols["outcome"] = pd.Categorical.from_codes(out[K.COL_OUTCOME], dtype=OUTCOME_DTYPE)
     pairs = [
         ("card_points", K.COL_CARD0),
         ("decl", K.COL_DECL0),
@@ -203,25 +229,45 @@ def deals_frame(raw: dict[str, Any] | None) -> pd.DataFrame:
         ("held_mp", K.COL_HELD0),
     ]
     for name, col in pairs:
-        cols[f"{name}0"] = out[:, col].astype(np.int16)
-        cols[f"{name}1"] = out[:, col + 1].astype(np.int16)
-    cols["tricks0"] = out[:, K.COL_TRICKS0].astype(np.int8)
-    cols["tricks1"] = out[:, K.COL_TRICKS1].astype(np.int8)
-    cols["valat"] = _nullable(out[:, K.COL_VALAT])
+        cols[f"{name}0"] = out[col].astype(np.int16)
+        cols[f"{name}1"] = out[col + 1].astype(np.int16)
+    cols["tricks0"] = out[K.COL_TRICKS0].astype(np.int8)
+    cols["tricks1"] = out[K.COL_TRICKS1].astype(np.int8)
+    cols["valat"] = _nullable(out[K.COL_VALAT])
     df = pd.DataFrame(cols)
     if raw.get("plays") is not None:
         names = CARD_NAMES[raw["plays"]]
         joined = np.array([" ".join(row) for row in names], dtype=object)
-        joined[out[:, K.COL_STRAIN] < 0] = None
+        joined[out[K.COL_STRAIN] < 0] = None
         df["plays"] = pd.array(joined, dtype="string")
     return df
 
 
 _TABLE_SCHEMA: pa.Schema | None = None
 
+#: Kernel output columns holding 32-bit card masks; every other column fits an int16.
+_MASK_COLS = frozenset([K.COL_HAND0 + s for s in range(4)] + [K.COL_BID0 + s for s in range(4)])
+
+
+def kernel_columns(out: np.ndarray) -> list[np.ndarray]:
+    """The columns of the kernels' ``(n, NUM_COLS)`` int64 output, each a contiguous
+    array: uint32 for the card masks, int32 for the other columns before the last mask
+    column and int16 for those after it (narrower types than the table's or as narrow:
+    the values the table gets are the same).
+
+    Two transposing copies of narrowed blocks: reading ``out`` (rows of 240 bytes) one
+    column at a time instead pulls the whole array through the cache once per column,
+    about 4x the time for the 30 columns."""
+    split = max(_MASK_COLS) + 1
+    wide = np.ascontiguousarray(out[:, :split].astype(np.uint32).T)
+    narrow = np.ascontiguousarray(out[:, split:].astype(np.int16).T)
+    return [row if k in _MASK_COLS else row.view(np.int32) for k, row in enumerate(wide)] + list(
+        narrow
+    )
+
 
 def _int_column(values: np.ndarray, dtype: Any) -> pa.Array:
-    return pa.array(values.astype(dtype))
+    return pa.array(values.astype(dtype, copy=False))
 
 
 def _nullable_column(values: np.ndarray) -> pa.Array:
@@ -237,19 +283,21 @@ def _category_column(codes: np.ndarray, names: tuple[str, ...]) -> pa.Array:
     )
 
 
-def deals_table(raw: dict[str, Any]) -> pa.Table:
+def deals_table(raw: dict[str, Any], cols: list[np.ndarray] | None = None) -> pa.Table:
     """``pa.Table.from_pandas(deals_frame(raw), preserve_index=False)`` -- the same
     table, schema and pandas metadata included -- built from the kernel arrays without
-    pandas (the 4-player table without trick log; the others go through pandas)."""
+    pandas (the 4-player table without trick log; the others go through pandas).
+    ``cols``: ``kernel_columns(raw["out"])`` if the caller has it already."""
     global _TABLE_SCHEMA
     if raw.get("plays") is not None or (raw.get("rules") is not None and raw["rules"].solo):
         return pa.Table.from_pandas(deals_frame(raw), preserve_index=False)
     if _TABLE_SCHEMA is None:
         _TABLE_SCHEMA = pa.Table.from_pandas(deals_frame(None), preserve_index=False).schema
-    cols = raw["out"].T  # cols[k]: a strided view of column k
+    if cols is None:
+        cols = kernel_columns(raw["out"])
     arrays = [
-        pa.array(raw["deal_id"].astype(np.int64)),
-        pa.array(raw["seed"].astype(np.uint64)),
+        pa.array(raw["deal_id"].astype(np.int64, copy=False)),
+        pa.array(raw["seed"].astype(np.uint64, copy=False)),
         _int_column(cols[K.COL_DEALER], np.int8),
     ]
     arrays += [_int_column(cols[K.COL_HAND0 + s], np.uint32) for s in range(4)]
@@ -374,18 +422,28 @@ def summary_counts_of_codes(
     strain: np.ndarray, outcome: np.ndarray, counts: dict[str, Any]
 ) -> dict[str, Any]:
     """``summary_counts`` from the kernel's strain and outcome codes (``COL_STRAIN``,
-    ``COL_OUTCOME`` columns; strain -1 when thrown in), without a DataFrame."""
+    ``COL_OUTCOME`` columns; strain -1 when thrown in), without a DataFrame: one
+    ``bincount`` of the (strain, outcome) pairs."""
     mix = counts.setdefault("contracts", {})
     made = counts.setdefault("made", {})
-    n_strains = len(STRAIN_NAMES)
-    played = strain >= 0
-    all_n = np.bincount(strain[played], minlength=n_strains)
-    made_n = np.bincount(strain[played & (outcome == OUTCOME_MADE)], minlength=n_strains)
+    n_strains, n_outcomes = len(STRAIN_NAMES), len(OUTCOME_NAMES)
+    # rows: no strain (-1, thrown in), the strains, any other code; columns: the
+    # outcomes, any other code
+    rows = np.asarray(strain).astype(np.intp) + 1
+    cols = np.asarray(outcome).astype(np.intp)
+    if len(rows) and (rows.min() < 0 or rows.max() > n_strains):
+        rows = np.where((rows >= 0) & (rows <= n_strains), rows, n_strains + 1)
+    if len(cols) and (cols.min() < 0 or cols.max() >= n_outcomes):
+        cols = np.where((cols >= 0) & (cols < n_outcomes), cols, n_outcomes)
+    table = np.bincount(
+        rows * (n_outcomes + 1) + cols, minlength=(n_strains + 2) * (n_outcomes + 1)
+    )
+    table = table.reshape(n_strains + 2, n_outcomes + 1)
     for code, name in enumerate(STRAIN_NAMES):
-        mix[name] = mix.get(name, 0) + int(all_n[code])
+        mix[name] = mix.get(name, 0) + int(table[code + 1].sum())
     for code, name in enumerate(STRAIN_NAMES):
-        made[name] = made.get(name, 0) + int(made_n[code])
-    thrown = int(np.count_nonzero(outcome == OUTCOME_THROWN_IN))
+        made[name] = made.get(name, 0) + int(table[code + 1, OUTCOME_MADE])
+    thrown = int(table[:, OUTCOME_THROWN_IN].sum())
     counts["thrown_in"] = counts.get("thrown_in", 0) + thrown
     return counts
 

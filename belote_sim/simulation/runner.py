@@ -230,6 +230,12 @@ def _summary_of(path: str) -> dict[str, Any]:
     return counts
 
 
+#: ``simulate_to_parquet`` flushes the file being written to disk every so many rows
+#: (~10 MB), in the writer thread while the kernels compute, so that the final fsync
+#: (before the rename) has little left to do.
+_SYNC_ROWS = 1 << 18
+
+
 def simulate_to_parquet(
     path: str,
     n_deals: int,
@@ -269,6 +275,8 @@ def simulate_to_parquet(
     from belote_sim.simulation.deal_table import (
         PROVENANCE_KEY,
         deals_table,
+        kernel_columns,
+        parquet_schema,
         parquet_write_options,
         summary_counts,
         summary_counts_of_codes,
@@ -334,7 +342,7 @@ def simulate_to_parquet(
         check_free_space(directory, n_deals - kept * size, trick_log)
         study.check_feasible()
         writer: Any = None
-        done = rows = computed = 0
+        done = rows = computed = synced = 0
         counts: dict[str, Any] = {}
         in_flight: Any = None  # the writer thread's job under way
         fresh_schema = None  # a fresh chunk's schema, to append to a resumed file
@@ -348,11 +356,12 @@ def simulate_to_parquet(
                 _write(table)
 
         def _write(table) -> None:
-            nonlocal writer, done, rows
+            nonlocal writer, done, rows, synced
             if writer is None:
                 schema = table.schema
                 if fresh_schema is not None:  # reading back gives other types
                     schema = fresh_schema
+                schema = parquet_schema(schema)  # never-null columns: required
                 meta = dict(schema.metadata or {})
                 meta[PROVENANCE_KEY] = json.dumps(study.provenance(n_deals)).encode()
                 writer = pq.ParquetWriter(
@@ -366,15 +375,20 @@ def simulate_to_parquet(
             writer.write_table(table)
             done += 1
             rows += table.num_rows
+            if rows - synced >= _SYNC_ROWS:  # to disk while computing, not all at the end
+                fsync_file(side["writing"])
+                synced = rows
 
         def convert_and_write(raw: dict[str, Any]) -> int:
-            table = deals_table(raw)  # from the kernel arrays, no DataFrame on the way
-            write(table)
             if raw.get("rules") is not None and raw["rules"].solo:
+                table = deals_table(raw)  # through pandas
+                write(table)
                 summary_counts(table.select(["strain", "outcome"]).to_pandas(), counts)
-            else:
-                out = raw["out"]
-                summary_counts_of_codes(out[:, COL_STRAIN], out[:, COL_OUTCOME], counts)
+                return table.num_rows
+            cols = kernel_columns(raw["out"])  # contiguous columns, once
+            table = deals_table(raw, cols)  # from the kernel arrays, no DataFrame on the way
+            write(table)
+            summary_counts_of_codes(cols[COL_STRAIN], cols[COL_OUTCOME], counts)
             return table.num_rows
 
         def finish(job) -> int:
