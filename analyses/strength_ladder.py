@@ -2,9 +2,10 @@
 
 Question: in mirrored duels on the same deals (``common`` rules, threshold bidding),
 how many match points per deal does each play policy gain over the others, and how
-many deals per second does it play?  Policies: random, greedy, expert:0 (the card
-model alone), expert (model and exact endgame), pimc:10,
-pimc:30 and dd (every hand visible: the perfect-information upper bound).  Each pair
+many deals per second does it play?  Policies: random, greedy, expert:0,0,32,0,1 (the
+linear card model alone), expert:0 (the network card model alone), expert (the network
+and the exact endgame), pimc:10, pimc:30 and dd (every hand visible: the
+perfect-information upper bound).  Each pair
 is measured on its own mirrored duel (MP per deal of the first over the second, with
 the paired standard error); the search policies play fewer deals.
 Seed 2027; ``--deals`` (default 4,000) deals per duel of the fast policies,
@@ -12,6 +13,7 @@ Seed 2027; ``--deals`` (default 4,000) deals per duel of the fast policies,
 Writes analyses/output/strength_ladder.csv and prints a Markdown table.
 
     python analyses/strength_ladder.py [--deals N] [--search-deals N] [--threads T]
+        [--policies random greedy ...]
 """
 
 import argparse
@@ -24,7 +26,16 @@ import pandas as pd
 from belote_sim.analysis.comparisons import duel
 
 SEED = 2027
-POLICIES = ["random", "greedy", "expert:0", "expert", "pimc:10", "pimc:30", "dd"]
+POLICIES = [
+    "random",
+    "greedy",
+    "expert:0,0,32,0,1",
+    "expert:0",
+    "expert",
+    "pimc:10",
+    "pimc:30",
+    "dd",
+]
 SEARCH = ("pimc", "dd")
 OUT = Path(__file__).parent / "output"
 
@@ -34,9 +45,11 @@ def main() -> None:
     parser.add_argument("--deals", type=int, default=4_000)
     parser.add_argument("--search-deals", type=int, default=200)
     parser.add_argument("--threads", type=int, default=None)
-    parser.add_argument("--policies", default=",".join(POLICIES))
+    parser.add_argument(
+        "--policies", nargs="+", default=POLICIES, help="play policies (space-separated)"
+    )
     args = parser.parse_args()
-    policies = args.policies.split(",")
+    policies = args.policies
     rows = []
     for a, b in combinations(policies, 2):
         search = any(p.startswith(SEARCH) for p in (a, b))

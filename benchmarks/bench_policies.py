@@ -3,8 +3,9 @@
 A full deal is: uniform deal, threshold auction, declarations, 32 cards played by the
 policy at all four seats, scoring to match points (``common`` rules; thrown-in deals
 count as deals).  ``expert_deals_per_s`` and ``greedy_deals_per_s`` (and
-``expert_model_only_deals_per_s``, ``expert:0``: the card model without the endgame
-search) come from the same run, one thread, chunks of ``--chunk`` deals, best of
+``expert_model_only_deals_per_s``, ``expert:0``: the network card model without the
+endgame search; ``expert_linear_deals_per_s``, ``expert:0,0,32,0,1``: the linear card
+model alone) come from the same run, one thread, chunks of ``--chunk`` deals, best of
 ``--repeat`` timings (the compilation is done first and not timed).
 
     python benchmarks/bench_policies.py [--deals N] [--ruleset R]
@@ -50,7 +51,8 @@ def main() -> None:
     for key, play in (
         ("expert_deals_per_s", "expert"),
         ("greedy_deals_per_s", "greedy"),
-        ("expert_model_only_deals_per_s", "expert:0"),  # the card model, no endgame search
+        ("expert_model_only_deals_per_s", "expert:0"),  # the network, no endgame search
+        ("expert_linear_deals_per_s", "expert:0,0,32,0,1"),  # the linear model alone
     ):
         result[key] = round(
             rate(play, args.deals, min(args.chunk, args.deals), args.repeat, args.ruleset)
