@@ -192,3 +192,11 @@ def to_arrays(
     for seat, s in enumerate(specs):
         params[seat, : len(s.params)] = s.params
     return ids, params
+
+
+def policy_usage(table: dict[str, PolicyInfo]) -> str:
+    """``name[:param,...]`` of every policy of ``table``, comma-separated (for help texts)."""
+    return ", ".join(
+        f"{name}[:{','.join(info.param_names)}]" if info.param_names else name
+        for name, info in table.items()
+    )

@@ -227,3 +227,19 @@ def test_duel_json_threads_and_options(capsys):
         main(["duel", "--a", "greedy", "--b", "random", "--deals", "10", "--option", "nonsense=1"])
         == 2
     )
+
+
+def test_the_play_option_help_names_every_play_policy(capsys):
+    """A newcomer reading ``simulate --help`` learns every play policy and its
+    parameters (the help is made from the policy table, so a new one shows up)."""
+    import pytest
+
+    from belote_sim.policies import PLAY_POLICIES
+
+    for command in ("simulate", "duel", "hand"):
+        with pytest.raises(SystemExit):
+            main([command, "--help"])
+        text = "".join(capsys.readouterr().out.split())  # argparse wraps lines
+        assert "random,greedy[:draw_trumps,give_points],dd,pimc[:samples]," in text
+        assert "expert[:endgame_tricks,samples,switches,thin,model]" in text
+        assert set(PLAY_POLICIES) == {"random", "greedy", "dd", "pimc", "expert"}
