@@ -17,7 +17,8 @@ from belote_sim.kernels.expert_data import (
     featurize,
     label_decisions,
 )
-from belote_sim.kernels.expert_model import N_FEATURES, N_STAGES, expert_model_card
+from belote_sim.kernels.expert_model import N_FEATURES, N_STAGES
+from belote_sim.kernels.expert_seat import expert_decide
 from belote_sim.kernels.expert_weights import (
     HIDDEN_IN,
     HIDDEN_OUT,
@@ -117,7 +118,7 @@ def test_the_policy_plays_the_best_scored_card_of_the_training_features(model):
             continue  # a tie: broken by card cost inside the policy
         work = np.zeros((4, 4), np.int64)
         work[0] = obs[r, OBS_KNOWN : OBS_KNOWN + 4]
-        card = expert_model_card(
+        card = expert_decide(
             params,
             obs[r, OBS_HAND],
             obs[r, :32],

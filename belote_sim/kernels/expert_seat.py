@@ -1,10 +1,10 @@
 """The ``expert`` at a seat of ``play.play_deal``: its view from the deal's state.
 
 ``play_deal`` keeps the dealt hands and a mask of the cards played and allocates
-nothing; ``expert_move`` makes the arrays the expert needs (the hands left, the
-declared cards each other seat has shown, its scratch) and ``expert_play`` works out
-what the player has seen announced (``expert_known``) and asks the expert: the card
-model (``expert_model``) or the rules (``expert``).
+nothing; ``expert_move`` fills the arrays the expert needs (the hands left, the
+declared cards each other seat has shown) in the scratch of ``play.search_buffers``
+and ``expert_play`` works out what the player has seen announced (``expert_known``)
+and asks the expert: a card model (``expert_model``) or the rules (``expert``).
 """
 
 import numpy as np
