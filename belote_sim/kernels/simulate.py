@@ -20,6 +20,7 @@ import numpy as np
 from numba import prange
 
 from belote_sim.kernels._jit import kernel, lean_kernel
+from belote_sim.kernels.atomics import fetch_add
 from belote_sim.kernels.bidding import (
     BID_FIXED,
     CALL_FIXED,
@@ -103,6 +104,24 @@ from belote_sim.kernels.tables import (
     COL_TRIES,
 ) = range(30)
 NUM_COLS = 30
+
+
+@lean_kernel
+def split_columns(out, wide, narrow):
+    """Copy the kernels' ``(n, NUM_COLS)`` int64 rows ``out`` into columns: ``wide``
+    (k, n) uint32 takes columns 0..k-1, ``narrow`` (NUM_COLS - k, n) int16 the others
+    (truncating, as numpy's ``astype``).  Tiles of 256 rows, which stay in the cache
+    while each column of the tile is written: one pass over ``out`` (numpy's strided
+    transposing copies read it once per block and write at a stride)."""
+    n = out.shape[0]
+    n_wide = wide.shape[0]
+    n_narrow = narrow.shape[0]
+    for i in range(n):
+        for k in range(n_wide):
+            wide[k, i] = np.uint32(out[i, k] & 0xFFFFFFFF)
+        for k in range(n_narrow):
+            narrow[k, i] = np.int16(out[i, n_wide + k])
+
 
 # Columns of the games where every player is alone (2 and 3 players, open belot):
 # three slots per per-player quantity (unused ones stay 0); open belot's table as masks
@@ -342,10 +361,15 @@ def simulate_deals(
     predeal, cons, check_cons, max_tries = conditions
     bid_ids, bid_params, play_ids, play_params, announce_mask = policies
     n = seeds.shape[0]
-    # Work buffers are allocated once per block, not per deal; blocks are a fixed
-    # split of the deals, so the output does not depend on the thread count.
+    # Blocks are a fixed split of the deals, so the output does not depend on the
+    # thread count.  Each iteration of the parallel loop allocates work buffers, then
+    # takes the next block from a shared counter until none is left: the first
+    # iteration of each thread does nearly all the work, and a thread that another
+    # process slows down takes fewer blocks instead of holding the others up at the end
+    # of a static split (the later iterations find the counter spent).
     n_blocks = min(n, 256)
-    for b in prange(n_blocks):
+    next_block = np.zeros(1, dtype=np.int64)
+    for _ in prange(n_blocks):
         deck = np.empty(32, dtype=np.int64)
         free_pos = np.empty(8, dtype=np.int64)
         free_cards = np.empty(32, dtype=np.int64)
@@ -364,23 +388,26 @@ def simulate_deals(
         block_policies = (bid_ids, bid_params, play_ids, play_params, announce_mask)
         search = search_buffers(search_bits)
         state = np.empty(1, dtype=np.uint64)
-        deal_block(
-            b * n // n_blocks,
-            (b + 1) * n // n_blocks,
-            seeds,
-            dealers,
-            rules,
-            block_policies,
-            (predeal, cons, check_cons, max_tries),
-            out,
-            calls,
-            plays,
-            keep_plays,
-            (deck, free_pos, free_cards, deal_plays, state),
-            work,
-            search,
-            atlas,
-        )
+        b = fetch_add(next_block, 0, 1)
+        while b < n_blocks:
+            deal_block(
+                b * n // n_blocks,
+                (b + 1) * n // n_blocks,
+                seeds,
+                dealers,
+                rules,
+                block_policies,
+                (predeal, cons, check_cons, max_tries),
+                out,
+                calls,
+                plays,
+                keep_plays,
+                (deck, free_pos, free_cards, deal_plays, state),
+                work,
+                search,
+                atlas,
+            )
+            b = fetch_add(next_block, 0, 1)
 
 
 @kernel(parallel=True)
@@ -580,30 +607,70 @@ def simulate_solo_deals(seeds, dealers, rules, policies, out, calls, plays, keep
     n_players = rules[R_PLAYERS]
     open_table = rules[R_VARIANT] == VARIANT_OPEN
     n_blocks = min(n, 256)
-    for b in prange(n_blocks):
+    next_block = np.zeros(1, dtype=np.int64)  # blocks taken dynamically, as simulate_deals
+    for _ in prange(n_blocks):
         base = solo_deck(open_table)
         deck = np.empty_like(base)
         deal_plays = np.zeros(32, dtype=np.int64)
         state = np.empty(1, dtype=np.uint64)
-        for i in range(b * n // n_blocks, (b + 1) * n // n_blocks):
-            reseed(state, seeds[i])
-            deck[:] = base
-            shuffle_deck(state, deck)
-            play_one_solo_deal(
-                deck,
-                dealers[i],
+        b = fetch_add(next_block, 0, 1)
+        while b < n_blocks:
+            solo_block(
+                b * n // n_blocks,
+                (b + 1) * n // n_blocks,
+                seeds,
+                dealers,
                 n_players,
                 open_table,
                 rules,
                 policies,
-                state,
-                out[i],
-                calls[i],
-                deal_plays,
+                out,
+                calls,
+                plays,
+                keep_plays,
+                (base, deck, deal_plays, state),
             )
-            if keep_plays:
-                for k in range(32):
-                    plays[i, k] = deal_plays[k]
+            b = fetch_add(next_block, 0, 1)
+
+
+@kernel
+def solo_block(
+    start,
+    stop,
+    seeds,
+    dealers,
+    n_players,
+    open_table,
+    rules,
+    policies,
+    out,
+    calls,
+    plays,
+    keep_plays,
+    buffers,
+):
+    """Deals ``start..stop-1`` of ``simulate_solo_deals`` with one thread's buffers
+    (``buffers = (base, deck, deal_plays, state)``)."""
+    base, deck, deal_plays, state = buffers
+    for i in range(start, stop):
+        reseed(state, seeds[i])
+        deck[:] = base
+        shuffle_deck(state, deck)
+        play_one_solo_deal(
+            deck,
+            dealers[i],
+            n_players,
+            open_table,
+            rules,
+            policies,
+            state,
+            out[i],
+            calls[i],
+            deal_plays,
+        )
+        if keep_plays:
+            for k in range(32):
+                plays[i, k] = deal_plays[k]
 
 
 @kernel(parallel=True)
