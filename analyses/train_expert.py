@@ -23,9 +23,9 @@ Each round runs in a fresh process (the weights are compiled into the policy).
 Seed 2026 by default; deterministic for a given ``--seed`` (``SeedSequence([seed,
 round])``, one child per ruleset and worker; rows concatenated in that order; the
 hidden layer's float32 sums may differ in the last bits with the BLAS thread count).
-About 10 minutes per round with the defaults on 2 cores.
+About 12-13 minutes per round with the defaults on 2 cores (36 minutes in all).
 
-    python analyses/train_expert.py [--rounds 3] [--deals 24000] [--seed 2026]
+    python analyses/train_expert.py [--rounds 3] [--deals 36000] [--seed 2026]
     python analyses/train_expert.py --load a.npz,b.npz [--dry-run]   # fit only
 """
 
@@ -92,13 +92,13 @@ def label_round(args: argparse.Namespace) -> list[tuple[np.ndarray, ...]]:
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--rounds", type=int, default=3, help="label-and-fit rounds")
-    parser.add_argument("--deals", type=int, default=24_000, help="deals per ruleset and round")
+    parser.add_argument("--deals", type=int, default=36_000, help="deals per ruleset and round")
     parser.add_argument("--rulesets", default="common,bulgarian")
     parser.add_argument("--explore", type=float, default=0.1)
     parser.add_argument("--ridge", type=float, default=1.0)
     parser.add_argument("--stages", default="4,12,20", help="card indexes where a stage begins")
     parser.add_argument("--hidden", type=int, default=64, help="hidden units of the network")
-    parser.add_argument("--epochs", type=int, default=6, help="passes of the hidden layer's fit")
+    parser.add_argument("--epochs", type=int, default=8, help="passes of the hidden layer's fit")
     parser.add_argument("--workers", type=int, default=2)
     parser.add_argument("--seed", type=int, default=2026)
     parser.add_argument("--workdir", default=os.path.join(OUTPUT, "expert_training"))
