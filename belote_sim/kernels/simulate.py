@@ -617,62 +617,26 @@ def simulate_solo_deals(seeds, dealers, rules, policies, out, calls, plays, keep
         state = np.empty(1, dtype=np.uint64)
         b = fetch_add(next_block, 0, 1)
         while b < n_blocks:
-            solo_block(
-                b * n // n_blocks,
-                (b + 1) * n // n_blocks,
-                seeds,
-                dealers,
-                n_players,
-                open_table,
-                rules,
-                policies,
-                out,
-                calls,
-                plays,
-                keep_plays,
-                (base, deck, deal_plays, state),
-            )
+            for i in range(b * n // n_blocks, (b + 1) * n // n_blocks):
+                reseed(state, seeds[i])
+                deck[:] = base
+                shuffle_deck(state, deck)
+                play_one_solo_deal(
+                    deck,
+                    dealers[i],
+                    n_players,
+                    open_table,
+                    rules,
+                    policies,
+                    state,
+                    out[i],
+                    calls[i],
+                    deal_plays,
+                )
+                if keep_plays:
+                    for k in range(32):
+                        plays[i, k] = deal_plays[k]
             b = fetch_add(next_block, 0, 1)
-
-
-@kernel
-def solo_block(
-    start,
-    stop,
-    seeds,
-    dealers,
-    n_players,
-    open_table,
-    rules,
-    policies,
-    out,
-    calls,
-    plays,
-    keep_plays,
-    buffers,
-):
-    """Deals ``start..stop-1`` of ``simulate_solo_deals`` with one thread's buffers
-    (``buffers = (base, deck, deal_plays, state)``)."""
-    base, deck, deal_plays, state = buffers
-    for i in range(start, stop):
-        reseed(state, seeds[i])
-        deck[:] = base
-        shuffle_deck(state, deck)
-        play_one_solo_deal(
-            deck,
-            dealers[i],
-            n_players,
-            open_table,
-            rules,
-            policies,
-            state,
-            out[i],
-            calls[i],
-            deal_plays,
-        )
-        if keep_plays:
-            for k in range(32):
-                plays[i, k] = deal_plays[k]
 
 
 @kernel(parallel=True)

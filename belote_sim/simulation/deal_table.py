@@ -255,7 +255,7 @@ def kernel_columns(out: np.ndarray) -> list[np.ndarray]:
     column and int16 for those after it (narrower types than the table's or as narrow:
     the values the table gets are the same).
 
-    One compiled pass over ``out`` in tiles of rows (``split_columns``): reading ``out``
+    One compiled pass over ``out``, row by row (``split_columns``): reading ``out``
     (rows of 240 bytes) one column at a time instead pulls the whole array through the
     cache once per column, about 4x the time for the 30 columns."""
     split = max(_MASK_COLS) + 1
