@@ -102,9 +102,7 @@ def _run_chunk(
             counts,
             seeds,
             rules_array,
-            play_ids,
-            play_params,
-            announce_mask,
+            (play_ids, play_params, announce_mask),
             search_bits,
             out,
         )

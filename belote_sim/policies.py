@@ -2,8 +2,10 @@
 
 A policy spec is a name (``"greedy"``), optionally with parameters
 (``"greedy:1,0"`` or ``PolicySpec("greedy", (1, 0))``); per-seat specs are a list of
-four.  The algorithms are documented in ``belote_sim.kernels.policies`` (play) and
-``belote_sim.kernels.bidding`` (bidding).
+four.  The policies themselves -- ids, defaults, parameter names, kernels -- are
+the registry of ``belote_sim.kernels.switchboard``; their algorithms are documented
+beside their kernels (``kernels.greedy``, ``kernels.search_policies``,
+``kernels.expert``, ``kernels.bidding``).
 """
 
 from __future__ import annotations
@@ -14,14 +16,19 @@ from dataclasses import dataclass
 
 import numpy as np
 
-from belote_sim.kernels import bidding as B
-from belote_sim.kernels import policies as P
-from belote_sim.kernels.expert import EXPERT_DEFAULTS
+from belote_sim.kernels import switchboard as SW
+from belote_sim.kernels.switchboard import (
+    EXPERT_SEARCH_BITS,
+    MAX_PARAMS,
+    MAX_PIMC_SAMPLES,
+    SEARCH_BITS,
+)
 
 
 @dataclass(frozen=True)
 class PolicyInfo:
-    """A built-in policy: kernel id, default parameters and their names."""
+    """A built-in policy: kernel id, default parameters and their names (from the
+    switchboard's registry, ``kernels.switchboard``)."""
 
     id: int
     defaults: tuple[float, ...]
@@ -29,76 +36,33 @@ class PolicyInfo:
     doc: str
 
 
+#: Play policies by name (the registry ``switchboard.PLAY_POLICIES``).
 PLAY_POLICIES = {
-    "random": PolicyInfo(P.POLICY_RANDOM, (), (), "uniform among the legal cards"),
-    "greedy": PolicyInfo(
-        P.POLICY_GREEDY,
-        (1.0, 1.0),
-        ("draw_trumps", "give_points"),
-        "rule-based: cheapest winning card, feeds a winning partner, "
-        "leads masters, taker's side draws trumps",
-    ),
-    "dd": PolicyInfo(
-        P.POLICY_DD,
-        (),
-        (),
-        "double-dummy: the best card with every hand visible (an upper bound for studies)",
-    ),
-    "pimc": PolicyInfo(
-        P.POLICY_PIMC,
-        (30.0,),
-        ("samples",),
-        "perfect-information Monte Carlo: solves sampled deals of the unseen "
-        "cards consistent with what the player saw, plays the best average",
-    ),
-    "expert": PolicyInfo(
-        P.POLICY_EXPERT,
-        EXPERT_DEFAULTS,
-        ("endgame_tricks", "samples", "switches", "thin", "model"),
-        "a strong player from what it sees: infers voids and missing trumps, "
-        "scores each card with a model learned from exact values (model 2: a small "
-        "network, 1: linear, 0: hand-written rules); solves the last tricks on "
-        "sampled consistent deals",
-    ),
+    p.name: PolicyInfo(p.id, tuple(p.defaults), tuple(p.param_names), p.doc)
+    for p in SW.PLAY_POLICIES
 }
-
-#: log2 of the transposition-table entries of the search policies (per thread).
-SEARCH_BITS = 18
-#: ... and of ``expert``'s endgame searches (a few tricks: a small table will do).
-EXPERT_SEARCH_BITS = 12
-
+#: Bidding policies by name (the registry ``switchboard.BID_POLICIES``).
 BID_POLICIES = {
-    "threshold": PolicyInfo(
-        B.BID_THRESHOLD,
-        B.THRESHOLD_DEFAULTS,
-        ("suit", "nt", "at", "double", "redouble"),
-        "bids the best strain whose 5-card score clears its threshold",
-    ),
-    "fixed": PolicyInfo(
-        B.BID_FIXED,
-        (0.0, 2.0, 0.0),
-        ("seat", "strain", "doubling"),
-        "the given seat takes the given strain (0..5 = C D H S NT AT) at the given doubling level",
-    ),
-    "take": PolicyInfo(
-        B.BID_TAKE,
-        B.TAKE_DEFAULTS,
-        ("round1", "round2", "nt", "at"),
-        "french two rounds: takes the turned card when its suit scores "
-        "enough, else names its best suit in round two",
-    ),
-    "atlas": PolicyInfo(
-        B.BID_ATLAS,
-        (),
-        (),
-        "atlas[:PATH]: bids the strain with the best expected net MP in the "
-        "hand atlas (default: the shipped one), doubles when it pays",
-    ),
+    p.name: PolicyInfo(p.id, tuple(p.defaults), tuple(p.param_names), p.doc)
+    for p in SW.BID_POLICIES
 }
+_PLAY_ENTRIES = {p.name: p for p in SW.PLAY_POLICIES}
+_BID_ENTRIES = {p.name: p for p in SW.BID_POLICIES}
 
-MAX_PARAMS = 8
-#: most sampled deals per decision of the pimc policy
-MAX_PIMC_SAMPLES = 10_000
+
+def play_players(name: str) -> tuple[int, ...]:
+    """The games (numbers of players) the play policy ``name`` plays."""
+    return tuple(_PLAY_ENTRIES[name].players)
+
+
+def bid_biddings(name: str) -> tuple[int, ...]:
+    """The biddings (``tables.BIDDING_*`` codes) the bidding policy ``name`` bids in."""
+    return tuple(_BID_ENTRIES[name].biddings)
+
+
+def uses_atlas(name: str) -> bool:
+    """Whether the bidding policy ``name`` reads the hand atlas."""
+    return bool(_BID_ENTRIES[name].uses_atlas)
 
 
 @dataclass(frozen=True)
@@ -126,7 +90,7 @@ def parse_policy(spec: str | PolicySpec, table: dict[str, PolicyInfo], what: str
     if name not in table:
         raise ValueError(f"unknown {what} policy {name!r}: expected one of {', '.join(table)}")
     info = table[name]
-    if info is BID_POLICIES.get("atlas"):
+    if table is BID_POLICIES and uses_atlas(name):
         return PolicySpec(name, (), rest.strip() or None)
     params = list(info.defaults)
     if rest:
@@ -142,18 +106,11 @@ def parse_policy(spec: str | PolicySpec, table: dict[str, PolicyInfo], what: str
         if not all(math.isfinite(v) for v in values):
             raise ValueError(f"{what} policy {spec!r}: parameters must be finite numbers")
         params[: len(values)] = values
-    if name == "pimc":
-        samples = params[0]
-        if samples != int(samples) or not 1 <= samples <= MAX_PIMC_SAMPLES:
-            raise ValueError(
-                f"{what} policy {spec!r}: pimc samples must be an integer "
-                f"1..{MAX_PIMC_SAMPLES}, got {samples:g}"
-            )
-    if name == "expert" and params[4] not in (0.0, 1.0, 2.0):
-        raise ValueError(
-            f"{what} policy {spec!r}: expert model must be 0 (rules), 1 (linear) or "
-            f"2 (network), got {params[4]:g}"
-        )
+    entry = _PLAY_ENTRIES.get(name) if table is PLAY_POLICIES else None
+    if entry is not None and entry.check is not None:
+        problem = entry.check(tuple(params))
+        if problem:
+            raise ValueError(f"{what} policy {spec!r}: {problem}")
     return PolicySpec(name, tuple(params))
 
 
@@ -177,10 +134,9 @@ def per_seat(
 
 
 def search_bits(specs: list[PolicySpec]) -> int:
-    """Transposition-table size (log2) the play policies need."""
-    if any(s.name in ("dd", "pimc") for s in specs):
-        return SEARCH_BITS
-    return EXPERT_SEARCH_BITS if any(s.name == "expert" for s in specs) else 1
+    """Transposition-table size (log2) the play policies need: the largest any of
+    them asks for (``switchboard.PlayPolicy.search_bits``)."""
+    return max(_PLAY_ENTRIES[s.name].search_bits for s in specs)
 
 
 def to_arrays(
@@ -200,3 +156,23 @@ def policy_usage(table: dict[str, PolicyInfo]) -> str:
         f"{name}[:{','.join(info.param_names)}]" if info.param_names else name
         for name, info in table.items()
     )
+
+
+__all__ = [
+    "BID_POLICIES",
+    "EXPERT_SEARCH_BITS",
+    "MAX_PARAMS",
+    "MAX_PIMC_SAMPLES",
+    "PLAY_POLICIES",
+    "SEARCH_BITS",
+    "PolicyInfo",
+    "PolicySpec",
+    "bid_biddings",
+    "parse_policy",
+    "per_seat",
+    "play_players",
+    "policy_usage",
+    "search_bits",
+    "to_arrays",
+    "uses_atlas",
+]

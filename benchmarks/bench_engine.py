@@ -4,7 +4,7 @@
   1,000,000 random positions: a hand, 0-3 cards of the trick so far, a strain).
 - ``random_playouts_per_s``: full deals per second -- uniform deal, random strain,
   taker and dealer, declarations of all four hands, 32 uniformly random legal cards,
-  scoring to match points (``belote_sim.kernels.play.random_playouts``).
+  scoring to match points (``belote_sim.kernels.playouts.random_playouts``).
 
 Timings exclude compilation (a warm-up call first); best of 3 runs.
 
@@ -26,7 +26,7 @@ import numpy as np
 
 from belote_sim import Rules, __version__
 from belote_sim.kernels.core import legal_masks_batch
-from belote_sim.kernels.play import random_playouts
+from belote_sim.kernels.playouts import random_playouts
 
 
 def best_of(fn, repeats=3):

@@ -18,7 +18,7 @@ INF = 1 << 20
 
 
 @numba.njit(nogil=True)
-def simple_search(hands, leader, trick, n_trick, strain, max_team, raise_op, undertrump, prune):
+def simple_search(hands, leader, trick, n_trick, strain, max_team, rules, prune):
     """Plain minimax (``prune`` 0) or plain alpha-beta (``prune`` 1) over the cards in
     natural order: no transposition table, no move ordering, no equivalent cards, no
     bounds.  Same value as ``solve_position``; for tests only (exponential)."""
@@ -56,7 +56,7 @@ def simple_search(hands, leader, trick, n_trick, strain, max_team, raise_op, und
                 if beats(seq[start + j], wc, led, strain):
                     wc = seq[start + j]
                     wpos = j
-            todo[k] = legal_mask(hands[seat], led, pos, wc, wpos, strain, raise_op, undertrump)
+            todo[k] = legal_mask(hands[seat], led, pos, wc, wpos, strain, rules)
         best[k] = -INF if (seat & 1) == max_team else INF
         # iterate children of ply k (and unwind) until a new ply is entered
         while True:
@@ -128,9 +128,7 @@ def simple_search(hands, leader, trick, n_trick, strain, max_team, raise_op, und
 
 
 @numba.njit(nogil=True)
-def simple_batch(
-    hands, leaders, tricks, n_tricks, strains, max_teams, raise_op, undertrump, prune, out
-):
+def simple_batch(hands, leaders, tricks, n_tricks, strains, max_teams, rules, prune, out):
     """``simple_search`` over arrays of positions."""
     h = np.zeros(4, dtype=np.int64)
     for i in range(hands.shape[0]):
@@ -143,7 +141,6 @@ def simple_batch(
             n_tricks[i],
             strains[i],
             max_teams[i],
-            raise_op,
-            undertrump,
+            rules,
             prune,
         )

@@ -3,7 +3,7 @@
 import numpy as np
 
 from belote_sim.kernels.core import beats
-from belote_sim.kernels.policies import _is_master
+from belote_sim.kernels.greedy import is_master
 from belote_sim.kernels.tables import BEATERS, HIGHER_IN_SUIT, WIN_KEY
 
 
@@ -27,5 +27,5 @@ def test_is_master_is_no_higher_card_of_its_suit_still_out():
                     for c in range(8 * suit, 8 * suit + 8)
                     if (int(out_mask) >> c) & 1 and WIN_KEY[strain, c] > WIN_KEY[strain, card]
                 ]
-                assert bool(_is_master(card, int(out_mask), strain)) == (not higher)
+                assert bool(is_master(card, int(out_mask), strain)) == (not higher)
     assert HIGHER_IN_SUIT.shape == (6, 32)

@@ -110,9 +110,7 @@ def test_legal_sets_and_trick_winners(config):
             trick_arr[i, k] = parse_card(card)
         n_played[i] = len(trick)
         strains[i] = STRAIN_NAMES.index(strain)
-    masks = legal_masks_batch(
-        hands, trick_arr, n_played, strains, int(rules.raise_over_partner), int(rules.undertrump)
-    )
+    masks = legal_masks_batch(hands, trick_arr, n_played, strains, rules.to_array())
     mismatches = []
     for i, (hand, trick, leader, strain) in enumerate(positions):
         expected = ref.legal_cards(hand, trick, leader, strain, ref_rules)

@@ -8,13 +8,16 @@ import reference as ref
 from belote_sim.cards import format_cards
 from belote_sim.kernels import solver as KS
 from belote_sim.kernels.declarations import hand_declarations
-from belote_sim.kernels.play import announced_cards, play_deal, search_buffers
-from belote_sim.kernels.policies import POLICY_EXPERT, POLICY_NONE
+from belote_sim.kernels.play import play_deal
+from belote_sim.kernels.records import announced_cards, new_deal
 from belote_sim.kernels.rng import seed_state
+from belote_sim.kernels.switchboard import POLICY_NONE, policy_buffers
 from belote_sim.kernels.tables import RANK_K, RANK_Q, STRAIN_AT, STRAIN_NT
-from belote_sim.policies import MAX_PARAMS
+from belote_sim.policies import MAX_PARAMS, PLAY_POLICIES
 from belote_sim.rules import Rules
 from belote_sim.simulation.runner import simulate
+
+POLICY_EXPERT = PLAY_POLICIES["expert"].id
 
 PRESETS = ("common", "bulgarian", "french")
 
@@ -47,28 +50,18 @@ def test_every_expert_card_is_legal(preset):
 
 
 def _run(hands, leader, strain, taker, rules, plays, k, policy, params, search):
-    """play_deal from the first ``k`` recorded cards; returns (result, out_plays, belote)."""
-    out_plays = np.zeros(32, np.int64)
-    winners = np.zeros(8, np.int64)
-    belote = np.zeros(4, np.int64)
-    res = play_deal(
-        hands,
-        leader,
-        strain,
-        taker,
-        rules,
-        15,
-        plays,
-        k,
-        np.full(4, policy, np.int64),
-        params,
-        seed_state(99),
-        out_plays,
-        winners,
-        belote,
-        search,
-    )
-    return res, out_plays, belote
+    """play_deal from the first ``k`` recorded cards; returns the deal record."""
+    records = new_deal()
+    deal = records[0]
+    deal["hands"] = hands
+    deal["leader"] = leader
+    deal["strain"] = strain
+    deal["taker"] = taker
+    deal["announce"] = 15
+    deal["n_given"] = k
+    deal["cards"] = plays
+    play_deal(deal, (np.full(4, policy, np.int64), params), rules, seed_state(99), search)
+    return deal
 
 
 def _declared_cards(hand, strain, rules):
@@ -93,10 +86,9 @@ def test_expert_depends_only_on_the_observation(preset, model):
     hidden cards: the same card.  The other hands are dealt again uniformly among the
     deals where every card so far was legal (and the announcements are the same)."""
     rules = Rules.preset(preset).to_array()
-    ro, ut = int(rules[0]), int(rules[1])
     params = np.zeros((4, MAX_PARAMS))
     params[:, :5] = (3, 6, 0, 0, model)
-    search = search_buffers(12)
+    search = policy_buffers(12)
     rng = np.random.default_rng(11)
     compared = differed = 0
     for _ in range(40):
@@ -107,7 +99,7 @@ def test_expert_depends_only_on_the_observation(preset, model):
         strain = int(rng.integers(6))
         taker = int(rng.integers(4))
         first = int(rng.integers(4))
-        _, plays, _ = _run(
+        plays = _run(
             hands,
             first,
             strain,
@@ -118,10 +110,10 @@ def test_expert_depends_only_on_the_observation(preset, model):
             POLICY_EXPERT,
             params,
             search,
-        )
+        )["cards"].copy()
         for k in (2, 7, 13, 18, 22, 25, 27, 30):
             forbidden = np.zeros(4, np.int64)
-            lead, n_trick = KS.infer_forbidden(plays, k, first, strain, ro, ut, forbidden)
+            lead, n_trick = KS.infer_forbidden(plays, k, first, strain, rules, forbidden)
             seat = (lead + n_trick) % 4
             gone = sum(1 << int(c) for c in plays[:k])
             fixed = np.zeros(4, np.int64)
@@ -147,29 +139,22 @@ def test_expert_depends_only_on_the_observation(preset, model):
                 [(int(hands[s]) & gone) | int(deals[0, s]) for s in range(4)], np.int64
             )
             other[seat] = hands[seat]
-            _res_a, _, bel_a = _run(
-                hands, first, strain, taker, rules, plays, k, POLICY_NONE, params, search
-            )
-            res_b, _, bel_b = _run(
-                other, first, strain, taker, rules, plays, k, POLICY_NONE, params, search
-            )
-            if res_b[0] != k or res_b[1] != 0:
+            deal_a = _run(hands, first, strain, taker, rules, plays, k, POLICY_NONE, params, search)
+            deal_b = _run(other, first, strain, taker, rules, plays, k, POLICY_NONE, params, search)
+            if deal_b["n_played"] != k or deal_b["duty"] != 0:
                 continue  # an earlier card would have been illegal in the other deal
             known_a = np.zeros(4, np.int64)
             known_b = np.zeros(4, np.int64)
-            left_a = hands & ~gone
-            left_b = other & ~gone
-            announced_cards(hands, left_a, bel_a, first, k, strain, rules, known_a)
-            announced_cards(other, left_b, bel_b, first, k, strain, rules, known_b)
-            known_a[seat] = known_b[seat] = 0
+            announced_cards(deal_a, k, gone, seat, known_a)
+            announced_cards(deal_b, k, gone, seat, known_b)
             if (known_a != known_b).any():
                 continue  # different announcements: a different observation
-            _, out_a, _ = _run(
+            out_a = _run(
                 hands, first, strain, taker, rules, plays, k, POLICY_EXPERT, params, search
-            )
-            _, out_b, _ = _run(
+            )["cards"]
+            out_b = _run(
                 other, first, strain, taker, rules, plays, k, POLICY_EXPERT, params, search
-            )
+            )["cards"]
             assert out_a[k] == plays[k]
             assert out_a[k] == out_b[k], (preset, strain, k)
             compared += 1

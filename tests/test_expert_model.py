@@ -13,7 +13,9 @@ from belote_sim.kernels.expert_data import (
     OBS_HAND,
     OBS_KNOWN,
     OBS_N_PLAYED,
+    OBS_RAISE_OVER_PARTNER,
     OBS_SEAT,
+    OBS_UNDERTRUMP,
     featurize,
     label_decisions,
 )
@@ -27,8 +29,8 @@ from belote_sim.kernels.expert_weights import (
     PLY_STAGE,
     WEIGHTS,
 )
-from belote_sim.kernels.play import search_buffers
-from belote_sim.kernels.tables import STRAIN_NAMES
+from belote_sim.kernels.switchboard import policy_buffers
+from belote_sim.kernels.tables import R_RAISE_OVER_PARTNER, R_UNDERTRUMP, STRAIN_NAMES
 from belote_sim.rules import Rules
 from belote_sim.simulation import expert_training as train_expert
 from belote_sim.simulation.runner import simulate
@@ -54,7 +56,7 @@ def _label(n_deals, preset, seed):
         MODEL,
         0.2,
         seed,
-        search_buffers(14),
+        policy_buffers(14),
         obs,
         values,
         cards,
@@ -108,7 +110,7 @@ def test_the_policy_plays_the_best_scored_card_of_the_training_features(model):
         scores = net.scores(feats, rows)
     params = MODEL.copy()
     params[4] = model
-    tt, ws, moves = search_buffers(10)[:3]
+    tt, ws, moves = policy_buffers(10)[:3]
     checked = 0
     for r in range(len(obs)):
         present = cards[r] >= 0
@@ -118,6 +120,9 @@ def test_the_policy_plays_the_best_scored_card_of_the_training_features(model):
             continue  # a tie: broken by card cost inside the policy
         work = np.zeros((4, 4), np.int64)
         work[0] = obs[r, OBS_KNOWN : OBS_KNOWN + 4]
+        rules = Rules.preset("common").to_array()
+        rules[R_RAISE_OVER_PARTNER] = obs[r, OBS_RAISE_OVER_PARTNER]
+        rules[R_UNDERTRUMP] = obs[r, OBS_UNDERTRUMP]
         card = expert_decide(
             params,
             obs[r, OBS_HAND],
@@ -126,8 +131,7 @@ def test_the_policy_plays_the_best_scored_card_of_the_training_features(model):
             obs[r, OBS_FIRST_LEADER],
             obs[r, 34],
             obs[r, 35],
-            obs[r, 41],
-            obs[r, 42],
+            rules,
             tt,
             ws,
             moves,

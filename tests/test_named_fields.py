@@ -7,7 +7,8 @@ these checks tie the names the Python layer uses to those numbers.
 
 from belote_sim import Rules
 from belote_sim.kernels import bidding as B
-from belote_sim.kernels import policies as P
+from belote_sim.kernels import greedy as G
+from belote_sim.kernels import search_policies as S
 from belote_sim.kernels import tables as T
 from belote_sim.policies import BID_POLICIES, PLAY_POLICIES
 
@@ -60,9 +61,9 @@ def test_policy_parameter_indices_match_their_names():
         B.FIXED_DOUBLING,
     ]
     greedy = PLAY_POLICIES["greedy"].param_names
-    assert greedy.index("draw_trumps") == P.GREEDY_DRAW_TRUMPS
-    assert greedy.index("give_points") == P.GREEDY_GIVE_POINTS
-    assert PLAY_POLICIES["pimc"].param_names.index("samples") == P.PIMC_SAMPLES
+    assert greedy.index("draw_trumps") == G.GREEDY_DRAW_TRUMPS
+    assert greedy.index("give_points") == G.GREEDY_GIVE_POINTS
+    assert PLAY_POLICIES["pimc"].param_names.index("samples") == S.PIMC_SAMPLES
 
 
 def test_deal_card_totals():

@@ -32,9 +32,19 @@ from belote_sim.kernels.core import (
     trick_state,
 )
 from belote_sim.kernels.solver import infer_forbidden
+from belote_sim.kernels.tables import R_RAISE_OVER_PARTNER, R_UNDERTRUMP
+from belote_sim.rules import Rules
 
 OPTIONS = [(raise_op, undertrump) for raise_op in (0, 1) for undertrump in (0, 1)]
 ALL_CARDS = np.arange(32, dtype=np.int64)
+
+
+def play_rules(raise_op, undertrump):
+    """A rules array with the two play options set (the rest as ``common``)."""
+    rules = Rules.preset("common").to_array()
+    rules[R_RAISE_OVER_PARTNER] = raise_op
+    rules[R_UNDERTRUMP] = undertrump
+    return rules
 
 
 def random_positions(n, seed):
@@ -58,6 +68,7 @@ def shown_by_play(tricks, n_played, strains, cards, raise_op, undertrump):
     """Per position, the mask of cards ``x`` such that holding ``{card, x}`` would have
     made ``card`` illegal (what playing ``card`` shows the player does not hold),
     from ``legal_mask`` alone."""
+    rules = play_rules(raise_op, undertrump)
     n = len(cards)
     pair_hands = (np.int64(1) << cards)[:, None] | (np.int64(1) << ALL_CARDS)[None, :]
     legal = legal_masks_batch(
@@ -65,8 +76,7 @@ def shown_by_play(tricks, n_played, strains, cards, raise_op, undertrump):
         np.repeat(tricks, 32, axis=0),
         np.repeat(n_played, 32),
         np.repeat(strains, 32),
-        raise_op,
-        undertrump,
+        rules,
     ).reshape(n, 32)
     refused = ((legal >> cards[:, None]) & 1) == 0
     return (refused.astype(np.int64) << ALL_CARDS[None, :]).sum(axis=1)
@@ -75,6 +85,7 @@ def shown_by_play(tricks, n_played, strains, cards, raise_op, undertrump):
 @pytest.mark.parametrize("raise_op,undertrump", OPTIONS)
 def test_broken_duty_is_zero_exactly_for_legal_cards(raise_op, undertrump):
     """card legal by legal_mask <=> broken_duty == 0, and the duty named fits the hand."""
+    rules = play_rules(raise_op, undertrump)
     hands, tricks, n_played, strains = random_positions(1500, seed=11)
     rng = np.random.default_rng(12)
     solo = rng.random(len(hands)) < 0.25  # games without partners
@@ -83,10 +94,10 @@ def test_broken_duty_is_zero_exactly_for_legal_cards(raise_op, undertrump):
         led, win_card, win_pos = trick_state(tricks[i], n, strain)
         if solo[i] and n > 0:
             win_pos = NO_PARTNER
-        legal = legal_mask(hand, led, n, win_card, win_pos, strain, raise_op, undertrump)
+        legal = legal_mask(hand, led, n, win_card, win_pos, strain, rules)
         assert legal & hand == legal and (legal or not hand)
         for card in range(32):
-            duty = broken_duty(hand, card, led, n, win_card, win_pos, strain, raise_op, undertrump)
+            duty = broken_duty(hand, card, led, n, win_card, win_pos, strain, rules)
             if not (hand >> card) & 1:
                 assert duty == DUTY_NOT_IN_HAND
                 continue
@@ -107,14 +118,13 @@ def test_broken_duty_is_zero_exactly_for_legal_cards(raise_op, undertrump):
 def test_legal_mask_is_decided_card_by_card(raise_op, undertrump):
     """c is legal in H <=> c is legal in {c, x} for every x of H (the premise of the
     infer_forbidden comparison below)."""
+    rules = play_rules(raise_op, undertrump)
     hands, tricks, n_played, strains = random_positions(1500, seed=21)
     n = len(hands)
-    legal = legal_masks_batch(hands, tricks, n_played, strains, raise_op, undertrump)
+    legal = legal_masks_batch(hands, tricks, n_played, strains, rules)
     rows = np.repeat(np.arange(n), 32)
     cards = np.tile(ALL_CARDS, n)
-    shown = shown_by_play(
-        tricks[rows], n_played[rows], strains[rows], cards, raise_op, undertrump
-    ).reshape(n, 32)
+    shown = shown_by_play(tricks[rows], n_played[rows], strains[rows], cards, rules).reshape(n, 32)
     held = ((hands[:, None] >> ALL_CARDS[None, :]) & 1) == 1
     legal_bits = ((legal[:, None] >> ALL_CARDS[None, :]) & 1) == 1
     pairwise_legal = (shown & hands[:, None]) == 0
@@ -126,6 +136,7 @@ def test_legal_mask_is_decided_card_by_card(raise_op, undertrump):
 def test_infer_forbidden_agrees_with_legal_mask(raise_op, undertrump):
     """On every prefix of random legal deals, infer_forbidden's mask per seat is the
     union over that seat's plays of what legal_mask says each play shows."""
+    rules = play_rules(raise_op, undertrump)
     rng = np.random.default_rng(31 + 2 * raise_op + undertrump)
     for _ in range(150):
         deck = rng.permutation(32)
@@ -142,7 +153,7 @@ def test_infer_forbidden_agrees_with_legal_mask(raise_op, undertrump):
             n = i % 4
             seat = (leader + n) & 3
             led, win_card, win_pos = trick_state(trick, n, strain)
-            legal = legal_mask(hands[seat], led, n, win_card, win_pos, strain, raise_op, undertrump)
+            legal = legal_mask(hands[seat], led, n, win_card, win_pos, strain, rules)
             options = [c for c in range(32) if (legal >> c) & 1]
             card = options[int(rng.integers(0, len(options)))]
             tricks[i] = trick
@@ -159,9 +170,7 @@ def test_infer_forbidden_agrees_with_legal_mask(raise_op, undertrump):
         out = np.zeros(4, dtype=np.int64)
         for i in range(32):
             expected[seats[i]] |= shown[i]
-            next_leader, n_trick = infer_forbidden(
-                plays, i + 1, first_leader, strain, raise_op, undertrump, out
-            )
+            next_leader, n_trick = infer_forbidden(plays, i + 1, first_leader, strain, rules, out)
             assert out.tolist() == expected.tolist(), (i, strain)
             assert n_trick == (i + 1) % 4
             if i + 1 < 32:

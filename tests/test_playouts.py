@@ -8,7 +8,7 @@ from hypothesis import strategies as st
 
 from belote_sim import Rules, replay
 from belote_sim.deal.playout import random_record
-from belote_sim.kernels.play import random_playouts
+from belote_sim.kernels.playouts import random_playouts
 
 TOTALS = {"C": 162, "D": 162, "H": 162, "S": 162, "NT": 130, "AT": 258}
 

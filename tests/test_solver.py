@@ -28,11 +28,12 @@ ROOT = Path(__file__).resolve().parents[1]
 
 
 def options(preset):
-    r = Rules.preset(preset)
-    return int(r.raise_over_partner), int(r.undertrump)
+    """The preset's rules array and its two play options (0/1, for seeds)."""
+    rules = Rules.preset(preset).to_array()
+    return rules, int(rules[0]), int(rules[1])
 
 
-def positions(seed, n, min_played, max_played, ro, ut, strain=-1):
+def positions(seed, n, min_played, max_played, rules, strain=-1):
     """Positions reached by random legal play (a kernel of the solver module)."""
     hands = np.zeros((n, 4), np.int64)
     leaders = np.zeros(n, np.int64)
@@ -40,7 +41,7 @@ def positions(seed, n, min_played, max_played, ro, ut, strain=-1):
     n_tricks = np.zeros(n, np.int64)
     strains = np.zeros(n, np.int64)
     K.random_positions(
-        seed, n, min_played, max_played, strain, ro, ut, hands, leaders, tricks, n_tricks, strains
+        seed, n, min_played, max_played, strain, rules, hands, leaders, tricks, n_tricks, strains
     )
     return hands, leaders, tricks, n_tricks, strains
 
@@ -93,17 +94,17 @@ def test_brute_force_agreement_10000_positions(preset):
     reductions) on 10,000 random positions with at most 3 tricks left, mid-trick
     included, every strain, both maximising teams -- with a large and a tiny
     (colliding) transposition table."""
-    ro, ut = options(preset)
+    rules = options(preset)[0]
     n = 10_000
     seed = PRESETS.index(preset) + 1
-    hands, leaders, tricks, n_tricks, strains = positions(seed, n, 20, 31, ro, ut)
+    hands, leaders, tricks, n_tricks, strains = positions(seed, n, 20, 31, rules)
     max_teams = (np.arange(n) % 2).astype(np.int64)
     brute = np.zeros(n, np.int64)
-    BF.simple_batch(hands, leaders, tricks, n_tricks, strains, max_teams, ro, ut, 0, brute)
+    BF.simple_batch(hands, leaders, tricks, n_tricks, strains, max_teams, rules, 0, brute)
     for bits in (16, 6):
         fast = np.zeros(n, np.int64)
         K.solve_batch(
-            hands, leaders, tricks, n_tricks, strains, max_teams, ro, ut, K.new_tt(bits), 0, fast
+            hands, leaders, tricks, n_tricks, strains, max_teams, rules, K.new_tt(bits), 0, fast
         )
         bad = np.nonzero(fast != brute)[0]
         assert bad.size == 0, (bits, bad[:5], fast[bad[:5]], brute[bad[:5]])
@@ -121,8 +122,7 @@ def test_brute_force_agreement_10000_positions(preset):
             n_tricks[:2000],
             strains[:2000],
             max_teams[:2000],
-            ro,
-            ut,
+            rules,
             K.new_tt(14),
             mode,
             other,
@@ -137,17 +137,17 @@ def test_mid_deal_positions_against_plain_alpha_beta(preset):
     than in the brute-force test, so the pruning of dominated cards (the run's most
     points on one's own trick, the least on the opponents') is checked on runs of
     up to 5 cards and with several players still to play."""
-    ro, ut = options(preset)
+    rules = options(preset)[0]
     n = 2000
     hands, leaders, tricks, n_tricks, strains = positions(
-        90 + PRESETS.index(preset), n, 12, 19, ro, ut
+        90 + PRESETS.index(preset), n, 12, 19, rules
     )
     max_teams = (np.arange(n) % 2).astype(np.int64)
     slow = np.zeros(n, np.int64)
-    BF.simple_batch(hands, leaders, tricks, n_tricks, strains, max_teams, ro, ut, 1, slow)
+    BF.simple_batch(hands, leaders, tricks, n_tricks, strains, max_teams, rules, 1, slow)
     fast = np.zeros(n, np.int64)
     K.solve_batch(
-        hands, leaders, tricks, n_tricks, strains, max_teams, ro, ut, K.new_tt(12), 0, fast
+        hands, leaders, tricks, n_tricks, strains, max_teams, rules, K.new_tt(12), 0, fast
     )
     bad = np.nonzero(fast != slow)[0]
     assert bad.size == 0, (bad[:5], fast[bad[:5]], slow[bad[:5]])
@@ -274,8 +274,8 @@ def test_quick_points_never_exceed_the_exact_value(preset):
     every strain and leader -- in particular the low lead to a card of partner's
     above both opponents' cards (only when no opponent can ruff it), which counts
     in some of these positions."""
-    ro, ut = options(preset)
-    hands, _, _, _, strains = positions(300 + PRESETS.index(preset), 1500, 16, 24, ro, ut)
+    rules = options(preset)[0]
+    hands, _, _, _, strains = positions(300 + PRESETS.index(preset), 1500, 16, 24, rules)
     no_trick = np.zeros(4, np.int64)
     entries = 0
     for i in range(hands.shape[0]):
@@ -283,14 +283,14 @@ def test_quick_points_never_exceed_the_exact_value(preset):
         st = int(strains[i])
         for lead in range(4):
             qp = int(KB._quick_points(h, lead, st))
-            exact = int(BF.simple_search(h.copy(), lead, no_trick, 0, st, lead & 1, ro, ut, 1))
+            exact = int(BF.simple_search(h.copy(), lead, no_trick, 0, st, lead & 1, rules, 1))
             assert qp <= exact, (i, [format_cards(int(x)) for x in h], st, lead, qp, exact)
             entries += qp > py_quick_points(h, lead, st, with_entry=False)
     assert entries > 100, entries
 
 
 def py_tt_keys(hands, strain):
-    """Reference of ``KT._tt_keys``: the zero-point cards of each suit (7 8 9 plain,
+    """Reference of ``KT.tt_keys``: the zero-point cards of each suit (7 8 9 plain,
     7 8 trump) renumbered onto the lowest ranks, owners and order kept."""
     hands = [int(h) for h in hands]
     for suit in range(4):
@@ -315,7 +315,7 @@ def test_table_keys_pack_zero_point_cards():
     for i in range(hands.shape[0]):
         h = hands[i]
         for st in range(6):
-            got = tuple(int(x) for x in KT._tt_keys(h[0], h[1], h[2], h[3], st))
+            got = tuple(int(x) for x in KT.tt_keys(h[0], h[1], h[2], h[3], st))
             assert got == py_tt_keys(h, st), (i, h, st)
 
 
@@ -323,16 +323,16 @@ def test_table_keys_pack_zero_point_cards():
 def test_brute_force_kernel_matches_pure_python_reference(preset):
     """The brute-force kernel itself agrees with a pure-Python minimax written on the
     independent reference rules (tests/reference.py)."""
-    ro, ut = options(preset)
+    rules, ro, ut = options(preset)
     n = 150
-    hands, leaders, tricks, n_tricks, strains = positions(40 + ro + 2 * ut, n, 22, 31, ro, ut)
+    hands, leaders, tricks, n_tricks, strains = positions(40 + ro + 2 * ut, n, 22, 31, rules)
     for i in range(n):
         strain = STRAIN_NAMES[strains[i]]
         h = [format_cards(int(x)) for x in hands[i]]
         t = [format_card(int(c)) for c in tricks[i, : n_tricks[i]]]
         want = python_minimax(h, int(leaders[i]), t, strain, i % 2, preset)
         got = BF.simple_search(
-            hands[i].copy(), leaders[i], tricks[i], n_tricks[i], strains[i], i % 2, ro, ut, 0
+            hands[i].copy(), leaders[i], tricks[i], n_tricks[i], strains[i], i % 2, rules, 0
         )
         assert got == want, (i, h, t, strain)
         assert BS.solve(h, strain, int(leaders[i]), i % 2, preset, t) == want
@@ -411,10 +411,10 @@ FULL_DEALS = [
 
 @pytest.mark.parametrize("preset,hands,strain,leader", FULL_DEALS)
 def test_full_deals_against_plain_alpha_beta(preset, hands, strain, leader):
-    ro, ut = options(preset)
+    rules = options(preset)[0]
     masks = np.array([parse_hand(h) for h in hands], np.int64)
     code = STRAIN_NAMES.index(strain)
-    slow = BF.simple_search(masks.copy(), leader, np.zeros(4, np.int64), 0, code, 0, ro, ut, 1)
+    slow = BF.simple_search(masks.copy(), leader, np.zeros(4, np.int64), 0, code, 0, rules, 1)
     assert BS.solve(hands, strain, leader, 0, preset) == slow
     assert BS.solve(hands, strain, leader, 1, preset) == DEAL_CARD_TOTAL[code] - slow
 
@@ -423,8 +423,8 @@ def test_full_deals_against_plain_alpha_beta(preset, hands, strain, leader):
 def test_sanity_bounds_and_zero_sum(preset):
     """0 <= value <= points left, and the two teams' perfect values add up to the
     points left (full deals in every strain and mid-deal positions)."""
-    ro, ut = options(preset)
-    hands, leaders, tricks, n_tricks, strains = positions(70 + ro + 2 * ut, 24, 0, 16, ro, ut)
+    rules, ro, ut = options(preset)
+    hands, leaders, tricks, n_tricks, strains = positions(70 + ro + 2 * ut, 24, 0, 16, rules)
     solver = BS.Solver(16)
     for i in range(24):
         h = [int(x) for x in hands[i]]
@@ -576,16 +576,15 @@ def test_solve_record_rejects_illegal_cards():
 
 @pytest.mark.parametrize("preset", PRESETS)
 def test_inferred_voids_never_contradict_the_real_hands(preset):
-    ro, ut = options(preset)
-    rules = Rules.preset(preset)
+    rules_array = options(preset)[0]
     for seed in range(150):
-        rec = random_record(seed, rules, n_plays=32)
+        rec = random_record(seed, preset, n_plays=32)
         strain = STRAIN_NAMES.index(rec["contract"]["strain"])
         hands = [parse_hand(h) for h in rec["hands"]]
         plays = np.array([parse_card(c) for c in rec["plays"]], np.int64)
         out = np.zeros(4, np.int64)
         for n in (5, 14, 23, 31):
-            K.infer_forbidden(plays, n, (rec["dealer"] + 1) % 4, strain, ro, ut, out)
+            K.infer_forbidden(plays, n, (rec["dealer"] + 1) % 4, strain, rules_array, out)
             gone = mask_of(int(c) for c in plays[:n])
             for s in range(4):
                 # no card a seat still held was ever ruled out
@@ -732,8 +731,11 @@ def test_pimc_in_the_simulator_knows_the_announced_declarations():
     """What a simulated PIMC player conditions on (issue: 'declarations announced'):
     the runs and carrés of seats that have played their first card, and the other card
     of an announced belote, while still in hand."""
-    from belote_sim.cards import parse_hand
-    from belote_sim.kernels.play import announced_cards
+    from belote_sim.cards import parse_card, parse_hand
+    from belote_sim.kernels.play import play_deal
+    from belote_sim.kernels.records import announced_cards, new_deal
+    from belote_sim.kernels.rng import seed_state
+    from belote_sim.kernels.switchboard import policy_buffers
 
     dealt = np.array(
         [
@@ -745,20 +747,25 @@ def test_pimc_in_the_simulator_knows_the_announced_declarations():
         dtype=np.int64,
     )
     rules = Rules.preset("common").to_array()
-    left = dealt.copy()
-    belote = np.zeros(4, dtype=np.int64)
+    records = new_deal()
+    deal = records[0]
+    deal["hands"] = dealt
+    deal["strain"] = 3  # spades
+    deal["leader"] = 0
+    deal["n_given"] = 2
+    deal["cards"][:2] = [parse_card("7C"), parse_card("9C")]
+    # the declarations are made from the hands when the play starts (two cards given)
+    play_deal(deal, (np.full(4, -1), np.zeros((4, 1))), rules, seed_state(0), policy_buffers(1))
     known = np.zeros(4, dtype=np.int64)
-    strain = 3  # spades
     # seats 0 and 1 have played (first leader 0, two cards played); 2 and 3 have not
-    left[0] &= ~parse_hand("7C", size=None)
-    announced_cards(dealt, left, belote, 0, 2, strain, rules, known)
+    played = parse_hand("7C 9C", size=None)
+    announced_cards(deal, 2, played, -1, known)
     assert known[0] == parse_hand("JC JD JH JS", size=None)
     # seat 1 holds Q-K-A of spades: a tierce, announced with its first card
     assert known[1] == parse_hand("QS KS AS", size=None)
     # seat 2 has a run too (7S 8S 9S) but has not played yet
     assert known[2] == 0 and known[3] == 0
     # an announced belote shows the other card of the pair
-    belote[1] = 1 << strain
-    left[1] &= ~parse_hand("KS", size=None)
-    announced_cards(dealt, left, belote, 0, 2, strain, rules, known)
+    deal["belote_suits"][1] = 1 << 3
+    announced_cards(deal, 2, played | parse_hand("KS", size=None), -1, known)
     assert known[1] == parse_hand("QS AS", size=None)

@@ -12,7 +12,7 @@ returns the card it plays.  The observation is a dict::
      "hands": [...4 hands...]}             # only for the perfect-information "dd"
 
 Seats follow from the plays: seat ``dealer + 1`` leads the first trick, each trick's
-winner the next.  Policies: ``random``, ``greedy`` (see ``belote_sim.kernels.policies``),
+winner the next.  Policies: ``random``, ``greedy`` (see ``belote_sim.kernels.greedy``),
 ``expert`` (``belote_sim.kernels.expert``),
 ``dd`` (double-dummy best card; needs ``hands``) and ``pimc`` (samples the unseen
 cards consistent with what the player saw; ``pimc:N`` samples N deals, plain ``pimc``
@@ -37,10 +37,11 @@ from belote_sim.cards import (
     parse_strain,
 )
 from belote_sim.kernels.core import legal_mask, trick_state, trick_winner
-from belote_sim.kernels.policies import choose_card as _choose_kernel
+from belote_sim.kernels.records import Turn, new_deal
 from belote_sim.kernels.rng import seed_state
+from belote_sim.kernels.switchboard import EXPERT_SEARCH_BITS, decide, policy_buffers
 from belote_sim.kernels.tables import RANK_K, RANK_Q, STRAIN_AT, STRAIN_NT
-from belote_sim.policies import MAX_PIMC_SAMPLES, PLAY_POLICIES, parse_policy
+from belote_sim.policies import MAX_PARAMS, MAX_PIMC_SAMPLES, PLAY_POLICIES, parse_policy
 from belote_sim.rules import Rules
 
 OBSERVATION_FIELDS = (
@@ -315,16 +316,14 @@ def choose_card(
             known=known,
         )
     rules = obs["rules"]
+    params = np.zeros(MAX_PARAMS)
+    params[: len(parsed.params)] = parsed.params
     if parsed.name == "expert":
         from belote_sim.kernels.expert_seat import expert_decide
-        from belote_sim.kernels.play import search_buffers
-        from belote_sim.policies import EXPERT_SEARCH_BITS
 
-        params = np.zeros(8)
-        params[: len(parsed.params)] = parsed.params
         plays = np.zeros(32, dtype=np.int64)
         plays[: len(obs["plays"])] = obs["plays"]
-        tt, ws, moves = search_buffers(EXPERT_SEARCH_BITS)[:3]
+        tt, ws, moves = policy_buffers(EXPERT_SEARCH_BITS)[:3]
         work = np.zeros((4, 4), dtype=np.int64)
         work[0] = obs["known"]
         work[0, obs["seat"]] = 0
@@ -336,47 +335,42 @@ def choose_card(
             (obs["dealer"] + 1) % 4,
             obs["strain"],
             obs["taker"],
-            int(rules.raise_over_partner),
-            int(rules.undertrump),
+            rules.to_array(),
             tt,
             ws,
             moves,
             work,
         )
         return format_card(int(card))
+    return format_card(_switchboard_card(obs, PLAY_POLICIES[parsed.name].id, params, seed))
+
+
+def _switchboard_card(obs: dict[str, Any], policy: int, params: np.ndarray, seed: int) -> int:
+    """The card of a policy that decides from what its own seat holds and sees (the
+    trick, the cards played, the contract): asked through the switchboard, with a
+    deal record that holds only the mover's cards."""
+    rules = obs["rules"]
+    rules_array = rules.to_array()
     trick = np.zeros(4, dtype=np.int64)
     trick[: len(obs["trick"])] = obs["trick"]
     n = len(obs["trick"])
     led, win_card, win_pos = trick_state(trick, n, obs["strain"])
-    legal = legal_mask(
-        obs["hand"],
-        led,
-        n,
-        win_card,
-        win_pos,
-        obs["strain"],
-        int(rules.raise_over_partner),
-        int(rules.undertrump),
-    )
-    params = np.zeros(8)
-    params[: len(parsed.params)] = parsed.params
+    legal = legal_mask(obs["hand"], led, n, win_card, win_pos, obs["strain"], rules_array)
     played = mask_of(obs["plays"])
-    card = _choose_kernel(
-        PLAY_POLICIES[parsed.name].id,
-        params,
-        obs["hand"],
-        legal,
-        n,
-        led,
-        win_card,
-        win_pos,
-        played,
-        obs["strain"],
-        obs["seat"],
-        obs["taker"],
-        seed_state(seed),
-    )
-    return format_card(int(card))
+    records = new_deal()
+    deal = records[0]
+    seat = obs["seat"]
+    deal["hands"][seat] = obs["hand"] | mask_of(obs["by_seat"][seat])
+    deal["leader"] = (obs["dealer"] + 1) % 4
+    deal["strain"] = obs["strain"]
+    deal["taker"] = obs["taker"]
+    deal["cards"][: len(obs["plays"])] = obs["plays"]
+    deal["n_given"] = len(obs["plays"])
+    turn = Turn(
+        seat, n, obs["leader"], led, win_card, win_pos, obs["hand"], legal, played,
+        len(obs["plays"]), 4,
+    )  # fmt: skip
+    return int(decide(policy, params, turn, deal, rules_array, seed_state(seed), policy_buffers(1)))
 
 
 __all__ = ["choose_card", "read_observation"]

@@ -62,8 +62,7 @@ def perft(
             np.array(masks, dtype=np.int64),
             leader,
             code,
-            int(rules.raise_over_partner),
-            int(rules.undertrump),
+            rules.to_array(),
             depth,
         )
     )

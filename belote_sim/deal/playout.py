@@ -8,8 +8,10 @@ import numpy as np
 
 from belote_sim.cards import format_card, format_cards
 from belote_sim.kernels.dealing import shuffle_deal
-from belote_sim.kernels.play import play_deal, search_buffers
+from belote_sim.kernels.play import play_deal
+from belote_sim.kernels.records import new_deal
 from belote_sim.kernels.rng import random_below, seed_state
+from belote_sim.kernels.switchboard import policy_buffers
 from belote_sim.kernels.tables import ALL_SEATS_MASK, STRAIN_NAMES
 from belote_sim.policies import PLAY_POLICIES, per_seat, search_bits, to_arrays
 from belote_sim.rules import Rules
@@ -39,27 +41,23 @@ def random_record(
     taker = int(random_below(state, 4))
     if doubling is None:
         doubling = int(random_below(state, rules.max_doubling + 1))
-    plays = np.zeros(32, dtype=np.int64)
-    winners = np.zeros(8, dtype=np.int64)
-    belote = np.zeros(4, dtype=np.int64)
-    ids, params = to_arrays(per_seat(play, PLAY_POLICIES, "play"), PLAY_POLICIES)
+    specs = per_seat(play, PLAY_POLICIES, "play")
+    records = new_deal()
+    deal = records[0]
+    deal["hands"] = hands
+    deal["leader"] = (dealer + 1) % 4
+    deal["strain"] = code
+    deal["taker"] = taker
+    deal["doubling"] = doubling
+    deal["announce"] = ALL_SEATS_MASK
     play_deal(
-        hands,
-        (dealer + 1) % 4,
-        code,
-        taker,
+        deal,
+        to_arrays(specs, PLAY_POLICIES),
         rules.to_array(),
-        ALL_SEATS_MASK,
-        plays,
-        0,
-        ids,
-        params,
         state,
-        plays,
-        winners,
-        belote,
-        search_buffers(search_bits(per_seat(play, PLAY_POLICIES, "play"))),
+        policy_buffers(search_bits(specs)),
     )
+    plays = deal["cards"]
     return {
         "ruleset": rules.name,
         "options": {

@@ -42,30 +42,13 @@ import numpy as np
 from belote_sim.cards import format_card, format_cards, parse_card, parse_hands, parse_strain
 from belote_sim.deal.declarations import belote_entries, carre_entries, run_entries, sort_entries
 from belote_sim.kernels.core import DUTY_NAMES
-from belote_sim.kernels.declarations import (
-    DECL_CARRE_RANKS,
-    DECL_RUN_CARDS,
-    NUM_DECL_FIELDS,
-    player_declarations,
-)
-from belote_sim.kernels.play import (
-    NUM_PLAYER_FIELDS,
-    PLAYER_BELOTE,
-    PLAYER_BELOTE_SUITS,
-    PLAYER_CARD,
-    PLAYER_TRICKS,
-    deal_declarations,
-    play_deal,
-    play_solo_deal,
-    score_played_deal,
-    search_buffers,
-    solo_declarations,
-)
-from belote_sim.kernels.policies import POLICY_NONE
+from belote_sim.kernels.declarations import DECL_CARRE_RANKS, DECL_RUN_CARDS
+from belote_sim.kernels.play import play_deal
+from belote_sim.kernels.records import new_deal
 from belote_sim.kernels.rng import seed_state
-from belote_sim.kernels.scoring import score_deal, score_players
+from belote_sim.kernels.scoring import score_deal
+from belote_sim.kernels.switchboard import POLICY_NONE, policy_buffers
 from belote_sim.kernels.tables import (
-    ALL_SEATS_MASK,
     BELOTE_POINTS,
     DEAL_CARD_TOTAL,
     DECK24_MASK,
@@ -275,88 +258,79 @@ def replay(record: dict[str, Any]) -> dict[str, Any]:
     """
     rec = parse_record(record)
     rules: Rules = rec["rules"]
-    if rules.solo:
-        return _replay_solo(record, rec)
-    rules_arr = rules.to_array()
+    n = rules.players
     strain, dealer, taker, doubling = rec["strain"], rec["dealer"], rec["taker"], rec["doubling"]
-    hands = np.array(rec["hands"], dtype=np.int64)
-    plays = np.array(rec["plays"] + [0] * (32 - len(rec["plays"])), dtype=np.int64)
-    announce_mask = sum(1 << s for s in range(4) if s not in rec["silent"])
-    leader = (dealer + 1) % 4
-    out_plays = np.zeros(32, dtype=np.int64)
-    out_winners = np.zeros(8, dtype=np.int64)
-    out_belote = np.zeros(4, dtype=np.int64)
-    (n_played, duty, next_legal, card0, card1, tricks0, tricks1, belote0, belote1) = play_deal(
-        hands,
-        leader,
-        strain,
-        taker,
-        rules_arr,
-        announce_mask,
-        plays,
-        len(rec["plays"]),
-        np.full(4, POLICY_NONE, dtype=np.int64),
-        np.zeros((4, 1)),
+    n_cards = rules.n_tricks * n
+    records = new_deal()
+    deal = records[0]
+    deal["leader"] = (dealer + 1) % n
+    deal["strain"] = strain
+    deal["taker"] = taker
+    deal["doubling"] = doubling
+    deal["announce"] = sum(1 << s for s in range(n) if s not in rec["silent"])
+    deal["hands"][:n] = rec["hands"]
+    if rules.variant == "open":
+        deal["table"][:] = rec["table"]
+    deal["n_given"] = len(rec["plays"])
+    deal["cards"][: len(rec["plays"])] = rec["plays"]
+    no_policy = np.full(4, POLICY_NONE, dtype=np.int64)
+    play_deal(
+        records[0],
+        (no_policy, np.zeros((4, 1))),
+        rules.to_array(),
         seed_state(0),
-        out_plays,
-        out_winners,
-        out_belote,
-        search_buffers(1),
+        policy_buffers(1),
     )
-
     result = _play_fields(
-        record, rec, out_plays, out_winners, n_played, duty, next_legal, leader, 4, 32
+        record,
+        rec,
+        deal["cards"],
+        deal["winners"],
+        int(deal["n_played"]),
+        int(deal["duty"]),
+        int(deal["next_legal"]),
+        int(deal["leader"]),
+        n,
+        n_cards,
     )
-    over = result["to_play"] is None
-    decl = np.zeros((4, NUM_DECL_FIELDS), dtype=np.int64)
-    deal_declarations(hands, strain, ALL_SEATS_MASK, rules_arr, decl)
-    if over:
-        (scored, _d0, _d1, raw0, raw1, outcome, valat, mp0, mp1, held0, held1) = score_played_deal(
-            decl,
-            tricks0,
-            tricks1,
-            card0,
-            card1,
-            belote0,
-            belote1,
-            strain,
-            taker % 2,
-            doubling,
-            leader,
-            NUM_TRICKS,
-            rules_arr,
-        )
-        team_decl: list[list[dict[str, Any]]] = [[], []]
-        for seat in range(4):
-            team = seat % 2
-            if (scored >> team) & 1:
-                team_decl[team] += run_entries(seat, int(decl[seat, DECL_RUN_CARDS]))
-            if (scored >> (2 + team)) & 1:
-                team_decl[team] += carre_entries(seat, int(decl[seat, DECL_CARRE_RANKS]), strain)
-            team_decl[team] += belote_entries(seat, int(out_belote[seat]))
+    decl = deal["declarations"]
+    sides = 2 if n == 4 else n
+    if result["to_play"] is None:
+        scored = int(deal["decl_scored"])
+        entries: list[list[dict[str, Any]]] = [[] for _ in range(sides)]
+        for seat in range(n):
+            side = seat % sides
+            # which declarations score: bits (team, 2 + team) in the 4-player game,
+            # (player, 8 + player) when every player is alone
+            runs_bit, carres_bit = (side, 2 + side) if n == 4 else (seat, 8 + seat)
+            if (scored >> runs_bit) & 1:
+                entries[side] += run_entries(seat, int(decl[seat, DECL_RUN_CARDS]))
+            if (scored >> carres_bit) & 1:
+                entries[side] += carre_entries(seat, int(decl[seat, DECL_CARRE_RANKS]), strain)
+            entries[side] += belote_entries(seat, int(deal["belote_suits"][seat]))
         result.update(
-            card_points=[int(card0), int(card1)],
-            declarations=[sort_entries(t) for t in team_decl],
-            raw=[int(raw0), int(raw1)],
-            outcome=OUTCOME_NAMES[outcome],
-            valat=None if valat < 0 else int(valat),
-            mp=[int(mp0), int(mp1)],
-            held_mp=[int(held0), int(held1)],
+            card_points=deal["card_points"][:sides].tolist(),
+            declarations=[sort_entries(t) for t in entries],
+            raw=deal["raw"][:sides].tolist(),
+            outcome=OUTCOME_NAMES[int(deal["outcome"])],
+            valat=None if deal["valat"] < 0 else int(deal["valat"]),
+            mp=deal["mp"][:sides].tolist(),
+            held_mp=deal["held"][:sides].tolist(),
         )
-    elif duty and rules.revoke_penalty:
+    elif deal["duty"] and rules.revoke_penalty and n == 4:
         result.update(
             _revoke_scores(
                 rules,
                 strain,
                 taker,
                 doubling,
-                leader,
-                n_played,
+                int(deal["leader"]),
+                int(deal["n_played"]),
                 result["to_play"],
                 decl,
-                out_belote,
-                card0,
-                card1,
+                deal["belote_suits"],
+                int(deal["card_points"][0]),
+                int(deal["card_points"][1]),
             )
         )
     return result
@@ -412,94 +386,6 @@ def _play_fields(
             card=format_card(rec["plays"][n_played]),
             rule=DUTY_NAMES[duty],
         )
-    return result
-
-
-def _replay_solo(record: dict[str, Any], rec: dict[str, Any]) -> dict[str, Any]:
-    """``replay`` for the games where every player is alone (2, 3 players, open belot):
-    the same fields, with one entry per player where the 4-player game has teams."""
-    rules: Rules = rec["rules"]
-    rules_arr = rules.to_array()
-    n = rules.players
-    strain, dealer, taker, doubling = rec["strain"], rec["dealer"], rec["taker"], rec["doubling"]
-    n_cards = rules.n_tricks * n
-    hands = np.array(rec["hands"], dtype=np.int64)
-    table = rec["table"]
-    plays = np.zeros(n_cards, dtype=np.int64)
-    plays[: len(rec["plays"])] = rec["plays"]
-    announce_mask = sum(1 << s for s in range(n) if s not in rec["silent"])
-    leader = (dealer + 1) % n
-    out_plays = np.zeros(n_cards, dtype=np.int64)
-    winners = np.zeros(rules.n_tricks, dtype=np.int64)
-    per_player = np.zeros((NUM_PLAYER_FIELDS, n), dtype=np.int64)
-    n_played, duty, next_legal = play_solo_deal(
-        hands,
-        table,
-        n,
-        leader,
-        strain,
-        taker,
-        rules_arr,
-        announce_mask,
-        plays,
-        len(rec["plays"]),
-        np.full(n, POLICY_NONE, dtype=np.int64),
-        np.zeros((n, 1)),
-        seed_state(0),
-        out_plays,
-        winners,
-        per_player,
-    )
-    belote_suits = per_player[PLAYER_BELOTE_SUITS]
-    card = per_player[PLAYER_CARD]
-    tricks = per_player[PLAYER_TRICKS]
-    belote = per_player[PLAYER_BELOTE]
-
-    result = _play_fields(
-        record, rec, out_plays, winners, n_played, duty, next_legal, leader, n, n_cards
-    )
-    over = result["to_play"] is None
-    if not over:
-        return result
-    decl = np.zeros((n, NUM_DECL_FIELDS), dtype=np.int64)
-    solo_declarations(hands, table, n, strain, rules_arr, decl)
-    decl_points = np.zeros(n, dtype=np.int64)
-    scored = player_declarations(decl, tricks, n, leader, rules_arr, decl_points)
-    raw, mp, held = (np.zeros(n, dtype=np.int64) for _ in range(3))
-    outcome, valat = score_players(
-        card,
-        decl_points,
-        belote,
-        tricks,
-        n,
-        strain,
-        taker,
-        doubling,
-        rules.n_tricks,
-        leader,
-        rules_arr,
-        raw,
-        mp,
-        held,
-    )
-    entries: list[list[dict[str, Any]]] = []
-    for p in range(n):
-        mine: list[dict[str, Any]] = []
-        if (scored >> p) & 1:
-            mine += run_entries(p, int(decl[p, DECL_RUN_CARDS]))
-        if (scored >> (8 + p)) & 1:
-            mine += carre_entries(p, int(decl[p, DECL_CARRE_RANKS]), strain)
-        mine += belote_entries(p, int(belote_suits[p]))
-        entries.append(sort_entries(mine))
-    result.update(
-        card_points=card.tolist(),
-        declarations=entries,
-        raw=raw.tolist(),
-        outcome=OUTCOME_NAMES[outcome],
-        valat=None if valat < 0 else int(valat),
-        mp=mp.tolist(),
-        held_mp=held.tolist(),
-    )
     return result
 
 

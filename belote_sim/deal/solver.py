@@ -229,8 +229,7 @@ class _Position:
                 )
         if size == 0 and self.n > 0:
             raise ValueError("the player to move has no card")
-        self.raise_op = int(self.rules.raise_over_partner)
-        self.undertrump = int(self.rules.undertrump)
+        self.rules_array = self.rules.to_array()
         self.trick = np.zeros(4, dtype=np.int64)
         for i, c in enumerate(cards):
             self.trick[i] = c
@@ -246,8 +245,7 @@ class _Position:
                 wc,
                 wp,
                 self.strain,
-                self.raise_op,
-                self.undertrump,
+                self.rules_array,
             )
             if duty:
                 raise ValueError(
@@ -300,8 +298,7 @@ def solve(
             pos.n,
             pos.strain,
             team,
-            pos.raise_op,
-            pos.undertrump,
+            pos.rules_array,
             s.tt,
             s.ws,
             s.moves,
@@ -335,8 +332,7 @@ def dd_scores(
         pos.n,
         pos.strain,
         team,
-        pos.raise_op,
-        pos.undertrump,
+        pos.rules_array,
         s.tt,
         s.ws,
         s.moves,
@@ -366,8 +362,7 @@ def dd_card(
         pos.trick,
         pos.n,
         pos.strain,
-        pos.raise_op,
-        pos.undertrump,
+        pos.rules_array,
         s.tt,
         s.ws,
         s.moves,
@@ -409,8 +404,7 @@ def dd_table(
                         0,
                         strain,
                         team,
-                        int(rules.raise_over_partner),
-                        int(rules.undertrump),
+                        rules.to_array(),
                         s.tt,
                         s.ws,
                         s.moves,
@@ -519,8 +513,7 @@ class _Observation:
                 f"card {format_card(cards_of(played & self.hand)[0])} is both in "
                 f"the hand and among the cards played"
             )
-        self.raise_op = int(self.rules.raise_over_partner)
-        self.undertrump = int(self.rules.undertrump)
+        self.rules_array = self.rules.to_array()
         arr = np.zeros(32, dtype=np.int64)
         arr[: len(self.plays)] = self.plays
         self.plays_arr = arr
@@ -530,8 +523,7 @@ class _Observation:
             len(self.plays),
             self.first_leader,
             self.strain,
-            self.raise_op,
-            self.undertrump,
+            self.rules_array,
             forbidden,
         )
         self.leader, self.n_trick = int(leader), int(n_trick)
@@ -614,7 +606,7 @@ def pimc_scores(
     trick = np.zeros(4, dtype=np.int64)
     ok, leader, n_trick = K.pimc_deals(
         obs.hand, obs.fixed, obs.plays_arr, len(obs.plays), obs.first_leader, obs.strain,
-        obs.raise_op, obs.undertrump, int(seed) & 0x7FFFFFFFFFFFFFFF, deals, trick,
+        obs.rules_array, int(seed) & 0x7FFFFFFFFFFFFFFF, deals, trick,
     )  # fmt: skip
     if not ok:
         raise ValueError("no deal of the unseen cards fits the hand sizes and known cards")
@@ -624,8 +616,8 @@ def pimc_scores(
     def solve(chunk: np.ndarray, s: Solver) -> tuple[int, np.ndarray]:
         part = np.zeros(32, dtype=np.int64)
         legal = K.pimc_values(
-            chunk, leader, trick, n_trick, obs.strain, mover_team, obs.raise_op,
-            obs.undertrump, s.tt, s.ws, s.moves, part,
+            chunk, leader, trick, n_trick, obs.strain, mover_team, obs.rules_array,
+            s.tt, s.ws, s.moves, part,
         )  # fmt: skip
         return int(legal), part
 

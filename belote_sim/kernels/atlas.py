@@ -22,9 +22,17 @@ from numba import prange
 
 from belote_sim.kernels._jit import kernel
 from belote_sim.kernels.dealing import SEAT_POSITIONS, french_hands, hands_from_deck
-from belote_sim.kernels.play import deal_declarations, play_deal, score_played_deal, search_buffers
+from belote_sim.kernels.play import play_deal, score_deal_record
+from belote_sim.kernels.records import deal_record
 from belote_sim.kernels.rng import random_below, seed_state
-from belote_sim.kernels.tables import OUTCOME_HANGING, OUTCOME_INSIDE, OUTCOME_MADE, R_BIDDING
+from belote_sim.kernels.switchboard import policy_buffers
+from belote_sim.kernels.tables import (
+    BIDDING_TWO_ROUND,
+    OUTCOME_HANGING,
+    OUTCOME_INSIDE,
+    OUTCOME_MADE,
+    R_BIDDING,
+)
 
 (F_N, F_MADE, F_INSIDE, F_HANGING, F_VALAT_BY, F_VALAT_AGAINST, F_CARD, F_CARD2) = range(8)
 #: First column of doubling level L (0 = x1, 1 = x2, 2 = x4): F_LEVEL + 6 * L + one of
@@ -36,45 +44,37 @@ NUM_FIELDS = F_LEVEL + 6 * NUM_LEVELS
 
 
 @kernel(parallel=True)
-def atlas_cells(
-    hands,
-    strains,
-    positions,
-    counts,
-    seeds,
-    rules,
-    play_ids,
-    play_params,
-    announce_mask,
-    search_bits,
-    out,
-):
+def atlas_cells(hands, strains, positions, counts, seeds, rules, policies, search_bits, out):
     """Play ``counts[c]`` deals of each cell ``c`` and add its sums to ``out[c]``.
 
     ``hands`` (n,): the taker's five cards (mask); ``strains`` (n,) 0..5;
     ``positions`` (n,) 1..4; ``counts`` (n,) deals; ``seeds`` (n,) int64;
+    ``policies = (play_ids (4,), play_params (4, k), announce_mask)``;
     ``out`` (n, NUM_FIELDS) int64, added to (so rounds accumulate).
     """
+    play_ids, play_params, announce_mask = policies
     n = hands.shape[0]
-    two_round = rules[R_BIDDING] == 1
+    two_round = rules[R_BIDDING] == BIDDING_TWO_ROUND
     for c in prange(n):
         deck = np.empty(32, dtype=np.int64)
         free_cards = np.empty(27, dtype=np.int64)
         free_pos = np.empty(27, dtype=np.int64)
         hand_cards = np.empty(5, dtype=np.int64)
-        hands4 = np.empty(4, dtype=np.int64)
         bid = np.empty(4, dtype=np.int64)
-        plays = np.zeros(32, dtype=np.int64)
-        winners = np.empty(8, dtype=np.int64)
-        belote = np.empty(4, dtype=np.int64)
-        decl = np.empty((4, 6), dtype=np.int64)
-        search = search_buffers(search_bits)
+        deals = deal_record()
+        deal = deals[0]
+        search = policy_buffers(search_bits)
         state = seed_state(seeds[c])
         hand = hands[c]
         strain = strains[c]
         r = positions[c] - 1
         dealer = (4 - positions[c]) & 3
-        leader = (dealer + 1) & 3
+        deal.leader = (dealer + 1) & 3
+        deal.strain = strain
+        deal.taker = 0
+        deal.doubling = 0
+        deal.announce = announce_mask
+        deal.n_given = 0
         k = 0
         j = 0
         for card in range(32):
@@ -104,57 +104,28 @@ def atlas_cells(
             for i in range(27):
                 deck[free_pos[i]] = free_cards[i]
             if two_round:
-                french_hands(deck, dealer, 0, hands4)
+                french_hands(deck, dealer, 0, deal.hands)
             else:
-                hands_from_deck(deck, dealer, hands4, bid)
-            res = play_deal(
-                hands4,
-                leader,
-                strain,
-                0,
-                rules,
-                announce_mask,
-                plays,
-                0,
-                play_ids,
-                play_params,
-                state,
-                plays,
-                winners,
-                belote,
-                search,
-            )
-            deal_declarations(hands4, strain, 15, rules, decl)
+                hands_from_deck(deck, dealer, deal.hands, bid)
+            play_deal(deal, (play_ids, play_params), rules, state, search)
             row = out[c]
             row[F_N] += 1
-            row[F_CARD] += res[3]
-            row[F_CARD2] += res[3] * res[3]
+            card_pts = deal.card_points[0]
+            row[F_CARD] += card_pts
+            row[F_CARD2] += card_pts * card_pts
             for level in range(NUM_LEVELS):
-                s = score_played_deal(
-                    decl,
-                    res[5],
-                    res[6],
-                    res[3],
-                    res[4],
-                    res[7],
-                    res[8],
-                    strain,
-                    0,
-                    level,
-                    leader,
-                    8,
-                    rules,
-                )
+                if level > 0:  # the same play, scored at the next doubling level
+                    score_deal_record(deal, level, rules)
                 if level == 0:
-                    outcome = s[5]
+                    outcome = deal.outcome
                     row[F_MADE] += outcome == OUTCOME_MADE
                     row[F_INSIDE] += outcome == OUTCOME_INSIDE
                     row[F_HANGING] += outcome == OUTCOME_HANGING
-                    row[F_VALAT_BY] += s[6] == 0
-                    row[F_VALAT_AGAINST] += s[6] == 1
+                    row[F_VALAT_BY] += deal.valat == 0
+                    row[F_VALAT_AGAINST] += deal.valat == 1
                 base = F_LEVEL + 6 * level
-                taker_mp = s[7]
-                def_mp = s[8]
+                taker_mp = deal.mp[0]
+                def_mp = deal.mp[1]
                 net = taker_mp - def_mp
                 row[base + L_TAKER] += taker_mp
                 row[base + L_TAKER2] += taker_mp * taker_mp
@@ -162,3 +133,25 @@ def atlas_cells(
                 row[base + L_DEF2] += def_mp * def_mp
                 row[base + L_NET] += net
                 row[base + L_NET2] += net * net
+
+
+__all__ = [
+    "F_CARD",
+    "F_CARD2",
+    "F_HANGING",
+    "F_INSIDE",
+    "F_LEVEL",
+    "F_MADE",
+    "F_N",
+    "F_VALAT_AGAINST",
+    "F_VALAT_BY",
+    "L_DEF",
+    "L_DEF2",
+    "L_NET",
+    "L_NET2",
+    "L_TAKER",
+    "L_TAKER2",
+    "NUM_FIELDS",
+    "NUM_LEVELS",
+    "atlas_cells",
+]

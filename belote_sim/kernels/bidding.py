@@ -48,14 +48,18 @@ fixed contract.
 
 import numpy as np
 
-from belote_sim.kernels._jit import kernel, lean_kernel
+from belote_sim.kernels._jit import kernel
 from belote_sim.kernels.core import lowest_card
+from belote_sim.kernels.records import (
+    BID_AUCTION,
+    BID_FRENCH_ROUND1,
+    BID_FRENCH_ROUND2,
+    BID_TAKE_OR_PASS,
+)
 from belote_sim.kernels.tables import (
     NUM_CARDS,
     NUM_STRAINS,
     PLAIN_POINTS,
-    R_AT_DOUBLE_ENDS_AUCTION,
-    R_DEALER_MUST_TAKE,
     R_FRENCH_ALLOW_NT_AT,
     R_THIRD_DOUBLE,
     RANK_A,
@@ -65,10 +69,6 @@ from belote_sim.kernels.tables import (
     TRUMP_POINTS,
 )
 
-BID_THRESHOLD = 0
-BID_FIXED = 1
-BID_TAKE = 2
-BID_ATLAS = 3
 THRESHOLD_DEFAULTS = (50.0, 52.0, 75.0, 60.0, 60.0)
 TAKE_DEFAULTS = (50.0, 55.0, 60.0, 80.0)
 #: Parameter indices of each bidding policy (``belote_sim.policies.BID_POLICIES`` names).
@@ -79,6 +79,7 @@ FIXED_SEAT, FIXED_STRAIN, FIXED_DOUBLING = range(3)
 THIRD_DOUBLE_MARGIN = 20
 
 MAX_CALLS = 40
+CALL_NONE = 0  # no call: the policy failed to call (the switchboard's unknown id)
 CALL_PASS = ord("p")
 CALL_DOUBLE = ord("x")
 CALL_REDOUBLE = ord("r")
@@ -196,37 +197,6 @@ def atlas_value(atlas, hand, strain, seat, dealer, field):
 
 
 @kernel
-def atlas_call(hand, seat, dealer, current, bidder, level, forced, atlas):
-    """The ``atlas`` policy's call in the auction: ``(call, strain)`` (strain -1 if none)."""
-    opponents_hold = current >= 0 and (bidder & 1) != (seat & 1)
-    if (
-        opponents_hold
-        and level == 0
-        and atlas_value(atlas, hand, current, seat, dealer, A_NET1) > 0
-    ):
-        return CALL_DOUBLE, -1
-    if (
-        current >= 0
-        and not opponents_hold
-        and level == 1
-        and atlas_value(atlas, hand, current, seat, dealer, A_NET4)
-        > atlas_value(atlas, hand, current, seat, dealer, A_NET2)
-    ):
-        return CALL_REDOUBLE, -1
-    if current < 0 or opponents_hold:
-        best = -1
-        best_value = 0.0
-        for strain in range(current + 1, 6):
-            value = atlas_value(atlas, hand, strain, seat, dealer, A_NET1)
-            if (value > 0 or forced) and (best < 0 or value > best_value):
-                best = strain
-                best_value = value
-        if best >= 0:
-            return STRAIN_CALLS[best], best
-    return CALL_PASS, -1
-
-
-@kernel
 def strain_score(cards, strain):
     """Bidding score of a set of cards for one strain (module docstring formula)."""
     score = 0
@@ -238,7 +208,7 @@ def strain_score(cards, strain):
 
 
 @kernel
-def _packed_score(cards):
+def packed_score(cards):
     """The six strain scores of a set of cards packed as in ``SCORE_PACKED``."""
     packed = 0
     while cards:
@@ -247,14 +217,15 @@ def _packed_score(cards):
     return packed
 
 
-@kernel
-def _field(packed, strain):
-    """One strain's score out of a ``_packed_score``."""
+@kernel(inline="always")
+def packed_field(packed, strain):
+    """One strain's score out of a ``packed_score``."""
     return (packed >> (SCORE_BITS * strain)) & ((1 << SCORE_BITS) - 1)
 
 
-@kernel
-def _threshold(params, strain):
+@kernel(inline="always")
+def threshold_of(params, strain):
+    """``threshold``'s bidding threshold of a strain (its parameters suit, nt, at)."""
     if strain == STRAIN_NT:
         return params[THRESHOLD_NT]
     if strain == STRAIN_AT:
@@ -262,179 +233,187 @@ def _threshold(params, strain):
     return params[THRESHOLD_SUIT]
 
 
-@lean_kernel
-def run_auction(bid_cards, dealer, rules, bid_ids, bid_params, out_calls, atlas):
-    """Auction (section 4.1): each seat calls by its policy, ``threshold`` or ``atlas``.
+@kernel(inline="always")
+def best_margin_strain(scores, params, first, must_bid):
+    """The strain from ``first`` up whose score (``scores`` packed) clears its
+    ``threshold`` by most (-1 if none does; with ``must_bid`` the best one anyway)."""
+    bid = -1
+    best_margin = 0.0
+    for strain in range(first, NUM_STRAINS):
+        margin = packed_field(scores, strain) - threshold_of(params, strain)
+        if (margin >= 0 or must_bid) and (bid < 0 or margin > best_margin):
+            bid = strain
+            best_margin = margin
+    return bid
 
-    ``bid_cards``: (4,) masks of the five cards each seat sees; ``atlas``: see
-    ``atlas_value`` (tiny arrays when no seat uses it).  Writes the calls to
-    ``out_calls`` (uint8, MAX_CALLS) and returns ``(strain, taker, doubling, n_calls)``
-    with strain -1 when the deal is thrown in.
-    """
-    # Every seat's six strain scores, packed (SCORE_PACKED): no array, no allocation.
-    packed0 = _packed_score(bid_cards[0])
-    packed1 = _packed_score(bid_cards[1])
-    packed2 = _packed_score(bid_cards[2])
-    packed3 = _packed_score(bid_cards[3])
-    max_level = 3 if rules[R_THIRD_DOUBLE] else 2
-    current = -1
-    bidder = -1
-    level = 0
-    passes = 0
-    n_calls = 0
-    seat = (dealer + 1) & 3
-    while n_calls < MAX_CALLS:
-        params = bid_params[seat]
-        packed = (
-            packed0 if seat == 0 else packed1 if seat == 1 else packed2 if seat == 2 else packed3
-        )
+
+@kernel(inline="always")
+def threshold_call(params, turn, rules, atlas):
+    """The ``threshold`` policy's call (module docstring), in the auction or
+    take-or-pass: ``(call, strain)``."""
+    current = turn.current
+    if turn.kind == BID_TAKE_OR_PASS:
+        # every player alone: a strain above the current one, or pass
+        if turn.seat != turn.bidder:
+            bid = best_margin_strain(turn.scores, params, current + 1, False)
+            if bid >= 0:
+                return STRAIN_CALLS[bid], bid
+        return CALL_PASS, -1
+    opponents_hold = current >= 0 and (turn.bidder & 1) != (turn.seat & 1)
+    level = turn.level
+    if opponents_hold and level == 0:
+        if packed_field(turn.scores, current) >= params[THRESHOLD_DOUBLE]:
+            return CALL_DOUBLE, -1
+    elif current >= 0 and not opponents_hold and level == 1:
+        if packed_field(turn.scores, current) >= params[THRESHOLD_REDOUBLE]:
+            return CALL_REDOUBLE, -1
+    elif opponents_hold and level == 2 and rules[R_THIRD_DOUBLE]:
+        if packed_field(turn.scores, current) >= params[THRESHOLD_REDOUBLE] + THIRD_DOUBLE_MARGIN:
+            return CALL_THIRD, -1
+    if current < 0 or opponents_hold:
+        bid = best_margin_strain(turn.scores, params, current + 1, turn.must_bid)
+        if bid >= 0:
+            return STRAIN_CALLS[bid], bid
+    return CALL_PASS, -1
+
+
+@kernel
+def take_call(params, turn, rules, atlas):
+    """The ``take`` policy's call in the french two rounds (module docstring)."""
+    turned_suit = turn.turned >> 3
+    cards = turn.cards | (1 << turn.turned)
+    if turn.kind == BID_FRENCH_ROUND1:
+        if strain_score(cards, turned_suit) >= params[TAKE_ROUND1]:
+            return STRAIN_CALLS[turned_suit], turned_suit
+        return CALL_PASS, -1
+    last = NUM_STRAINS if rules[R_FRENCH_ALLOW_NT_AT] else STRAIN_NT
+    best = -1
+    best_margin = 0.0
+    for strain in range(last):
+        if strain == turned_suit:
+            continue
+        threshold = params[TAKE_ROUND2]
+        if strain == STRAIN_NT:
+            threshold = params[TAKE_NT]
+        elif strain == STRAIN_AT:
+            threshold = params[TAKE_AT]
+        margin = strain_score(cards, strain) - threshold
+        if margin >= 0 and (best < 0 or margin > best_margin):
+            best = strain
+            best_margin = margin
+    if best >= 0:
+        return STRAIN_CALLS[best], best
+    return CALL_PASS, -1
+
+
+@kernel
+def atlas_bid_call(params, turn, rules, atlas):
+    """The ``atlas`` policy's call (module docstring): in the auction from the
+    expected net MP of its own five cards; in the french rounds the turned suit when
+    its net MP there is positive, else the other strain with the best positive one."""
+    hand = turn.cards
+    seat = turn.seat
+    dealer = turn.dealer
+    if turn.kind == BID_AUCTION:
+        current = turn.current
+        bidder = turn.bidder
+        level = turn.level
         opponents_hold = current >= 0 and (bidder & 1) != (seat & 1)
-        call = CALL_PASS
-        bid = -1
-        if bid_ids[seat] == BID_ATLAS:
-            forced = rules[R_DEALER_MUST_TAKE] and current < 0 and n_calls == 3
-            call, bid = atlas_call(
-                bid_cards[seat], seat, dealer, current, bidder, level, forced, atlas
-            )
-        elif opponents_hold and level == 0 and _field(packed, current) >= params[THRESHOLD_DOUBLE]:
-            call = CALL_DOUBLE
-        elif (
+        if (
+            opponents_hold
+            and level == 0
+            and atlas_value(atlas, hand, current, seat, dealer, A_NET1) > 0
+        ):
+            return CALL_DOUBLE, -1
+        if (
             current >= 0
             and not opponents_hold
             and level == 1
-            and _field(packed, current) >= params[THRESHOLD_REDOUBLE]
+            and atlas_value(atlas, hand, current, seat, dealer, A_NET4)
+            > atlas_value(atlas, hand, current, seat, dealer, A_NET2)
         ):
-            call = CALL_REDOUBLE
-        elif (
-            opponents_hold
-            and level == 2
-            and max_level == 3
-            and _field(packed, current) >= params[THRESHOLD_REDOUBLE] + THIRD_DOUBLE_MARGIN
-        ):
-            call = CALL_THIRD
-        elif current < 0 or opponents_hold:
-            best_margin = 0.0
-            forced = rules[R_DEALER_MUST_TAKE] and current < 0 and n_calls == 3
+            return CALL_REDOUBLE, -1
+        if current < 0 or opponents_hold:
+            best = -1
+            best_value = 0.0
             for strain in range(current + 1, NUM_STRAINS):
-                margin = _field(packed, strain) - _threshold(params, strain)
-                if (margin >= 0 or forced) and (bid < 0 or margin > best_margin):
-                    bid = strain
-                    best_margin = margin
-            if bid >= 0:
-                call = STRAIN_CALLS[bid]
-        out_calls[n_calls] = call
-        n_calls += 1
-        if call == CALL_PASS:
-            passes += 1
-            if (current < 0 and passes == 4) or (current >= 0 and passes == 3):
-                break
-        elif bid >= 0:
-            current = bid
-            bidder = seat
-            level = 0
-            passes = 0
-        else:
-            level += 1
-            passes = 0
-            if current == STRAIN_AT and (
-                level == max_level or (level == 1 and rules[R_AT_DOUBLE_ENDS_AUCTION])
-            ):
-                break
-        seat = (seat + 1) & 3
-    if current < 0:
-        return -1, -1, 0, n_calls
-    return current, bidder, level, n_calls
-
-
-@lean_kernel
-def french_take(bid_cards, turned, dealer, rules, bid_ids, bid_params, out_calls, atlas):
-    """French two-round bidding (section 4.2) with the ``take`` or ``atlas`` policy.
-
-    Returns ``(strain, taker, n_calls)``, strain -1 when all pass twice.
-    """
-    turned_suit = turned >> 3
-    n_calls = 0
-    for i in range(4):
-        seat = (dealer + 1 + i) & 3
-        cards = bid_cards[seat] | (1 << turned)
-        if bid_ids[seat] == BID_ATLAS:
-            take = atlas_value(atlas, bid_cards[seat], turned_suit, seat, dealer, A_NET1) > 0
-        else:
-            take = strain_score(cards, turned_suit) >= bid_params[seat, TAKE_ROUND1]
-        if take:
-            out_calls[n_calls] = STRAIN_CALLS[turned_suit]
-            return turned_suit, seat, n_calls + 1
-        out_calls[n_calls] = CALL_PASS
-        n_calls += 1
-    last = NUM_STRAINS if rules[R_FRENCH_ALLOW_NT_AT] else STRAIN_NT
-    for i in range(4):
-        seat = (dealer + 1 + i) & 3
-        cards = bid_cards[seat] | (1 << turned)
+                value = atlas_value(atlas, hand, strain, seat, dealer, A_NET1)
+                if (value > 0 or turn.must_bid) and (best < 0 or value > best_value):
+                    best = strain
+                    best_value = value
+            if best >= 0:
+                return STRAIN_CALLS[best], best
+        return CALL_PASS, -1
+    turned_suit = turn.turned >> 3
+    if turn.kind == BID_FRENCH_ROUND1:
+        if atlas_value(atlas, hand, turned_suit, seat, dealer, A_NET1) > 0:
+            return STRAIN_CALLS[turned_suit], turned_suit
+        return CALL_PASS, -1
+    if turn.kind == BID_FRENCH_ROUND2:
+        last = NUM_STRAINS if rules[R_FRENCH_ALLOW_NT_AT] else STRAIN_NT
         best = -1
-        best_margin = 0.0
+        best_value = 0.0
         for strain in range(last):
             if strain == turned_suit:
                 continue
-            if bid_ids[seat] == BID_ATLAS:
-                margin = atlas_value(atlas, bid_cards[seat], strain, seat, dealer, A_NET1)
-                if margin > 0 and (best < 0 or margin > best_margin):
-                    best = strain
-                    best_margin = margin
-                continue
-            threshold = bid_params[seat, TAKE_ROUND2]
-            if strain == STRAIN_NT:
-                threshold = bid_params[seat, TAKE_NT]
-            elif strain == STRAIN_AT:
-                threshold = bid_params[seat, TAKE_AT]
-            margin = strain_score(cards, strain) - threshold
-            if margin >= 0 and (best < 0 or margin > best_margin):
+            value = atlas_value(atlas, hand, strain, seat, dealer, A_NET1)
+            if value > 0 and (best < 0 or value > best_value):
                 best = strain
-                best_margin = margin
+                best_value = value
         if best >= 0:
-            out_calls[n_calls] = STRAIN_CALLS[best]
-            return best, seat, n_calls + 1
-        out_calls[n_calls] = CALL_PASS
-        n_calls += 1
-    return -1, -1, n_calls
+            return STRAIN_CALLS[best], best
+    return CALL_PASS, -1
 
 
-@lean_kernel
-def take_or_pass(bid_cards, dealer, n_players, bid_params, out_calls):
-    """Take-or-pass bidding (section 4.3) with the ``threshold`` policy for every player.
+@kernel(inline="always")
+def fixed_call(params, turn, rules, atlas):
+    """The ``fixed`` policy: no auction; ``CALL_FIXED`` with its strain ends the
+    bidding with the contract ``[seat, strain, doubling]`` of its parameters."""
+    return CALL_FIXED, np.int64(params[FIXED_STRAIN])
 
-    From dealer + 1 each player passes or names a strain higher than the current one;
-    the bidding ends when every other player has passed after a bid, or when all pass
-    (thrown in).  ``bid_cards``: (P,) masks of the cards each player sees.  Writes
-    the calls to ``out_calls`` and returns ``(strain, taker, n_calls)``, strain -1 when
-    the deal is thrown in.
-    """
-    current = -1
-    bidder = -1
-    passes = 0
-    n_calls = 0
-    seat = (dealer + 1) % n_players
-    while n_calls < MAX_CALLS:
-        params = bid_params[seat]
-        bid = -1
-        if seat != bidder:
-            best_margin = 0.0
-            for strain in range(current + 1, NUM_STRAINS):
-                margin = strain_score(bid_cards[seat], strain) - _threshold(params, strain)
-                if margin >= 0 and (bid < 0 or margin > best_margin):
-                    bid = strain
-                    best_margin = margin
-        if bid >= 0:
-            out_calls[n_calls] = STRAIN_CALLS[bid]
-            current = bid
-            bidder = seat
-            passes = 0
-        else:
-            out_calls[n_calls] = CALL_PASS
-            passes += 1
-        n_calls += 1
-        if (current < 0 and passes == n_players) or (current >= 0 and passes == n_players - 1):
-            break
-        seat = (seat + 1) % n_players
-    if current < 0:
-        return -1, -1, n_calls
-    return current, bidder, n_calls
+
+__all__ = [
+    "ATLAS_NO_KEY",
+    "A_NET1",
+    "A_NET2",
+    "A_NET4",
+    "A_PMADE",
+    "CALL_DOUBLE",
+    "CALL_FIXED",
+    "CALL_NONE",
+    "CALL_PASS",
+    "CALL_REDOUBLE",
+    "CALL_THIRD",
+    "FIXED_DOUBLING",
+    "FIXED_SEAT",
+    "FIXED_STRAIN",
+    "MAX_CALLS",
+    "SCORE",
+    "SCORE_BITS",
+    "SCORE_PACKED",
+    "STRAIN_CALLS",
+    "TAKE_AT",
+    "TAKE_DEFAULTS",
+    "TAKE_NT",
+    "TAKE_ROUND1",
+    "TAKE_ROUND2",
+    "THIRD_DOUBLE_MARGIN",
+    "THRESHOLD_AT",
+    "THRESHOLD_DEFAULTS",
+    "THRESHOLD_DOUBLE",
+    "THRESHOLD_NT",
+    "THRESHOLD_REDOUBLE",
+    "THRESHOLD_SUIT",
+    "atlas_bid_call",
+    "atlas_row",
+    "atlas_value",
+    "best_margin_strain",
+    "canonical_key",
+    "fixed_call",
+    "packed_field",
+    "packed_score",
+    "strain_score",
+    "take_call",
+    "threshold_call",
+    "threshold_of",
+]

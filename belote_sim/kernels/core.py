@@ -14,6 +14,8 @@ from belote_sim.kernels._jit import kernel, lean_kernel
 from belote_sim.kernels.bits import lowest_card, nth_card, popcount  # noqa: F401 (re-exported)
 from belote_sim.kernels.tables import (
     HIGHER_TRUMP_BYTE,
+    R_RAISE_OVER_PARTNER,
+    R_UNDERTRUMP,
     STRAIN_AT,
     STRAIN_NT,
     WIN_KEY,
@@ -52,12 +54,13 @@ def beats(card, win_card, led_suit, strain):
 
 
 @kernel
-def legal_mask(hand, led_suit, n_played, win_card, win_pos, strain, raise_over_partner, undertrump):
+def legal_mask(hand, led_suit, n_played, win_card, win_pos, strain, rules):
     """Mask of the cards the player to move may play (docs/rules.md section 5).
 
     Parameters are the player's hand (uint32 mask), the trick state (see module
-    docstring; ignored when ``n_played == 0``), the strain code and the two play
-    options as 0/1.  Returns a uint32-valued int mask, never empty for a non-empty hand.
+    docstring; ignored when ``n_played == 0``), the strain code and the rules array
+    (its play options ``raise_over_partner`` and ``undertrump``).  Returns a
+    uint32-valued int mask, never empty for a non-empty hand.
     """
     if n_played == 0:
         return hand
@@ -68,7 +71,7 @@ def legal_mask(hand, led_suit, n_played, win_card, win_pos, strain, raise_over_p
         # Trump led (every suit is trump in AT): follow, and raise over the best card.
         if follow == 0:
             return hand
-        if partner_winning and not raise_over_partner:
+        if partner_winning and not rules[R_RAISE_OVER_PARTNER]:
             return follow
         higher = follow & (HIGHER_TRUMP_BYTE[win_card & 7] << shift)
         return higher if higher else follow
@@ -85,21 +88,17 @@ def legal_mask(hand, led_suit, n_played, win_card, win_pos, strain, raise_over_p
         higher = trumps & (HIGHER_TRUMP_BYTE[win_card & 7] << trump_shift)
         if higher:
             return higher
-        return trumps if undertrump else hand
+        return trumps if rules[R_UNDERTRUMP] else hand
     return trumps
 
 
 @kernel
-def broken_duty(
-    hand, card, led_suit, n_played, win_card, win_pos, strain, raise_over_partner, undertrump
-):
+def broken_duty(hand, card, led_suit, n_played, win_card, win_pos, strain, rules):
     """Which duty playing ``card`` breaks (a ``DUTY_*`` code, 0 if the card is legal)."""
     bit = 1 << card
     if hand & bit == 0:
         return DUTY_NOT_IN_HAND
-    legal = legal_mask(
-        hand, led_suit, n_played, win_card, win_pos, strain, raise_over_partner, undertrump
-    )
+    legal = legal_mask(hand, led_suit, n_played, win_card, win_pos, strain, rules)
     if legal & bit:
         return DUTY_NONE
     if hand & (0xFF << (8 * led_suit)):
@@ -158,27 +157,23 @@ def trick_winner(trick, leader, strain):
 
 
 @kernel
-def legal_mask_of_trick(hand, trick, n_played, strain, raise_over_partner, undertrump):
+def legal_mask_of_trick(hand, trick, n_played, strain, rules):
     """``legal_mask`` for a trick given as an array of its first ``n_played`` cards."""
     led_suit, win_card, win_pos = trick_state(trick, n_played, strain)
-    return legal_mask(
-        hand, led_suit, n_played, win_card, win_pos, strain, raise_over_partner, undertrump
-    )
+    return legal_mask(hand, led_suit, n_played, win_card, win_pos, strain, rules)
 
 
 @kernel
-def legal_masks_batch(hands, tricks, n_played, strains, raise_over_partner, undertrump):
+def legal_masks_batch(hands, tricks, n_played, strains, rules):
     """Vectorised ``legal_mask_of_trick`` over arrays of positions (for tests and tools).
 
     ``hands``: (n,) int64 masks; ``tricks``: (n, 4) cards; ``n_played``/``strains``:
-    (n,); options: scalars.  Returns an (n,) int64 array of legal masks.
+    (n,); ``rules``: the rules array.  Returns an (n,) int64 array of legal masks.
     """
     n = hands.shape[0]
     out = np.empty(n, dtype=np.int64)
     for i in range(n):
-        out[i] = legal_mask_of_trick(
-            hands[i], tricks[i], n_played[i], strains[i], raise_over_partner, undertrump
-        )
+        out[i] = legal_mask_of_trick(hands[i], tricks[i], n_played[i], strains[i], rules)
     return out
 
 
@@ -190,3 +185,27 @@ def trick_winners_batch(tricks, leaders, strains):
     for i in range(n):
         out[i] = trick_winner(tricks[i], leaders[i], strains[i])
     return out
+
+
+__all__ = [
+    "DUTY_FOLLOW_SUIT",
+    "DUTY_NAMES",
+    "DUTY_NONE",
+    "DUTY_NOT_IN_HAND",
+    "DUTY_OVERTRUMP",
+    "DUTY_RAISE",
+    "DUTY_TRUMP",
+    "DUTY_UNDERTRUMP",
+    "NO_PARTNER",
+    "add_to_trick",
+    "advance_trick",
+    "beats",
+    "broken_duty",
+    "is_trump",
+    "legal_mask",
+    "legal_mask_of_trick",
+    "legal_masks_batch",
+    "trick_state",
+    "trick_winner",
+    "trick_winners_batch",
+]

@@ -279,3 +279,27 @@ def deal_conditioned(
         if ok:
             return tries
     return -1
+
+
+__all__ = [
+    "C_EXCLUDED",
+    "C_MAX_STRENGTH",
+    "C_MAX_SUIT",
+    "C_MIN_STRENGTH",
+    "C_MIN_SUIT",
+    "C_REQUIRED",
+    "NUM_CONSTRAINT_FIELDS",
+    "SEAT_POSITIONS",
+    "TURNED_POSITION",
+    "cut_deck",
+    "deal_conditioned",
+    "french_hands",
+    "hand_ok",
+    "hand_strength",
+    "hands_from_deck",
+    "shuffle_deal",
+    "shuffle_deal_into",
+    "shuffle_deck",
+    "solo_deck",
+    "solo_hands_from_deck",
+]

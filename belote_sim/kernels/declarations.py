@@ -284,3 +284,22 @@ def hand_declarations_batch(hands, strains, rules):
         for k in range(NUM_DECL_FIELDS):
             out[i, k] = d[k]
     return out
+
+
+__all__ = [
+    "CARRE_RANKS_MASK",
+    "DECL_BEST_KEY",
+    "DECL_BEST_RUN_KEY",
+    "DECL_CARRE_POINTS",
+    "DECL_CARRE_RANKS",
+    "DECL_RUN_CARDS",
+    "DECL_RUN_POINTS",
+    "NUM_DECL_FIELDS",
+    "announces_belote",
+    "belote_suits",
+    "carre_key",
+    "hand_declarations",
+    "hand_declarations_batch",
+    "player_declarations",
+    "team_declarations",
+]

@@ -54,8 +54,7 @@ import numpy as np
 from belote_sim.kernels._jit import kernel, lean_kernel
 from belote_sim.kernels.bits import lowest_card, popcount
 from belote_sim.kernels.core import beats, legal_mask, trick_state
-from belote_sim.kernels.policies import _extreme as _pick_avoiding
-from belote_sim.kernels.policies import _trump_mask
+from belote_sim.kernels.greedy import extreme_card, trump_mask
 from belote_sim.kernels.solver import infer_forbidden, pimc_best_card
 from belote_sim.kernels.tables import (
     CARD_POINTS,
@@ -89,12 +88,12 @@ RANK_A = 7
 
 
 @kernel(inline="always")
-def _suit_mask(suit):
+def suit_mask(suit):
     return 0xFF << (8 * suit)
 
 
 @kernel(inline="always")
-def _higher_mask(card, strain):
+def higher_mask(card, strain):
     """Cards of ``card``'s suit that rank above it (trump order for trumps and in AT)."""
     suit = card >> 3
     if strain == STRAIN_AT or suit == strain:
@@ -115,19 +114,19 @@ def _highest(cards, strain):
 
 
 @kernel(inline="always")
-def _may_be_void(poss, others, suit, thin):
+def may_be_void(poss, others, suit, thin):
     """Whether a seat that may hold ``poss`` may be out of ``suit``: shown void, or
     ``thin`` or fewer cards of the suit still out in the other hands."""
-    sm = _suit_mask(suit)
+    sm = suit_mask(suit)
     return (poss & sm) == 0 or popcount(others & sm) <= thin
 
 
 @kernel
-def _may_beat(poss, others, card, led, trumps, strain, thin):
+def may_beat(poss, others, card, led, trumps, strain, thin):
     """Whether a later player who may hold ``poss`` may beat ``card`` (now winning a
     trick led in ``led``)."""
     suit = card >> 3
-    higher = _higher_mask(card, strain) & poss
+    higher = higher_mask(card, strain) & poss
     if suit == led:
         if higher:
             return True
@@ -135,10 +134,10 @@ def _may_beat(poss, others, card, led, trumps, strain, thin):
             trumps != 0
             and suit != strain
             and (poss & trumps) != 0
-            and _may_be_void(poss, others, led, thin)
+            and may_be_void(poss, others, led, thin)
         )
     # a trump on a plain lead: beaten by a higher trump of a player out of the led suit
-    return higher != 0 and _may_be_void(poss, others, led, thin)
+    return higher != 0 and may_be_void(poss, others, led, thin)
 
 
 @kernel
@@ -147,7 +146,7 @@ def _rule_card(
 ):
     """The card of the rules (see the module docstring); ``poss`` (4,): cards each
     other seat may hold; ``others``: cards in the other hands; ``flags``: ``X_*``."""
-    trumps = _trump_mask(strain)
+    trumps = trump_mask(strain)
     partner = seat ^ 2
     lho = (seat + 1) & 3
     rho = (seat + 3) & 3
@@ -160,60 +159,60 @@ def _rule_card(
         on_taker_side = (seat & 1) == (taker & 1)
         if on_taker_side and my_trumps and opp_poss & trumps:
             top = _highest(my_trumps, strain)
-            if _higher_mask(top, strain) & others == 0:
+            if higher_mask(top, strain) & others == 0:
                 return top
-            return _pick_avoiding(my_trumps, strain, 0, False)
+            return extreme_card(my_trumps, strain, 0, False)
         # sure tricks: masters no opponent can beat or ruff
         sure = 0
         cards = legal
         while cards:
             card = lowest_card(cards)
             cards &= cards - 1
-            if _higher_mask(card, strain) & others:
+            if higher_mask(card, strain) & others:
                 continue
             suit = card >> 3
             if flags & X_GREEDY_MASTERS:
                 sure |= 1 << card
                 continue
             if trumps and suit != strain and opp_poss & trumps:
-                if (poss[lho] & trumps and _may_be_void(poss[lho], others, suit, thin)) or (
-                    poss[rho] & trumps and _may_be_void(poss[rho], others, suit, thin)
+                if (poss[lho] & trumps and may_be_void(poss[lho], others, suit, thin)) or (
+                    poss[rho] & trumps and may_be_void(poss[rho], others, suit, thin)
                 ):
                     continue
             sure |= 1 << card
         if sure & ~trumps:
-            return _pick_avoiding(sure & ~trumps, strain, 0, True)
+            return extreme_card(sure & ~trumps, strain, 0, True)
         if sure and (on_taker_side or (opp_poss & trumps) == 0):
-            return _pick_avoiding(sure, strain, 0, True)
+            return extreme_card(sure, strain, 0, True)
         # partner's ruff: he is void in a side suit and may hold trumps
         if trumps and poss[partner] & trumps and not flags & X_NO_PARTNER_RUFF:
             for suit in range(4):
-                sm = _suit_mask(suit)
+                sm = suit_mask(suit)
                 if suit == strain or legal & sm == 0 or poss[partner] & sm:
                     continue
                 if poss[rho] & sm == 0 and poss[rho] & trumps:
                     continue  # the opponent after him could over-ruff
-                return _pick_avoiding(legal & sm, strain, 0, False)
+                return extreme_card(legal & sm, strain, 0, False)
         if flags & X_GREEDY_LOW_LEAD:
             best_suit = -1
             best_len = 0
             for suit in range(4):
-                length = popcount((legal & ~trumps) & _suit_mask(suit))
+                length = popcount((legal & ~trumps) & suit_mask(suit))
                 if length > best_len:
                     best_len = length
                     best_suit = suit
             if best_suit < 0:
-                return _pick_avoiding(legal, strain, 0, False)
-            return _pick_avoiding(legal & _suit_mask(best_suit), strain, 0, False)
+                return extreme_card(legal, strain, 0, False)
+            return extreme_card(legal & suit_mask(best_suit), strain, 0, False)
         # a low card of the side suit that costs least to give up
         best_suit = -1
         best_score = 0
         for suit in range(4):
-            sm = _suit_mask(suit)
+            sm = suit_mask(suit)
             mine = legal & sm
             if mine == 0:
                 continue
-            low = _pick_avoiding(mine, strain, 0, False)
+            low = extreme_card(mine, strain, 0, False)
             score = 4 * CARD_POINTS[strain, low]
             n_mine = popcount(mine)
             if suit == strain or strain == STRAIN_AT:
@@ -234,18 +233,16 @@ def _rule_card(
             if best_suit < 0 or score < best_score:
                 best_suit = suit
                 best_score = score
-        return _pick_avoiding(legal & _suit_mask(best_suit), strain, 0, False)
+        return extreme_card(legal & suit_mask(best_suit), strain, 0, False)
 
     # --- following ------------------------------------------------------------------
     partner_winning = n_trick >= 2 and wp == n_trick - 2
     last = n_trick == 3
     if partner_winning:
-        safe = last or not _may_beat(poss[lho], others, wc, led, trumps, strain, thin)
+        safe = last or not may_beat(poss[lho], others, wc, led, trumps, strain, thin)
         if safe:
             if flags & X_GREEDY_SMEAR:
-                return _pick_avoiding(
-                    legal & ~trumps if legal & ~trumps else legal, strain, 0, True
-                )
+                return extreme_card(legal & ~trumps if legal & ~trumps else legal, strain, 0, True)
             return _smear(legal, strain, trumps, others)
         # can we take it over for sure (no later opponent can beat our card)?
         sure = 0
@@ -253,12 +250,12 @@ def _rule_card(
         while cards:
             card = lowest_card(cards)
             cards &= cards - 1
-            if beats(card, wc, led, strain) and not _may_beat(
+            if beats(card, wc, led, strain) and not may_beat(
                 poss[lho], others, card, led, trumps, strain, thin
             ):
                 sure |= 1 << card
         if sure & ~trumps:
-            return _pick_avoiding(sure & ~trumps, strain, 0, False)
+            return extreme_card(sure & ~trumps, strain, 0, False)
         return _discard(hand, legal, strain, trumps, others, flags)
     winners = 0
     cards = legal
@@ -269,17 +266,17 @@ def _rule_card(
             winners |= 1 << card
     if winners:
         if last:
-            return _pick_avoiding(winners, strain, 0, False)
+            return extreme_card(winners, strain, 0, False)
         sure = 0
         cards = winners
         while cards:
             card = lowest_card(cards)
             cards &= cards - 1
-            if not _may_beat(poss[lho], others, card, led, trumps, strain, thin):
+            if not may_beat(poss[lho], others, card, led, trumps, strain, thin):
                 sure |= 1 << card
         if sure:
-            return _pick_avoiding(sure, strain, 0, False)
-        w = _pick_avoiding(winners, strain, 0, False)
+            return extreme_card(sure, strain, 0, False)
+        w = extreme_card(winners, strain, 0, False)
         cheap = CARD_POINTS[strain, w] <= 4
         if cheap or (trick_pts >= 10 and n_trick == 2) or flags & X_GREEDY_WIN:
             return w
@@ -296,7 +293,7 @@ def _smear(legal, strain, trumps, others):
         card = lowest_card(cards)
         cards &= cards - 1
         v = CARD_POINTS[strain, card] * 4
-        if _higher_mask(card, strain) & others == 0 and CARD_POINTS[strain, card] > 0:
+        if higher_mask(card, strain) & others == 0 and CARD_POINTS[strain, card] > 0:
             v -= 44  # a master wins a trick of its own later
         if trumps >> card & 1:
             v -= 60
@@ -311,7 +308,7 @@ def _smear(legal, strain, trumps, others):
 def _discard(hand, legal, strain, trumps, others, flags):
     """Card to give up: cheapest, keeping trumps, masters and guards of tens."""
     if flags & X_GREEDY_DISCARD:
-        return _pick_avoiding(legal & ~trumps if legal & ~trumps else legal, strain, 0, False)
+        return extreme_card(legal & ~trumps if legal & ~trumps else legal, strain, 0, False)
     best = -1
     best_v = 0
     has_trumps = (hand & trumps) != 0
@@ -320,12 +317,12 @@ def _discard(hand, legal, strain, trumps, others, flags):
         card = lowest_card(cards)
         cards &= cards - 1
         suit = card >> 3
-        sm = _suit_mask(suit)
+        sm = suit_mask(suit)
         pts = CARD_POINTS[strain, card]
         v = pts * 4
         if trumps >> card & 1:
             v += 60
-        elif _higher_mask(card, strain) & others == 0 and (others & sm):
+        elif higher_mask(card, strain) & others == 0 and (others & sm):
             v += 30  # a master
         n_suit = popcount(hand & sm)
         ten = 8 * suit + RANK_T
@@ -360,7 +357,7 @@ def observation_seed(hand, plays, n_played, seat):
 
 
 @lean_kernel
-def observe(hand, plays, n_played, first_leader, strain, raise_op, undertrump, work):
+def observe(hand, plays, n_played, first_leader, strain, rules, work):
     """What the player to move knows, worked out from his observation.
 
     ``work`` (4, 4) int64: row 0 holds the cards announced still in each other hand
@@ -374,9 +371,7 @@ def observe(hand, plays, n_played, first_leader, strain, raise_op, undertrump, w
     forbidden = work[1]
     poss = work[2]
     trick = work[3]
-    leader, n_trick = infer_forbidden(
-        plays, n_played, first_leader, strain, raise_op, undertrump, forbidden
-    )
+    leader, n_trick = infer_forbidden(plays, n_played, first_leader, strain, rules, forbidden)
     seat = (leader + n_trick) & 3
     trick_pts = 0
     played = 0
@@ -386,7 +381,7 @@ def observe(hand, plays, n_played, first_leader, strain, raise_op, undertrump, w
         trick[i] = plays[n_played - n_trick + i]
         trick_pts += CARD_POINTS[strain, trick[i]]
     led, wc, wp = trick_state(trick, n_trick, strain)
-    legal = legal_mask(hand, led, n_trick, wc, wp, strain, raise_op, undertrump)
+    legal = legal_mask(hand, led, n_trick, wc, wp, strain, rules)
     others = ALL_CARDS & ~played & ~hand
     announced = 0
     for s in range(4):
@@ -407,7 +402,7 @@ def in_endgame(params, n_played):
 
 
 @kernel
-def endgame_card(params, hand, plays, n_played, first_leader, strain, raise_op, undertrump,
+def endgame_card(params, hand, plays, n_played, first_leader, strain, rules,
                  seat, legal, tt, ws, moves, work):  # fmt: skip
     """The exactly played endgame (``params[0]`` tricks left or fewer, ``params[1]``
     sampled deals): the PIMC card, or -1 when the endgame has not begun."""
@@ -420,8 +415,7 @@ def endgame_card(params, hand, plays, n_played, first_leader, strain, raise_op, 
         n_played,
         first_leader,
         strain,
-        raise_op,
-        undertrump,
+        rules,
         np.int64(params[1]),
         observation_seed(hand, plays, n_played, seat),
         tt,
@@ -434,7 +428,7 @@ def endgame_card(params, hand, plays, n_played, first_leader, strain, raise_op, 
 
 
 @kernel
-def expert_card(
+def expert_rule_card(
     params,
     hand,
     plays,
@@ -442,8 +436,7 @@ def expert_card(
     first_leader,
     strain,
     taker,
-    raise_op,
-    undertrump,
+    rules,
     tt,
     ws,
     moves,
@@ -453,18 +446,18 @@ def expert_card(
 
     ``hand``: his cards; ``plays``/``n_played``: the cards of the deal in order, the
     first trick led by ``first_leader``; ``taker``: the taker's seat;
-    ``raise_op``/``undertrump``: the play options; ``tt``/``ws``/``moves``: solver
+    ``rules``: the rules array (its play options); ``tt``/``ws``/``moves``: solver
     buffers for the endgame; ``work`` (4, 4) int64: row 0 holds the cards announced
     still in each other hand (the mover's entry is ignored), rows 1..3 are scratch.
     Returns a legal card.
     """
     seat, n_trick, led, wc, wp, trick_pts, legal, others = observe(
-        hand, plays, n_played, first_leader, strain, raise_op, undertrump, work
+        hand, plays, n_played, first_leader, strain, rules, work
     )
     if legal & (legal - 1) == 0:
         return lowest_card(legal)
     card = endgame_card(
-        params, hand, plays, n_played, first_leader, strain, raise_op, undertrump,
+        params, hand, plays, n_played, first_leader, strain, rules,
         seat, legal, tt, ws, moves, work,
     )  # fmt: skip
     if card >= 0:
@@ -485,3 +478,28 @@ def expert_card(
         np.int64(params[2]),
         np.int64(params[3]),
     )
+
+
+__all__ = [
+    "ALL_CARDS",
+    "EXPERT_DEFAULTS",
+    "EXPERT_MODEL",
+    "RANK_A",
+    "RANK_T",
+    "X_GREEDY_DISCARD",
+    "X_GREEDY_DRAW",
+    "X_GREEDY_LOW_LEAD",
+    "X_GREEDY_MASTERS",
+    "X_GREEDY_SMEAR",
+    "X_GREEDY_WIN",
+    "X_NO_PARTNER_RUFF",
+    "endgame_card",
+    "expert_rule_card",
+    "higher_mask",
+    "in_endgame",
+    "may_be_void",
+    "may_beat",
+    "observation_seed",
+    "observe",
+    "suit_mask",
+]

@@ -15,22 +15,24 @@ from belote_sim.kernels._jit import kernel
 from belote_sim.kernels.bits import lowest_card, nth_card, popcount
 from belote_sim.kernels.core import advance_trick
 from belote_sim.kernels.expert import observe
-from belote_sim.kernels.expert_model import (
-    MODEL_SCRATCH,
-    card_features,
-    decision_terms,
-    situation,
-)
-from belote_sim.kernels.expert_seat import all_declared_cards, expert_known, expert_play
+from belote_sim.kernels.expert_model import card_features, decision_terms, situation
+from belote_sim.kernels.expert_seat import expert_card
 from belote_sim.kernels.play import play_deal
+from belote_sim.kernels.records import Turn, announced_cards, deal_record
 from belote_sim.kernels.rng import random_below, seed_state
 from belote_sim.kernels.solver import dd_card_values
-from belote_sim.kernels.tables import R_RAISE_OVER_PARTNER, R_UNDERTRUMP
+from belote_sim.kernels.switchboard import POLICY_NONE
+from belote_sim.kernels.tables import (
+    ALL_SEATS_MASK,
+    NUM_RULE_FIELDS,
+    R_RAISE_OVER_PARTNER,
+    R_UNDERTRUMP,
+)
 
 #: Columns of an observation row: the cards played (32), then these.
 OBS_N_PLAYED, OBS_FIRST_LEADER, OBS_STRAIN, OBS_TAKER, OBS_HAND = 32, 33, 34, 35, 36
 OBS_KNOWN = 37  # 4 columns: cards announced still in each hand (0 for the mover)
-OBS_RAISE_OP, OBS_UNDERTRUMP, OBS_DEAL, OBS_SEAT = 41, 42, 43, 44
+OBS_RAISE_OVER_PARTNER, OBS_UNDERTRUMP, OBS_DEAL, OBS_SEAT = 41, 42, 43, 44
 OBS_COLUMNS = 45
 
 
@@ -45,58 +47,57 @@ def label_decisions(hands_all, dealers, strains, takers, rules, params, explore,
     no card) and ``cards`` (R, 8) (the legal cards, lowest first, -1 after them);
     returns the rows written (stops when the arrays are full).
     """
-    raise_op = rules[R_RAISE_OVER_PARTNER]
-    undertrump = rules[R_UNDERTRUMP]
-    none_policies = np.full(4, -1, dtype=np.int64)
-    none_params = np.zeros((4, 8), dtype=np.float64)
-    plays = np.zeros(32, dtype=np.int64)
-    winners = np.zeros(8, dtype=np.int64)
-    belote = np.zeros(4, dtype=np.int64)
+    replay_only = (np.full(4, POLICY_NONE, dtype=np.int64), np.zeros((4, 8), dtype=np.float64))
+    deals = deal_record()
+    deal = deals[0]
     left = np.zeros(4, dtype=np.int64)
     trick = np.zeros(4, dtype=np.int64)
-    work = np.zeros((4, 4), dtype=np.int64)
     dd = np.zeros(32, dtype=np.int64)
-    feats = np.empty(MODEL_SCRATCH, dtype=np.float64)
+    work = search[3]
     state = seed_state(seed)
     n_rows = 0
     for d in range(hands_all.shape[0]):
-        hands = hands_all[d]
+        for s in range(4):
+            deal.hands[s] = hands_all[d, s]
         strain = strains[d]
         taker = takers[d]
         first_leader = (dealers[d] + 1) & 3
-        declared = all_declared_cards(hands, strain, rules)
+        deal.leader = first_leader
+        deal.strain = strain
+        deal.taker = taker
+        deal.doubling = 0
+        deal.announce = ALL_SEATS_MASK
         for k in range(32):
-            res = play_deal(
-                hands, first_leader, strain, taker, rules, 15, plays, k, none_policies,
-                none_params, state, plays, winners, belote, search,
-            )  # fmt: skip
-            legal = res[2]
+            # replay the first k cards: the belotes announced so far, the legal cards
+            deal.n_given = k
+            play_deal(deal, replay_only, rules, state, search)
+            legal = deal.next_legal
             # where the trick in progress stands
             n_trick = 0
             led = wc = wp = -1
             leader = first_leader
             for i in range(k):
                 n_trick, led, wc, wp, leader = advance_trick(
-                    plays[i], n_trick, led, wc, wp, leader, strain
+                    deal.cards[i], n_trick, led, wc, wp, leader, strain
                 )
             for i in range(n_trick):
-                trick[i] = plays[k - n_trick + i]
+                trick[i] = deal.cards[k - n_trick + i]
             seat = (leader + n_trick) & 3
             played = 0
             for i in range(k):
-                played |= 1 << plays[i]
+                played |= 1 << deal.cards[i]
             for s in range(4):
-                left[s] = hands[s] & ~played
-            # the player's view (announced cards as expert_play sees them)
-            expert_known(declared, belote, left, seat, k, first_leader, work[0])
+                left[s] = deal.hands[s] & ~played
             if popcount(legal) >= 2 and n_rows < obs.shape[0]:
+                # the player's view (announced cards as the expert sees them)
+                announced_cards(deal, k, played, seat, work[0])
                 dd_card_values(
-                    left, leader, trick, n_trick, strain, seat & 1, raise_op, undertrump,
+                    left, leader, trick, n_trick, strain, seat & 1, rules,
                     search[0], search[1], search[2], dd,
                 )  # fmt: skip
                 row = obs[n_rows]
                 for i in range(32):
-                    row[i] = plays[i] if i < k else -1
+                    row[i] = deal.cards[i] if i < k else -1
                 row[OBS_N_PLAYED] = k
                 row[OBS_FIRST_LEADER] = first_leader
                 row[OBS_STRAIN] = strain
@@ -104,8 +105,8 @@ def label_decisions(hands_all, dealers, strains, takers, rules, params, explore,
                 row[OBS_HAND] = left[seat]
                 for s in range(4):
                     row[OBS_KNOWN + s] = work[0, s]
-                row[OBS_RAISE_OP] = raise_op
-                row[OBS_UNDERTRUMP] = undertrump
+                row[OBS_RAISE_OVER_PARTNER] = rules[R_RAISE_OVER_PARTNER]
+                row[OBS_UNDERTRUMP] = rules[R_UNDERTRUMP]
                 row[OBS_DEAL] = d
                 row[OBS_SEAT] = seat
                 j = 0
@@ -123,11 +124,9 @@ def label_decisions(hands_all, dealers, strains, takers, rules, params, explore,
             if popcount(legal) >= 2 and random_below(state, 1 << 20) < explore * (1 << 20):
                 card = nth_card(legal, random_below(state, popcount(legal)))
             else:
-                card = expert_play(
-                    params, left, declared, belote, leader, n_trick, plays, k, first_leader,
-                    strain, taker, rules, search, work, feats,
-                )  # fmt: skip
-            plays[k] = card
+                turn = Turn(seat, n_trick, leader, led, wc, wp, left[seat], legal, played, k, 4)
+                card = expert_card(params, turn, deal, rules, state, search)
+            deal.cards[k] = card
     return n_rows
 
 
@@ -137,8 +136,11 @@ def featurize(obs, cards, feats, situations):
     the features of each card of ``cards`` (R, 8) (-1: none) and ``situations`` (R,)
     the decision's ``expert_model.situation``, from the observations ``obs``."""
     work = np.zeros((4, 4), dtype=np.int64)
+    rules = np.zeros(NUM_RULE_FIELDS, dtype=np.int64)
     for r in range(obs.shape[0]):
         row = obs[r]
+        rules[R_RAISE_OVER_PARTNER] = row[OBS_RAISE_OVER_PARTNER]
+        rules[R_UNDERTRUMP] = row[OBS_UNDERTRUMP]
         k = row[OBS_N_PLAYED]
         strain = row[OBS_STRAIN]
         taker = row[OBS_TAKER]
@@ -146,9 +148,8 @@ def featurize(obs, cards, feats, situations):
         for s in range(4):
             work[0, s] = row[OBS_KNOWN + s]
         seat, nt, led, wc, wp, trick_pts, legal, others = observe(
-            hand, row[:32], k, row[OBS_FIRST_LEADER], strain, row[OBS_RAISE_OP],
-            row[OBS_UNDERTRUMP], work,
-        )  # fmt: skip
+            hand, row[:32], k, row[OBS_FIRST_LEADER], strain, rules, work
+        )
         terms = decision_terms(legal, work[2], nt, led, wc, wp, seat, strain, others)
         for j in range(8):
             card = cards[r, j]
@@ -161,3 +162,20 @@ def featurize(obs, cards, feats, situations):
             )  # fmt: skip
         partner_winning = nt >= 2 and wp == nt - 2
         situations[r] = situation(nt, partner_winning, (seat & 1) == (taker & 1), strain)
+
+
+__all__ = [
+    "OBS_COLUMNS",
+    "OBS_DEAL",
+    "OBS_FIRST_LEADER",
+    "OBS_HAND",
+    "OBS_KNOWN",
+    "OBS_N_PLAYED",
+    "OBS_RAISE_OVER_PARTNER",
+    "OBS_SEAT",
+    "OBS_STRAIN",
+    "OBS_TAKER",
+    "OBS_UNDERTRUMP",
+    "featurize",
+    "label_decisions",
+]

@@ -30,13 +30,13 @@ from belote_sim.kernels.bits import lowest_card, popcount
 from belote_sim.kernels.core import beats
 from belote_sim.kernels.expert import (
     EXPERT_MODEL,
-    _higher_mask,
-    _may_be_void,
-    _may_beat,
-    _suit_mask,
     endgame_card,
+    higher_mask,
     in_endgame,
+    may_be_void,
+    may_beat,
     observe,
+    suit_mask,
 )
 from belote_sim.kernels.expert_weights import (
     HIDDEN_IN,
@@ -46,7 +46,7 @@ from belote_sim.kernels.expert_weights import (
     PLY_STAGE,
     WEIGHTS,
 )
-from belote_sim.kernels.policies import _trump_mask
+from belote_sim.kernels.greedy import trump_mask
 from belote_sim.kernels.tables import CARD_POINTS, STRAIN_AT, STRAIN_NT, WIN_KEY
 
 N_FEATURES = WEIGHTS.shape[1]
@@ -60,7 +60,7 @@ N_SITUATIONS = 36
 N_STAGES = WEIGHTS.shape[0] // N_SITUATIONS
 RANK_T = 3
 RANK_A = 7
-THIN = 0  # an opponent may be void only when shown void (``_may_be_void``)
+THIN = 0  # an opponent may be void only when shown void (``may_be_void``)
 
 
 @kernel(inline="always")
@@ -87,11 +87,11 @@ def decision_terms(legal, poss, n_trick, led, wc, wp, seat, strain, others):
     """What ``card_features`` needs that is the same for every card of a decision:
     ``(pw_safe, cheapest_win)``, whether the partner is winning the trick for sure and
     the fewest card points of a legal card that beats the winning card (99: none)."""
-    trumps = _trump_mask(strain)
+    trumps = trump_mask(strain)
     lho = (seat + 1) & 3
     partner_winning = n_trick >= 2 and wp == n_trick - 2
     pw_safe = partner_winning and (
-        n_trick == 3 or not _may_beat(poss[lho], others, wc, led, trumps, strain, THIN)
+        n_trick == 3 or not may_beat(poss[lho], others, wc, led, trumps, strain, THIN)
     )
     cheapest_win = 99
     if n_trick > 0:
@@ -113,22 +113,22 @@ def card_features(
     ``out``; the arguments are ``expert.observe``'s view (``poss`` (4,): cards each
     other seat may still hold) and the decision's ``decision_terms``."""
     pw_safe, cheapest_win = terms
-    trumps = _trump_mask(strain)
+    trumps = trump_mask(strain)
     partner = seat ^ 2
     lho = (seat + 1) & 3
     rho = (seat + 3) & 3
     opp_poss = poss[lho] | poss[rho]
     suit = card >> 3
-    sm = _suit_mask(suit)
+    sm = suit_mask(suit)
     pts = CARD_POINTS[strain, card] / 20.0
     is_trump = 1.0 if (trumps >> card) & 1 else 0.0
-    higher_out = _higher_mask(card, strain) & others
+    higher_out = higher_mask(card, strain) & others
     n_higher = popcount(higher_out)
     master = 1.0 if n_higher == 0 else 0.0
     mine = hand & sm
     n_mine = popcount(mine)
     n_out = popcount(others & sm)
-    above_mine = popcount(_higher_mask(card, strain) & mine)
+    above_mine = popcount(higher_mask(card, strain) & mine)
     below_mine = n_mine - 1 - above_mine
     leading = n_trick == 0
     last = n_trick == 3
@@ -141,13 +141,13 @@ def card_features(
         if master > 0:
             sure = 1.0
             if trumps and suit != strain and opp_trumps:
-                if (poss[lho] & trumps and _may_be_void(poss[lho], others, suit, THIN)) or (
-                    poss[rho] & trumps and _may_be_void(poss[rho], others, suit, THIN)
+                if (poss[lho] & trumps and may_be_void(poss[lho], others, suit, THIN)) or (
+                    poss[rho] & trumps and may_be_void(poss[rho], others, suit, THIN)
                 ):
                     sure = 0.0
     elif beats(card, wc, led, strain):
         wins = 1.0
-        if last or not _may_beat(poss[lho], others, card, led, trumps, strain, THIN):
+        if last or not may_beat(poss[lho], others, card, led, trumps, strain, THIN):
             sure = 1.0
     loses = 0.0
     if not leading and wins == 0.0 and not partner_winning:
@@ -166,8 +166,8 @@ def card_features(
     opp_ruff = 0.0
     partner_ruff = 0.0
     if trumps and suit != strain:
-        if (poss[lho] & trumps and _may_be_void(poss[lho], others, suit, THIN)) or (
-            poss[rho] & trumps and _may_be_void(poss[rho], others, suit, THIN)
+        if (poss[lho] & trumps and may_be_void(poss[lho], others, suit, THIN)) or (
+            poss[rho] & trumps and may_be_void(poss[rho], others, suit, THIN)
         ):
             opp_ruff = 1.0
         if poss[partner] & trumps and poss[partner] & sm == 0:
@@ -181,7 +181,7 @@ def card_features(
         while m:
             c = lowest_card(m)
             m &= m - 1
-            if _higher_mask(c, strain) & others & ~mine == 0:
+            if higher_mask(c, strain) & others & ~mine == 0:
                 masters_run += 1
     tricks_left = (32 - n_played) / 32.0
     lead = 1.0 if leading else 0.0
@@ -338,23 +338,23 @@ def model_card(
 
 @lean_kernel
 def model_choice(
-    params, hand, plays, n_played, first_leader, strain, taker, raise_op, undertrump,
+    params, hand, plays, n_played, first_leader, strain, taker, rules,
     tt, ws, moves, work, feats,
 ):  # fmt: skip
-    """The ``expert`` card in model mode (arguments of ``expert.expert_card``, and the
+    """The ``expert`` card in model mode (arguments of ``expert.expert_rule_card``, and the
     scratch ``feats`` (MODEL_SCRATCH,) float64): the exact endgame when it has begun
     (``expert.endgame_card``), else the card of the model.  Allocates nothing, so that
     the model's decisions (all but the endgame's) cost no reference counting of the
     many arrays they pass around; ``expert_seat.expert_decide`` is the entry point
     that makes the scratch."""
     seat, n_trick, led, wc, wp, trick_pts, legal, others = observe(
-        hand, plays, n_played, first_leader, strain, raise_op, undertrump, work
+        hand, plays, n_played, first_leader, strain, rules, work
     )
     if legal & (legal - 1) == 0:
         return lowest_card(legal)
     if in_endgame(params, n_played):
         card = endgame_card(
-            params, hand, plays, n_played, first_leader, strain, raise_op, undertrump,
+            params, hand, plays, n_played, first_leader, strain, rules,
             seat, legal, tt, ws, moves, work,
         )  # fmt: skip
         if card >= 0:
@@ -363,3 +363,22 @@ def model_choice(
         hand, legal, work[2], n_trick, led, wc, wp, trick_pts, seat, taker, strain, others,
         n_played, params[EXPERT_MODEL] >= 2, feats,
     )  # fmt: skip
+
+
+__all__ = [
+    "MODEL_SCRATCH",
+    "N_FEATURES",
+    "N_HIDDEN",
+    "N_SITUATIONS",
+    "N_STAGES",
+    "RANK_A",
+    "RANK_T",
+    "THIN",
+    "card_features",
+    "card_score",
+    "decision_terms",
+    "model_card",
+    "model_choice",
+    "situation",
+    "weight_row",
+]

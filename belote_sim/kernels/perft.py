@@ -13,7 +13,7 @@ from belote_sim.kernels.core import advance_trick, legal_mask, lowest_card, popc
 
 
 @kernel
-def perft_count(hands, leader, strain, raise_op, undertrump, depth):
+def perft_count(hands, leader, strain, rules, depth):
     """Number of legal sequences of ``depth`` cards from the start of a trick led by
     ``leader`` (``hands`` (4,) is modified during the search and restored)."""
     if depth <= 0:
@@ -33,7 +33,7 @@ def perft_count(hands, leader, strain, raise_op, undertrump, depth):
     led_at[0] = -1
     win_card_at[0] = -1
     win_pos_at[0] = -1
-    todo[0] = legal_mask(hands[leader], -1, 0, -1, -1, strain, raise_op, undertrump)
+    todo[0] = legal_mask(hands[leader], -1, 0, -1, -1, strain, rules)
     if depth == 1:
         return popcount(todo[0])
     total = 0
@@ -56,9 +56,7 @@ def perft_count(hands, leader, strain, raise_op, undertrump, depth):
             hands[seat] |= 1 << card
             continue
         next_seat = (lead + n) & 3
-        legal = legal_mask(
-            hands[next_seat], led, n, win_card, win_pos, strain, raise_op, undertrump
-        )
+        legal = legal_mask(hands[next_seat], led, n, win_card, win_pos, strain, rules)
         if ply + 2 == depth:
             total += popcount(legal)
             hands[seat] |= 1 << card
@@ -72,3 +70,8 @@ def perft_count(hands, leader, strain, raise_op, undertrump, depth):
         win_pos_at[ply] = win_pos
         todo[ply] = legal
     return total
+
+
+__all__ = [
+    "perft_count",
+]

@@ -68,3 +68,13 @@ def seed_sequence_words(pool, out):
             words |= np.uint64(v) << np.uint64(32 * half)
             k += 1
         out[i] = words
+
+
+__all__ = [
+    "U64_MULT",
+    "next_random",
+    "random_below",
+    "reseed",
+    "seed_sequence_words",
+    "seed_state",
+]

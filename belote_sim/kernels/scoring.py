@@ -398,3 +398,17 @@ def play_game(outcomes, taker_teams, doublings, valats, mp, held, rules):
         if winner >= 0:
             return totals[0], totals[1], totals[2], i, winner
     return totals[0], totals[1], totals[2], -1, -1
+
+
+__all__ = [
+    "KIRTIK_MP",
+    "VALAT_MP",
+    "game_step",
+    "play_game",
+    "round_mp",
+    "round_mp_players",
+    "score_deal",
+    "score_players",
+    "solo_game_step",
+    "valat_bonus",
+]

@@ -12,8 +12,13 @@ Arguments that travel together are passed as tuples:
   seats that announce their belote (bit s set: seat s announces);
 - ``conditions = (predeal, cons, check_cons, max_tries)``: the conditions of the deal
   (see ``dealing.deal_conditioned``);
-- ``work = (hands, bid, winners, belote, decl)``: the work buffers of one thread
-  (``deal_buffers``), allocated once per block of deals.
+- ``work = (deal, bid, search)``: the buffers of one thread (``thread_buffers``):
+  the ``records.DEAL`` record every deal is played on, the bidding cards (4,) and
+  the play policies' scratch (``switchboard.policy_buffers``).
+
+A deal whose policy gave no legal card or call (an id with no policy: the Python
+layer never passes one) leaves its row as a thrown-in deal and is counted: the
+drivers return the count, and the callers raise when it is not zero.
 """
 
 import numpy as np
@@ -21,17 +26,8 @@ from numba import prange
 
 from belote_sim.kernels._jit import kernel, lean_kernel
 from belote_sim.kernels.atomics import fetch_add
-from belote_sim.kernels.bidding import (
-    BID_FIXED,
-    CALL_FIXED,
-    FIXED_DOUBLING,
-    FIXED_SEAT,
-    FIXED_STRAIN,
-    MAX_CALLS,
-    french_take,
-    run_auction,
-    take_or_pass,
-)
+from belote_sim.kernels.auction import run_auction
+from belote_sim.kernels.bidding import MAX_CALLS
 from belote_sim.kernels.dealing import (
     TURNED_POSITION,
     cut_deck,
@@ -42,26 +38,14 @@ from belote_sim.kernels.dealing import (
     solo_deck,
     solo_hands_from_deck,
 )
-from belote_sim.kernels.declarations import NUM_DECL_FIELDS, player_declarations
-from belote_sim.kernels.play import (
-    NUM_PLAYER_FIELDS,
-    PLAYER_BELOTE,
-    PLAYER_CARD,
-    PLAYER_TRICKS,
-    deal_declarations,
-    play_deal,
-    play_solo_deal,
-    score_played_deal,
-    search_buffers,
-    solo_declarations,
-)
+from belote_sim.kernels.play import play_deal
+from belote_sim.kernels.records import deal_record
 from belote_sim.kernels.rng import random_below, reseed, seed_state
-from belote_sim.kernels.scoring import game_step, score_players, solo_game_step
+from belote_sim.kernels.scoring import game_step, solo_game_step
+from belote_sim.kernels.switchboard import policy_buffers
 from belote_sim.kernels.tables import (
-    ALL_SEATS_MASK,
     BIDDING_TWO_ROUND,
     DEALING_CUT,
-    NUM_TRICKS,
     OUTCOME_HANGING,
     OUTCOME_THROWN_IN,
     R_BIDDING,
@@ -162,153 +146,127 @@ G_SCORE2 = 9  # third player's score (3-player games)
 NUM_SOLO_GAME_COLS = 10
 
 
+#: ``deal_and_play`` results: the deal was played, thrown in, or a policy failed.
+PLAYED, THROWN_IN, FAILED = 1, 0, -1
+
+
 @kernel
-def deal_buffers():
-    """The ``work`` tuple ``(hands, bid, winners, belote, decl)`` of ``play_one_deal``."""
-    return (
-        np.empty(4, dtype=np.int64),
-        np.empty(4, dtype=np.int64),
-        np.empty(8, dtype=np.int64),
-        np.empty(4, dtype=np.int64),
-        np.empty((4, NUM_DECL_FIELDS), dtype=np.int64),
-    )
+def thread_buffers(search_bits):
+    """The ``work`` tuple ``(deal, bid, search)`` of one thread (see the module
+    docstring): a ``DEAL`` record with no table cards, the bidding cards (4,) and the
+    policies' scratch with a ``2**search_bits``-entry table."""
+    return deal_record(), np.zeros(4, dtype=np.int64), policy_buffers(search_bits)
 
 
 @lean_kernel
-def play_one_deal(deck, dealer, rules, policies, state, row, calls, plays, work, search, atlas):
-    """Bid, deal the rest, play and score one deal from a dealt ``deck``.
-
-    ``policies`` and ``work``: see the module docstring (runs and carrés are always
-    announced; ``announce_mask`` is about belotes).  ``row`` (NUM_COLS,) receives the
-    results; ``calls`` the auction characters; ``plays`` (32,) the cards in playing
-    order.  ``atlas``: the ``atlas`` bidding policy's tables
-    (``bidding.atlas_value``; tiny arrays when no seat uses it).  Returns whether a
-    contract was played.  A lean kernel: it allocates nothing.
-    """
+def deal_and_play(deck, dealer, rules, policies, state, calls, deal, bid, search, atlas):
+    """Deal a dealt ``deck`` (the 4-player deal, the french deal after the bidding, or
+    the deal of a game where every player is alone), run the bidding and play the
+    contract on ``deal`` (its hands, table and, when played, every play and score
+    field).  ``policies``: see the module docstring; ``calls`` receives the bidding.
+    Returns ``(status, strain, taker, doubling)``: ``PLAYED``, ``THROWN_IN`` (strain
+    -1) or ``FAILED``.  A lean kernel: it allocates nothing."""
     bid_ids, bid_params, play_ids, play_params, announce_mask = policies
-    hands, bid, winners, belote, decl = work
-    two_round = rules[R_BIDDING] == BIDDING_TWO_ROUND
-    hands_from_deck(deck, dealer, hands, bid)
+    players = rules[R_PLAYERS]
     turned = -1
-    for k in range(MAX_CALLS):
-        calls[k] = 0
-    if bid_ids[0] == BID_FIXED:
-        taker = np.int64(bid_params[0, FIXED_SEAT])
-        strain = np.int64(bid_params[0, FIXED_STRAIN])
-        doubling = np.int64(bid_params[0, FIXED_DOUBLING])
-        calls[0] = CALL_FIXED
-        if two_round:
+    if players == 4:
+        hands_from_deck(deck, dealer, deal.hands, bid)
+        if rules[R_BIDDING] == BIDDING_TWO_ROUND:
             turned = deck[TURNED_POSITION]
-            french_hands(deck, dealer, taker, hands)
-    elif two_round:
-        turned = deck[TURNED_POSITION]
-        strain, taker, _ = french_take(
-            bid, turned, dealer, rules, bid_ids, bid_params, calls, atlas
-        )
-        doubling = 0
-        if strain >= 0:
-            french_hands(deck, dealer, taker, hands)
     else:
-        strain, taker, doubling, _ = run_auction(
-            bid, dealer, rules, bid_ids, bid_params, calls, atlas
+        solo_hands_from_deck(
+            deck, dealer, players, rules[R_VARIANT] == VARIANT_OPEN, deal.hands, bid, deal.table
         )
+    strain, taker, doubling, n_calls = run_auction(
+        bid, dealer, turned, rules, (bid_ids, bid_params), calls, atlas
+    )
+    if n_calls < 0:
+        return FAILED, -1, -1, 0
+    if strain < 0:
+        return THROWN_IN, -1, -1, 0
+    if turned >= 0:
+        french_hands(deck, dealer, taker, deal.hands)
+    deal.leader = dealer + 1 if dealer + 1 < players else 0
+    deal.strain = strain
+    deal.taker = taker
+    deal.doubling = doubling
+    deal.announce = announce_mask
+    deal.n_given = 0
+    play_deal(deal, (play_ids, play_params), rules, state, search)
+    if deal.failed_seat >= 0:
+        return FAILED, strain, taker, doubling
+    return PLAYED, strain, taker, doubling
+
+
+@lean_kernel
+def write_row(row, dealer, turned, status, deal, bid):
+    """The columns ``COL_*`` of a 4-player deal (``deal_and_play``'s ``status``) into
+    ``row`` (NUM_COLS,); ``COL_TRIES`` is left as it is."""
     row[COL_DEALER] = dealer
+    thrown_french = status != PLAYED and turned >= 0  # no final hands: the bidding cards
     for seat in range(4):
-        row[COL_HAND0 + seat] = hands[seat] if strain >= 0 or not two_round else bid[seat]
+        row[COL_HAND0 + seat] = bid[seat] if thrown_french else deal.hands[seat]
         row[COL_BID0 + seat] = bid[seat]
     row[COL_TURNED] = turned
     for k in range(COL_STRAIN, NUM_COLS):
         if k != COL_TURNED and k != COL_TRIES:
             row[k] = 0
-    if strain < 0:
+    if status != PLAYED:
         row[COL_STRAIN] = -1
         row[COL_TAKER] = -1
         row[COL_OUTCOME] = OUTCOME_THROWN_IN
         row[COL_VALAT] = -1
-        return False
-    leader = (dealer + 1) & 3
-    _, _, _, card0, card1, tricks0, tricks1, belote0, belote1 = play_deal(
-        hands,
-        leader,
-        strain,
-        taker,
-        rules,
-        announce_mask,
-        plays,
-        0,
-        play_ids,
-        play_params,
-        state,
-        plays,
-        winners,
-        belote,
-        search,
+        return
+    row[COL_STRAIN] = deal.strain
+    row[COL_TAKER] = deal.taker
+    row[COL_DOUBLING] = deal.doubling
+    row[COL_CARD0] = deal.card_points[0]
+    row[COL_CARD1] = deal.card_points[1]
+    row[COL_TRICKS0] = deal.tricks[0]
+    row[COL_TRICKS1] = deal.tricks[1]
+    row[COL_BELOTE0] = deal.belote_points[0]
+    row[COL_BELOTE1] = deal.belote_points[1]
+    row[COL_DECL0] = deal.decl_points[0]
+    row[COL_DECL1] = deal.decl_points[1]
+    row[COL_RAW0] = deal.raw[0]
+    row[COL_RAW1] = deal.raw[1]
+    row[COL_OUTCOME] = deal.outcome
+    row[COL_VALAT] = deal.valat
+    row[COL_MP0] = deal.mp[0]
+    row[COL_MP1] = deal.mp[1]
+    row[COL_HELD0] = deal.held[0]
+    row[COL_HELD1] = deal.held[1]
+
+
+@lean_kernel
+def play_one_deal(deck, dealer, rules, policies, state, row, calls, work, atlas):
+    """Bid, deal the rest, play and score one 4-player deal from a dealt ``deck`` and
+    write its row (NUM_COLS,); ``calls`` receives the auction, ``work[0][0].cards``
+    the cards in playing order.  Returns ``deal_and_play``'s status."""
+    deals, bid, search = work
+    deal = deals[0]
+    turned = deck[TURNED_POSITION] if rules[R_BIDDING] == BIDDING_TWO_ROUND else -1
+    status, _, _, _ = deal_and_play(
+        deck, dealer, rules, policies, state, calls, deal, bid, search, atlas
     )
-    # Runs and carrés are always announced; announce_mask is about belotes only.
-    deal_declarations(hands, strain, ALL_SEATS_MASK, rules, decl)
-    _, decl0, decl1, raw0, raw1, outcome, valat, mp0, mp1, held0, held1 = score_played_deal(
-        decl,
-        tricks0,
-        tricks1,
-        card0,
-        card1,
-        belote0,
-        belote1,
-        strain,
-        taker & 1,
-        doubling,
-        leader,
-        NUM_TRICKS,
-        rules,
-    )
-    row[COL_STRAIN] = strain
-    row[COL_TAKER] = taker
-    row[COL_DOUBLING] = doubling
-    row[COL_CARD0] = card0
-    row[COL_CARD1] = card1
-    row[COL_TRICKS0] = tricks0
-    row[COL_TRICKS1] = tricks1
-    row[COL_BELOTE0] = belote0
-    row[COL_BELOTE1] = belote1
-    row[COL_DECL0] = decl0
-    row[COL_DECL1] = decl1
-    row[COL_RAW0] = raw0
-    row[COL_RAW1] = raw1
-    row[COL_OUTCOME] = outcome
-    row[COL_VALAT] = valat
-    row[COL_MP0] = mp0
-    row[COL_MP1] = mp1
-    row[COL_HELD0] = held0
-    row[COL_HELD1] = held1
-    return True
+    write_row(row, dealer, turned, status, deal, bid)
+    return status
 
 
 @lean_kernel
 def deal_block(
-    start,
-    stop,
-    seeds,
-    dealers,
-    rules,
-    policies,
-    conditions,
-    out,
-    calls,
-    plays,
-    keep_plays,
-    buffers,
-    work,
-    search,
-    atlas,
-):
+    start, stop, seeds, dealers, rules, policies, conditions, out, calls, plays, keep_plays,
+    buffers, work, atlas,
+):  # fmt: skip
     """Deals ``start..stop-1`` of ``simulate_deals`` with one thread's buffers
-    (``buffers = (deck, free_pos, free_cards, deal_plays, state)``, ``work``,
-    ``search``): a lean kernel, so the rows and arrays it hands on per deal cost no
-    reference counting."""
+    (``buffers = (deck, free_pos, free_cards, state)``, ``work``): a lean kernel, so
+    the rows and arrays it hands on per deal cost no reference counting.  Returns the
+    number of deals in which a policy failed."""
     predeal, cons, check_cons, max_tries = conditions
-    deck, free_pos, free_cards, deal_plays, state = buffers
-    hands = work[0]
-    bid = work[1]
+    deck, free_pos, free_cards, state = buffers
+    deals, bid, _ = work
+    deal = deals[0]
+    failed = 0
     for i in range(start, stop):
         reseed(state, seeds[i])
         dealer = dealers[i]
@@ -322,7 +280,7 @@ def deal_block(
             deck,
             free_pos,
             free_cards,
-            hands,
+            deal.hands,
             bid,
         )
         out[i, COL_TRIES] = tries
@@ -330,22 +288,12 @@ def deal_block(
             out[i, COL_STRAIN] = -1
             out[i, COL_OUTCOME] = OUTCOME_THROWN_IN
             continue
-        play_one_deal(
-            deck,
-            dealer,
-            rules,
-            policies,
-            state,
-            out[i],
-            calls[i],
-            deal_plays,
-            work,
-            search,
-            atlas,
-        )
+        status = play_one_deal(deck, dealer, rules, policies, state, out[i], calls[i], work, atlas)
+        failed += status == FAILED
         if keep_plays:
             for k in range(32):
-                plays[i, k] = deal_plays[k]
+                plays[i, k] = deal.cards[k]
+    return failed
 
 
 @kernel(parallel=True)
@@ -358,7 +306,9 @@ def simulate_deals(
     module docstring.  Fills ``out`` (n, NUM_COLS), ``calls`` (n, MAX_CALLS) and,
     when ``keep_plays``, ``plays`` (n, 32).  A deal whose constraints could not be met
     in ``max_tries`` gets ``COL_TRIES = -1``.  ``search_bits``: log2 of the solver's
-    table size (1 without a search policy); ``atlas``: see ``play_one_deal``.
+    table size (1 without a search policy); ``atlas``: the ``atlas`` bidding policy's
+    tables (``bidding.atlas_value``; tiny arrays when no seat uses it).  Returns the
+    number of deals in which a policy failed (see the module docstring).
     """
     predeal, cons, check_cons, max_tries = conditions
     bid_ids, bid_params, play_ids, play_params, announce_mask = policies
@@ -371,28 +321,19 @@ def simulate_deals(
     # of a static split (the later iterations find the counter spent).
     n_blocks = min(n, 256)
     next_block = np.zeros(1, dtype=np.int64)
+    failed = np.zeros(n_blocks, dtype=np.int64)  # per block
     for _ in prange(n_blocks):
         deck = np.empty(32, dtype=np.int64)
         free_pos = np.empty(8, dtype=np.int64)
         free_cards = np.empty(32, dtype=np.int64)
-        deal_plays = np.zeros(32, dtype=np.int64)
-        hands = np.empty(4, dtype=np.int64)
-        bid = np.empty(4, dtype=np.int64)
-        work = (
-            hands,
-            bid,
-            np.empty(8, dtype=np.int64),
-            np.empty(4, dtype=np.int64),
-            np.empty((4, NUM_DECL_FIELDS), dtype=np.int64),
-        )
+        state = np.empty(1, dtype=np.uint64)
+        work = thread_buffers(search_bits)
         # Rebuilt per block from its arrays: measured faster than handing the tuple
         # captured by the parallel loop to every deal.
         block_policies = (bid_ids, bid_params, play_ids, play_params, announce_mask)
-        search = search_buffers(search_bits)
-        state = np.empty(1, dtype=np.uint64)
         b = fetch_add(next_block, 0, 1)
         while b < n_blocks:
-            deal_block(
+            failed[b] = deal_block(
                 b * n // n_blocks,
                 (b + 1) * n // n_blocks,
                 seeds,
@@ -404,12 +345,12 @@ def simulate_deals(
                 calls,
                 plays,
                 keep_plays,
-                (deck, free_pos, free_cards, deal_plays, state),
+                (deck, free_pos, free_cards, state),
                 work,
-                search,
                 atlas,
             )
             b = fetch_add(next_block, 0, 1)
+    return failed.sum()
 
 
 @kernel(parallel=True)
@@ -423,19 +364,20 @@ def simulate_games(seeds, rules, policies, max_deals, out, log, search_bits, atl
     ``G_*``: deals played, final scores, points still held, winner (-1 if the game
     did not end within ``max_deals``), thrown-in, hanging and valat deals, first dealer.
     ``log`` (n, L, NUM_COLS) receives the rows of the first L deals of each game (L may
-    be 0).  ``policies``: see the module docstring; ``atlas``: see ``play_one_deal``.
+    be 0).  ``policies``: see the module docstring; ``atlas``: see ``simulate_deals``.
+    Returns the number of deals in which a policy failed.
     """
     n = seeds.shape[0]
+    failed = np.zeros(n, dtype=np.int64)
     for g in prange(n):
         state = seed_state(seeds[g])
         deck = np.arange(32)
         cut_work = np.empty(32, dtype=np.int64)
-        plays = np.zeros(32, dtype=np.int64)
-        work = deal_buffers()
+        work = thread_buffers(search_bits)
+        deal = work[0][0]
         row = np.zeros(NUM_COLS, dtype=np.int64)
         calls = np.zeros(MAX_CALLS, dtype=np.uint8)
         totals = np.zeros(3, dtype=np.int64)
-        search = search_buffers(search_bits)
         dealer = random_below(state, 4)
         out[g, G_FIRST_DEALER] = dealer
         shuffle_deck(state, deck)
@@ -451,12 +393,11 @@ def simulate_games(seeds, rules, policies, max_deals, out, log, search_bits, atl
                     cut_deck(state, deck, cut_work)
                 else:
                     shuffle_deck(state, deck)
-            played = play_one_deal(
-                deck, dealer, rules, policies, state, row, calls, plays, work, search, atlas
-            )
-            if played and cut:
+            status = play_one_deal(deck, dealer, rules, policies, state, row, calls, work, atlas)
+            failed[g] += status == FAILED
+            if status == PLAYED and cut:
                 for j in range(32):
-                    deck[j] = plays[j]
+                    deck[j] = deal.cards[j]
             if k < log.shape[1]:
                 for j in range(NUM_COLS):
                     log[g, k, j] = row[j]
@@ -486,175 +427,118 @@ def simulate_games(seeds, rules, policies, max_deals, out, log, search_bits, atl
         out[g, G_THROWN_IN] = thrown
         out[g, G_HANGING] = hanging
         out[g, G_VALATS] = valats
+    return failed.sum()
 
 
-@kernel
-def play_one_solo_deal(
-    deck, dealer, n_players, open_table, rules, policies, state, row, calls, plays
-):
-    """Deal, bid (take-or-pass), play and score one deal where every player is alone.
-
-    ``deck``: the dealt deck (24 cards, or 32 for open belot); ``policies``: see the
-    module docstring; ``row`` (NUM_SOLO_COLS,) receives the results (``S_*`` columns),
-    ``calls`` the bidding, ``plays`` the cards in playing order.  Returns whether a
-    contract was played.
-    """
-    bid_ids, bid_params, play_ids, play_params, announce_mask = policies
-    hands = np.zeros(n_players, dtype=np.int64)
-    bid = np.zeros(n_players, dtype=np.int64)
-    table = np.full((n_players, 4, 2), -1, dtype=np.int64)
-    solo_hands_from_deck(deck, dealer, n_players, open_table, hands, bid, table)
-    for k in range(MAX_CALLS):
-        calls[k] = 0
+@lean_kernel
+def write_solo_row(row, dealer, status, deal, bid, players, open_table):
+    """The columns ``S_*`` of a deal where every player is alone into ``row``."""
     for k in range(NUM_SOLO_COLS):
         row[k] = 0
-    if bid_ids[0] == BID_FIXED:
-        taker = np.int64(bid_params[0, FIXED_SEAT])
-        strain = np.int64(bid_params[0, FIXED_STRAIN])
-        doubling = np.int64(bid_params[0, FIXED_DOUBLING])
-        calls[0] = CALL_FIXED
-    else:
-        strain, taker, _ = take_or_pass(bid, dealer, n_players, bid_params, calls)
-        doubling = 0
     row[S_DEALER] = dealer
-    for p in range(n_players):
-        row[S_HAND + p] = hands[p]
+    for p in range(players):
+        row[S_HAND + p] = deal.hands[p]
         row[S_BID + p] = bid[p]
     if open_table:
         for p in range(2):
             for pile in range(4):
-                row[S_DOWN0 + p] |= 1 << table[p, pile, 0]
-                row[S_UP0 + p] |= 1 << table[p, pile, 1]
-                row[S_TABLE0 + p] |= (table[p, pile, 0] | table[p, pile, 1] << 6) << (12 * pile)
-    if strain < 0:
+                down = deal.table[p, pile, 0]
+                face_up = deal.table[p, pile, 1]
+                row[S_DOWN0 + p] |= 1 << down
+                row[S_UP0 + p] |= 1 << face_up
+                row[S_TABLE0 + p] |= (down | face_up << 6) << (12 * pile)
+    if status != PLAYED:
         row[S_STRAIN] = -1
         row[S_TAKER] = -1
         row[S_OUTCOME] = OUTCOME_THROWN_IN
         row[S_VALAT] = -1
-        return False
-    leader = (dealer + 1) % n_players
-    winners = np.zeros(16, dtype=np.int64)
-    per_player = np.zeros((NUM_PLAYER_FIELDS, n_players), dtype=np.int64)
-    play_solo_deal(
-        hands,
-        table,
-        n_players,
-        leader,
-        strain,
-        taker,
-        rules,
-        announce_mask,
-        plays,
-        0,
-        play_ids,
-        play_params,
-        state,
-        plays,
-        winners,
-        per_player,
+        return
+    row[S_STRAIN] = deal.strain
+    row[S_TAKER] = deal.taker
+    row[S_DOUBLING] = deal.doubling
+    row[S_OUTCOME] = deal.outcome
+    row[S_VALAT] = deal.valat
+    for p in range(players):
+        row[S_CARD + p] = deal.card_points[p]
+        row[S_DECL + p] = deal.decl_points[p]
+        row[S_BELOTE + p] = deal.belote_points[p]
+        row[S_RAW + p] = deal.raw[p]
+        row[S_MP + p] = deal.mp[p]
+        row[S_HELD + p] = deal.held[p]
+        row[S_TRICKS + p] = deal.tricks[p]
+
+
+@lean_kernel
+def play_one_solo_deal(deck, dealer, rules, policies, state, row, calls, work, atlas):
+    """``play_one_deal`` for a game where every player is alone: ``deck`` the dealt
+    24 (or, open belot, 32) cards, ``row`` (NUM_SOLO_COLS,) its ``S_*`` columns."""
+    deals, bid, search = work
+    deal = deals[0]
+    status, _, _, _ = deal_and_play(
+        deck, dealer, rules, policies, state, calls, deal, bid, search, atlas
     )
-    card = per_player[PLAYER_CARD]
-    tricks = per_player[PLAYER_TRICKS]
-    belote_pts = per_player[PLAYER_BELOTE]
-    decl = np.zeros((n_players, NUM_DECL_FIELDS), dtype=np.int64)
-    solo_declarations(hands, table, n_players, strain, rules, decl)
-    decl_pts = np.zeros(n_players, dtype=np.int64)
-    player_declarations(decl, tricks, n_players, leader, rules, decl_pts)
-    raw = np.zeros(n_players, dtype=np.int64)
-    mp = np.zeros(n_players, dtype=np.int64)
-    held = np.zeros(n_players, dtype=np.int64)
-    n_tricks = (32 if open_table else 24 if n_players == 3 else 18) // n_players
-    outcome, valat = score_players(
-        card,
-        decl_pts,
-        belote_pts,
-        tricks,
-        n_players,
-        strain,
-        taker,
-        doubling,
-        n_tricks,
-        leader,
-        rules,
-        raw,
-        mp,
-        held,
+    write_solo_row(
+        row, dealer, status, deal, bid, rules[R_PLAYERS], rules[R_VARIANT] == VARIANT_OPEN
     )
-    row[S_STRAIN] = strain
-    row[S_TAKER] = taker
-    row[S_DOUBLING] = doubling
-    row[S_OUTCOME] = outcome
-    row[S_VALAT] = valat
-    for p in range(n_players):
-        row[S_CARD + p] = card[p]
-        row[S_DECL + p] = decl_pts[p]
-        row[S_BELOTE + p] = belote_pts[p]
-        row[S_RAW + p] = raw[p]
-        row[S_MP + p] = mp[p]
-        row[S_HELD + p] = held[p]
-        row[S_TRICKS + p] = tricks[p]
-    return True
+    return status
 
 
 @kernel(parallel=True)
-def simulate_solo_deals(seeds, dealers, rules, policies, out, calls, plays, keep_plays):
+def simulate_solo_deals(seeds, dealers, rules, policies, out, calls, plays, keep_plays, atlas):
     """Simulate ``len(seeds)`` independent deals of a game where every player is alone.
 
     The number of players and the variant come from the rules (``players``,
     ``variant``): a uniformly shuffled 24-card deck for 2 and 3 players, 32 cards for
     open belot.  Fills ``out`` (n, NUM_SOLO_COLS), ``calls`` (n, MAX_CALLS) and, when
     ``keep_plays``, ``plays`` (n, 32).  Deal i is a pure function of ``seeds[i]``.
+    Returns the number of deals in which a policy failed.
     """
     n = seeds.shape[0]
-    n_players = rules[R_PLAYERS]
     open_table = rules[R_VARIANT] == VARIANT_OPEN
     n_blocks = min(n, 256)
     next_block = np.zeros(1, dtype=np.int64)  # blocks taken dynamically, as simulate_deals
+    failed = np.zeros(n_blocks, dtype=np.int64)  # per block
     for _ in prange(n_blocks):
         base = solo_deck(open_table)
         deck = np.empty_like(base)
-        deal_plays = np.zeros(32, dtype=np.int64)
         state = np.empty(1, dtype=np.uint64)
+        work = thread_buffers(1)
+        deal = work[0][0]
         b = fetch_add(next_block, 0, 1)
         while b < n_blocks:
             for i in range(b * n // n_blocks, (b + 1) * n // n_blocks):
                 reseed(state, seeds[i])
                 deck[:] = base
                 shuffle_deck(state, deck)
-                play_one_solo_deal(
-                    deck,
-                    dealers[i],
-                    n_players,
-                    open_table,
-                    rules,
-                    policies,
-                    state,
-                    out[i],
-                    calls[i],
-                    deal_plays,
+                status = play_one_solo_deal(
+                    deck, dealers[i], rules, policies, state, out[i], calls[i], work, atlas
                 )
+                failed[b] += status == FAILED
                 if keep_plays:
                     for k in range(32):
-                        plays[i, k] = deal_plays[k]
+                        plays[i, k] = deal.cards[k]
             b = fetch_add(next_block, 0, 1)
+    return failed.sum()
 
 
 @kernel(parallel=True)
-def simulate_solo_games(seeds, rules, policies, max_deals, out, log):
+def simulate_solo_games(seeds, rules, policies, max_deals, out, log, atlas):
     """Play ``len(seeds)`` whole games where every player is alone, one row of ``out``
     (n, NUM_SOLO_GAME_COLS) each: the ``G_*`` columns, the third player's score in
     ``G_SCORE2``.  Every deal is a fresh shuffle; the first dealer is drawn from the
     game's seed and the deal passes to dealer + 1.  ``log`` (n, L, NUM_SOLO_COLS)
-    receives the rows of the first L deals of each game.
+    receives the rows of the first L deals of each game.  Returns the number of deals
+    in which a policy failed.
     """
     n = seeds.shape[0]
     n_players = rules[R_PLAYERS]
     open_table = rules[R_VARIANT] == VARIANT_OPEN
+    failed = np.zeros(n, dtype=np.int64)
     for g in prange(n):
         state = seed_state(seeds[g])
         base = solo_deck(open_table)
         deck = np.empty_like(base)
-        plays = np.zeros(32, dtype=np.int64)
+        work = thread_buffers(1)
         row = np.zeros(NUM_SOLO_COLS, dtype=np.int64)
         calls = np.zeros(MAX_CALLS, dtype=np.uint8)
         totals = np.zeros(4, dtype=np.int64)
@@ -668,9 +552,10 @@ def simulate_solo_games(seeds, rules, policies, max_deals, out, log):
         while k < max_deals and winner < 0:
             deck[:] = base
             shuffle_deck(state, deck)
-            play_one_solo_deal(
-                deck, dealer, n_players, open_table, rules, policies, state, row, calls, plays
+            status = play_one_solo_deal(
+                deck, dealer, rules, policies, state, row, calls, work, atlas
             )
+            failed[g] += status == FAILED
             if k < log.shape[1]:
                 for j in range(NUM_SOLO_COLS):
                     log[g, k, j] = row[j]
@@ -701,3 +586,88 @@ def simulate_solo_games(seeds, rules, policies, max_deals, out, log):
         out[g, G_THROWN_IN] = thrown
         out[g, G_HANGING] = hanging
         out[g, G_VALATS] = valats
+    return failed.sum()
+
+
+__all__ = [
+    "COL_BELOTE0",
+    "COL_BELOTE1",
+    "COL_BID0",
+    "COL_BID1",
+    "COL_BID2",
+    "COL_BID3",
+    "COL_CARD0",
+    "COL_CARD1",
+    "COL_DEALER",
+    "COL_DECL0",
+    "COL_DECL1",
+    "COL_DOUBLING",
+    "COL_HAND0",
+    "COL_HAND1",
+    "COL_HAND2",
+    "COL_HAND3",
+    "COL_HELD0",
+    "COL_HELD1",
+    "COL_MP0",
+    "COL_MP1",
+    "COL_OUTCOME",
+    "COL_RAW0",
+    "COL_RAW1",
+    "COL_STRAIN",
+    "COL_TAKER",
+    "COL_TRICKS0",
+    "COL_TRICKS1",
+    "COL_TRIES",
+    "COL_TURNED",
+    "COL_VALAT",
+    "FAILED",
+    "G_DEALS",
+    "G_FIRST_DEALER",
+    "G_HANGING",
+    "G_HELD",
+    "G_SCORE0",
+    "G_SCORE1",
+    "G_SCORE2",
+    "G_THROWN_IN",
+    "G_VALATS",
+    "G_WINNER",
+    "NUM_COLS",
+    "NUM_GAME_COLS",
+    "NUM_SOLO_COLS",
+    "NUM_SOLO_GAME_COLS",
+    "PLAYED",
+    "S_BELOTE",
+    "S_BID",
+    "S_CARD",
+    "S_DEALER",
+    "S_DECL",
+    "S_DOUBLING",
+    "S_DOWN0",
+    "S_DOWN1",
+    "S_HAND",
+    "S_HELD",
+    "S_MP",
+    "S_OUTCOME",
+    "S_RAW",
+    "S_STRAIN",
+    "S_TABLE0",
+    "S_TABLE1",
+    "S_TAKER",
+    "S_TRICKS",
+    "S_UP0",
+    "S_UP1",
+    "S_VALAT",
+    "THROWN_IN",
+    "deal_and_play",
+    "deal_block",
+    "play_one_deal",
+    "play_one_solo_deal",
+    "simulate_deals",
+    "simulate_games",
+    "simulate_solo_deals",
+    "simulate_solo_games",
+    "split_columns",
+    "thread_buffers",
+    "write_row",
+    "write_solo_row",
+]

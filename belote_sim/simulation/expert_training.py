@@ -25,7 +25,7 @@ from belote_sim.kernels.expert_data import (
     label_decisions,
 )
 from belote_sim.kernels.expert_model import N_FEATURES, N_SITUATIONS
-from belote_sim.kernels.play import search_buffers
+from belote_sim.kernels.switchboard import policy_buffers
 from belote_sim.kernels.tables import STRAIN_NAMES
 from belote_sim.policies import PLAY_POLICIES, parse_policy
 from belote_sim.rules import Rules
@@ -76,7 +76,7 @@ def label(
     cards = np.full((cap, 8), -1, dtype=np.int64)
     n = label_decisions(
         hands, dealers, strains, takers, Rules.preset(ruleset).to_array(), params, explore,
-        int(play_seed.generate_state(1)[0] >> np.uint64(1)), search_buffers(18),
+        int(play_seed.generate_state(1)[0] >> np.uint64(1)), policy_buffers(18),
         obs, values, cards,
     )  # fmt: skip
     return obs[:n], values[:n], cards[:n]

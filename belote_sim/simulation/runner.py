@@ -44,6 +44,7 @@ from belote_sim.simulation.study import (  # noqa: F401 (re-exported)
     DEFAULT_CHUNK,
     MAX_TRIES,
     Study,
+    check_no_failed,
     make_study,
 )
 
@@ -522,11 +523,17 @@ def simulate_games(
     )
     with _threads(threads):
         if solo:
-            simulate_solo_games(
-                seeds.view(np.int64), study.rules.to_array(), study.policies, max_deals, out, log
+            failed = simulate_solo_games(
+                seeds.view(np.int64),
+                study.rules.to_array(),
+                study.policies,
+                max_deals,
+                out,
+                log,
+                study.atlas_arrays,
             )
         else:
-            _games_kernel(
+            failed = _games_kernel(
                 seeds.view(np.int64),
                 study.rules.to_array(),
                 study.policies,
@@ -536,6 +543,7 @@ def simulate_games(
                 search_bits(study.play),
                 study.atlas_arrays,
             )
+        check_no_failed(failed)
     df = games_frame(seeds, out, 3 if study.rules.players == 3 else 2)
     df.attrs["belote_sim"] = study.provenance(n_games, mode="games")
     if not deal_log:

@@ -26,18 +26,60 @@ from belote_sim.kernels.simulate import (
     simulate_deals,
     simulate_solo_deals,
 )
-from belote_sim.kernels.tables import SUIT_CHARS
+from belote_sim.kernels.tables import R_BIDDING, SUIT_CHARS
 from belote_sim.policies import (
     BID_POLICIES,
     PLAY_POLICIES,
     PolicySpec,
+    bid_biddings,
     per_seat,
+    play_players,
     search_bits,
     to_arrays,
+    uses_atlas,
 )
 from belote_sim.rules import Rules
 
 DEFAULT_CHUNK = 1 << 16
+
+
+def _names_for(bidding_code: int) -> str:
+    """The bidding policies that bid in a bidding, quoted: ``'take' (or 'atlas' or ...)``."""
+    names = [name for name in BID_POLICIES if bidding_code in bid_biddings(name)]
+    first, rest = names[0], names[1:]
+    return f"'{first}'" + (f" (or {' or '.join(repr(r) for r in rest)})" if rest else "")
+
+
+def _bidding_mismatch(name: str, rules: Rules, bid_names: set[str]) -> str:
+    """The one-line error for a bidding policy that does not bid in ``rules``'s bidding."""
+    code = int(rules.to_array()[R_BIDDING])
+    if rules.bidding == "two_round":
+        return (
+            f"the {rules.name} rules bid in two rounds: use the {_names_for(code)} bidding policy"
+        )
+    if rules.bidding == "take_or_pass":
+        return f"take-or-pass bidding uses the {_names_for(code)} policy"
+    biddings = bid_biddings(name)
+    if biddings == (int(Rules.preset("french").to_array()[R_BIDDING]),):
+        return f"the {name!r} bidding policy is for the french two-round bidding"
+    return f"the {name!r} bidding policy does not bid in the {rules.bidding} bidding"
+
+
+def check_no_failed(n_failed: int) -> None:
+    """Raise when a simulation kernel reports deals in which a policy gave no legal card
+    or call (an id the switchboard does not know, or a policy kernel's bug): such deals
+    would otherwise stand in the table as thrown in."""
+    if n_failed:
+        raise RuntimeError(
+            f"a play or bidding policy gave no legal card or call in {int(n_failed)} deals "
+            "(a policy kernel is broken): no table was made from them"
+        )
+
+
+def _policies_for(players: int) -> str:
+    """The play policies that play a game of ``players``: ``random and greedy``."""
+    names = [name for name in PLAY_POLICIES if players in play_players(name)]
+    return ", ".join(names[:-1]) + " and " + names[-1] if len(names) > 1 else names[0]
 
 
 MAX_TRIES = 1_000_000
@@ -81,27 +123,24 @@ class Study:
                 "it cannot be mixed with other bidding policies"
             )
         two_round = self.rules.bidding == "two_round"
-        if two_round and bid_names - {"take", "fixed", "atlas"}:
-            raise ValueError(
-                f"the {self.rules.name} rules bid in two rounds: use the 'take' "
-                "(or 'atlas' or 'fixed') bidding policy"
-            )
-        if not two_round and "take" in bid_names:
-            raise ValueError("the 'take' bidding policy is for the french two-round bidding")
-        if self.rules.solo:
-            play_names = {s.name for s in self.play}
-            if play_names - {"random", "greedy"}:
-                raise ValueError(
-                    f"the games where every player is alone are played by the "
-                    f"random and greedy policies, not {', '.join(sorted(play_names))}"
-                )
-            if bid_names - {"threshold", "fixed"}:
-                raise ValueError("take-or-pass bidding uses the 'threshold' (or 'fixed') policy")
-            if self.predeal or self.constraints:
-                raise ValueError("predeal and constraints are for the 4-player game")
+        bidding_code = int(self.rules.to_array()[R_BIDDING])
+        for name in sorted(bid_names):
+            if bidding_code not in bid_biddings(name):
+                raise ValueError(_bidding_mismatch(name, self.rules, bid_names))
+        play_names = {s.name for s in self.play}
+        for name in sorted(play_names):
+            if n not in play_players(name):
+                if self.rules.solo:
+                    raise ValueError(
+                        f"the games where every player is alone are played by the "
+                        f"{_policies_for(n)} policies, not {', '.join(sorted(play_names))}"
+                    )
+                raise ValueError(f"the {name} play policy does not play the {n}-player game")
+        if self.rules.solo and (self.predeal or self.constraints):
+            raise ValueError("predeal and constraints are for the 4-player game")
         self._atlas = None
-        if "atlas" in bid_names:
-            paths = {s.path for s in self.bidding if s.name == "atlas"}
+        if any(uses_atlas(name) for name in bid_names):
+            paths = {s.path for s in self.bidding if uses_atlas(s.name)}
             if len(paths) > 1:
                 raise ValueError("the seats bidding by the atlas must use the same atlas file")
             from belote_sim.simulation.atlas_table import load_atlas
@@ -198,15 +237,18 @@ class Study:
         plays = np.zeros((n if keep_plays else 1, 32), dtype=np.int64)
         if self.rules.solo:
             out = np.zeros((n, NUM_SOLO_COLS), dtype=np.int64)
-            simulate_solo_deals(
-                seeds.view(np.int64),
-                dealers,
-                self.rules.to_array(),
-                self.policies,
-                out,
-                calls,
-                plays,
-                keep_plays,
+            check_no_failed(
+                simulate_solo_deals(
+                    seeds.view(np.int64),
+                    dealers,
+                    self.rules.to_array(),
+                    self.policies,
+                    out,
+                    calls,
+                    plays,
+                    keep_plays,
+                    self.atlas_arrays,
+                )
             )
             return {
                 "deal_id": ids,
@@ -217,18 +259,20 @@ class Study:
                 "rules": self.rules,
             }
         out = np.zeros((n, NUM_COLS), dtype=np.int64)
-        simulate_deals(
-            seeds.view(np.int64),
-            dealers,
-            self.rules.to_array(),
-            self.policies,
-            self.conditions(),
-            out,
-            calls,
-            plays,
-            keep_plays,
-            search_bits(self.play),
-            self.atlas_arrays,
+        check_no_failed(
+            simulate_deals(
+                seeds.view(np.int64),
+                dealers,
+                self.rules.to_array(),
+                self.policies,
+                self.conditions(),
+                out,
+                calls,
+                plays,
+                keep_plays,
+                search_bits(self.play),
+                self.atlas_arrays,
+            )
         )
         if (out[:, COL_TRIES] < 0).any():
             raise ValueError(
@@ -251,18 +295,20 @@ class Study:
         seeds = ss.generate_state(PILOT_DEALS, dtype=np.uint64).view(np.int64)
         out = np.zeros((PILOT_DEALS, NUM_COLS), dtype=np.int64)
         calls = np.zeros((PILOT_DEALS, MAX_CALLS), dtype=np.uint8)
-        simulate_deals(
-            seeds,
-            self.dealers(0, PILOT_DEALS),
-            self.rules.to_array(),
-            self.policies,
-            self.conditions(max_tries=50, check=True),
-            out,
-            calls,
-            np.zeros((1, 32), dtype=np.int64),
-            False,
-            1,
-            self.atlas_arrays,
+        check_no_failed(
+            simulate_deals(
+                seeds,
+                self.dealers(0, PILOT_DEALS),
+                self.rules.to_array(),
+                self.policies,
+                self.conditions(max_tries=50, check=True),
+                out,
+                calls,
+                np.zeros((1, 32), dtype=np.int64),
+                False,
+                search_bits(self.play),
+                self.atlas_arrays,
+            )
         )
         tries = out[:, COL_TRIES]
         accepted = (tries > 0).sum()

@@ -15,7 +15,7 @@ Algorithm
   come from ``core.legal_mask``, trick winners from ``core.beats`` (``BEATS_MASK``:
   every card that beats a given one); bit counts are one ``popcnt``
   (``llvm.ctpop``), table lines are prefetched (``llvm.prefetch``).
-* **Alpha-beta, fail-soft, iterative.**  The search (``search._search``) is one loop
+* **Alpha-beta, fail-soft, iterative.**  The search (``search.alpha_beta``) is one loop
   over an explicit stack of frames (``ws[ply, field]``, ``moves[ply, :]``,
   preallocated, every field documented in ``stack``; no allocation in the loop):
   numba's on-disk cache does not reload recursive functions safely.  Values are
@@ -43,7 +43,7 @@ Algorithm
   65,536 entries (1.5 MB): a full deal stores some 10^4 positions, and a table much
   larger than the caches makes every probe wait on memory (``2**20`` entries was
   about 10% slower per node).
-* **Move ordering** (``_order_moves``, inlined).  Leader: sure tricks first (no
+* **Move ordering** (``order_moves``, inlined).  Leader: sure tricks first (no
   opponent holds a higher card of the suit or can ruff it), most points first, then
   a low card to partner's sure winner (in every strain: after the sure tricks, NT
   searches some 13% fewer nodes than with it before them); then the rest, cheapest
@@ -75,7 +75,7 @@ Algorithm
   their led-suit cards or else their trumps), the most points go on the mover's own
   trick or the least on the opponents' -- never worse for the mover's team,
   whoever wins the trick where the other card falls later -- and only that card is
-  searched (``_reduce_dominated``; every seat, the leader included).  This more
+  searched (``reduce_dominated``; every seat, the leader included).  This more
   than halves the tree.
 * **Cheap bounds** (at trick boundaries, before the table probe, which is only made
   when they do not cut; the table slot is prefetched first so that its cache line
@@ -90,15 +90,15 @@ Algorithm
   bytes renumbered in strength order (``STRENGTH_BYTE``), where a run of top cards
   is the bits above the other side's highest one (``ABOVE``) and its points one
   lookup (``SUM_POINTS``).  A node whose bounds fall outside the window is cut at once.
-* **No calls in the hot loop.**  The helpers of a node (``_reduce_equivalent``,
-  ``_reduce_dominated``, ``_quick_points``, ``_tt_keys``, ``_order_moves``) are
+* **No calls in the hot loop.**  The helpers of a node (``reduce_equivalent``,
+  ``reduce_dominated``, ``_quick_points``, ``tt_keys``, ``order_moves``) are
   inlined by numba (``inline="always"``), and the table lookup is written out in
-  ``_search``: a call that passes the table would take a reference to it (two
-  atomic operations per probe).  ``_two_tricks`` stays a call (inlining it did not
+  ``alpha_beta``: a call that passes the table would take a reference to it (two
+  atomic operations per probe).  ``two_tricks`` stays a call (inlining it did not
   help).
 * **Endgame.**  The last trick is played out directly, the last two by a
   fail-soft alpha-beta over the at most 16 ways to play the first of them, with the
-  node's window (``_two_tricks``).
+  node's window (``two_tricks``).
 
 Modules
 -------
@@ -107,7 +107,7 @@ Modules
 ``moves``        equivalent and dominated cards, move ordering
 ``bounds``       cheap bounds (sure trumps, quick points), the two-trick endgame
 ``table``        transposition-table keys, slots and entry layout
-``search``       ``_search`` and its drivers (``solve_position``, ``dd_card_values``,
+``search``       ``alpha_beta`` and its drivers (``solve_position``, ``dd_card_values``,
                  ``dd_best_card``, ``solve_batch``, ``random_positions``)
 ``pimc``         inferred voids, uniform consistent deals, PIMC scores and card
 

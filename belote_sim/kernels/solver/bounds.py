@@ -1,8 +1,8 @@
 """Cheap bounds on a position's value, and the exact endgame of the last two tricks.
 
 ``_sure_trumps`` and ``_quick_points`` bound the points still to come at a trick
-boundary from the hands alone (no search; ``_cheap_bounds`` combines them);
-``_two_tricks`` solves the last two tricks outright and ``_last_trick`` the forced last
+boundary from the hands alone (no search; ``cheap_bounds`` combines them);
+``two_tricks`` solves the last two tricks outright and ``last_trick`` the forced last
 one.  See the package docstring for how the search uses them.
 """
 
@@ -17,7 +17,7 @@ from belote_sim.kernels.solver.suit_tables import (
     STRENGTH_BYTE,
     SUM_POINTS,
     TOP_RANK,
-    _is_trump_suit,
+    is_trump_suit,
 )
 from belote_sim.kernels.tables import CARD_POINTS, LAST_TRICK_BONUS, STRAIN_NT, WIN_KEY
 
@@ -73,7 +73,7 @@ def _quick_points(hands, leader, strain):
         mine = (lh >> shift) & 0xFF
         if mine == 0:
             continue
-        kind = 1 if _is_trump_suit(suit, strain) else 0
+        kind = 1 if is_trump_suit(suit, strain) else 0
         rest = ((allc & ~lh) >> shift) & 0xFF
         # the leader's cards above every other card of the suit (strength order)
         run = STRENGTH_BYTE[kind, mine] & ABOVE[STRENGTH_BYTE[kind, rest]]
@@ -125,7 +125,7 @@ def _quick_points(hands, leader, strain):
 
 
 @kernel
-def _two_tricks(hands, lead, strain, max_team, raise_op, undertrump, alpha, beta):
+def two_tricks(hands, lead, strain, max_team, rules, alpha, beta):
     """Points ``max_team`` wins in the last two tricks (two cards per hand): a
     fail-soft alpha-beta over the at most 16 ways to play the first of them (exact
     when inside ``(alpha, beta)``, else a bound on the failing side).  The last
@@ -157,7 +157,7 @@ def _two_tricks(hands, lead, strain, max_team, raise_op, undertrump, alpha, beta
         a1 = a0
         bt1 = bt0
         b1 = INF if max0 else -INF
-        m1 = legal_mask(g1, led, 1, c0, 0, strain, raise_op, undertrump)
+        m1 = legal_mask(g1, led, 1, c0, 0, strain, rules)
         while m1:
             c1 = lowest_card(m1)
             m1 &= m1 - 1
@@ -170,7 +170,7 @@ def _two_tricks(hands, lead, strain, max_team, raise_op, undertrump, alpha, beta
             a2 = a1
             bt2 = bt1
             b2 = -INF if max0 else INF
-            m2 = legal_mask(g2, led, 2, wc1, wp1, strain, raise_op, undertrump)
+            m2 = legal_mask(g2, led, 2, wc1, wp1, strain, rules)
             while m2:
                 c2 = lowest_card(m2)
                 m2 &= m2 - 1
@@ -181,7 +181,7 @@ def _two_tricks(hands, lead, strain, max_team, raise_op, undertrump, alpha, beta
                     wc2 = c2
                     wp2 = 2
                 b3 = INF if max0 else -INF
-                m3 = legal_mask(g3, led, 3, wc2, wp2, strain, raise_op, undertrump)
+                m3 = legal_mask(g3, led, 3, wc2, wp2, strain, rules)
                 while m3:
                     c3 = lowest_card(m3)
                     m3 &= m3 - 1
@@ -274,7 +274,7 @@ def _two_tricks(hands, lead, strain, max_team, raise_op, undertrump, alpha, beta
 
 
 @kernel(inline="always")
-def _last_trick(hands, lead, strain, max_team):
+def last_trick(hands, lead, strain, max_team):
     """Points ``max_team`` wins in the last trick (one card in each hand: play is
     forced), the last-trick 10 included."""
     lc = lowest_card(hands[lead])
@@ -291,7 +291,7 @@ def _last_trick(hands, lead, strain, max_team):
 
 
 @kernel(inline="always")
-def _cheap_bounds(hands, lead, strain, max_team, rem):
+def cheap_bounds(hands, lead, strain, max_team, rem):
     """``(lo, hi)``: bounds, without search, on the points ``max_team`` wins from a
     trick boundary on (``rem`` points still to come): the top trumps held by one team
     (``_sure_trumps``, suit contracts) and the leader's quick points
@@ -311,3 +311,10 @@ def _cheap_bounds(hands, lead, strain, max_team, rem):
     elif rem - qp < hi:
         hi = rem - qp
     return lo, hi
+
+
+__all__ = [
+    "cheap_bounds",
+    "last_trick",
+    "two_tricks",
+]

@@ -1,7 +1,7 @@
 """Which cards a node searches, and in what order.
 
-``_reduce_equivalent`` and ``_reduce_dominated`` drop cards whose value equals that of
-a card kept (same result, smaller tree); ``_order_moves`` sorts the rest best first.
+``reduce_equivalent`` and ``reduce_dominated`` drop cards whose value equals that of
+a card kept (same result, smaller tree); ``order_moves`` sorts the rest best first.
 All three are inlined into the search (``inline="always"``).
 """
 
@@ -14,21 +14,21 @@ from belote_sim.kernels.solver.suit_tables import (
     STRENGTH_BYTE,
     TOP_RANK,
     ZERO_MASK,
-    _higher_byte,
-    _is_trump_suit,
+    higher_byte,
+    is_trump_suit,
 )
 from belote_sim.kernels.tables import CARD_POINTS, STRAIN_NT, WIN_KEY
 
 
 @kernel(inline="always")
-def _reduce_equivalent(legal, others, strain):
+def reduce_equivalent(legal, others, strain):
     """Drop all but one card of each group of equivalent zero-point cards."""
     z = legal & ZERO_MASK[strain]
     if z & (z - 1) == 0:
         return legal
     out = legal
     for suit in range(4):
-        zero = 0x3 if _is_trump_suit(suit, strain) else 0x7
+        zero = 0x3 if is_trump_suit(suit, strain) else 0x7
         shift = 8 * suit
         mine = (legal >> shift) & zero
         if mine & (mine - 1) == 0:
@@ -62,7 +62,7 @@ def _keep_one(g, ours, strain):
 
 
 @kernel(inline="always")
-def _reduce_dominated(cand, ohands, hands, seat, n, led, wc, wp, strain, raise_op, undertrump):
+def reduce_dominated(cand, ohands, hands, seat, n, led, wc, wp, strain, rules):
     """Drop the cards dominated by a card of equal power.
 
     A run of the mover's cards of one suit with no card of another hand between them
@@ -87,7 +87,7 @@ def _reduce_dominated(cand, ohands, hands, seat, n, led, wc, wp, strain, raise_o
         mine = (cand >> shift) & 0xFF
         if mine & (mine - 1) == 0:
             continue
-        kind = 1 if _is_trump_suit(suit, strain) else 0
+        kind = 1 if is_trump_suit(suit, strain) else 0
         ms = STRENGTH_BYTE[kind, mine]
         os = STRENGTH_BYTE[kind, (ohands >> shift) & 0xFF]
         while ms:
@@ -130,7 +130,7 @@ def _reduce_dominated(cand, ohands, hands, seat, n, led, wc, wp, strain, raise_o
                         continue  # a player on the winning side
                     hp = hands[(seat + k - n) & 3]
                     if k == n + 1:
-                        can = legal_mask(hp, lsuit, k, w, wpos, strain, raise_op, undertrump)
+                        can = legal_mask(hp, lsuit, k, w, wpos, strain, rules)
                     else:
                         can = hp & (0xFF << (8 * lsuit))
                         if can == 0:
@@ -144,7 +144,7 @@ def _reduce_dominated(cand, ohands, hands, seat, n, led, wc, wp, strain, raise_o
 
 
 @kernel(inline="always")
-def _order_moves(cand, hands, seat, n, led, wc, wp, tm, strain, ttbest, moves, sp, start):
+def order_moves(cand, hands, seat, n, led, wc, wp, tm, strain, ttbest, moves, sp, start):
     """Write the cards of ``cand`` into ``moves[sp, start:8]`` best first
     (``moves[sp, 8 + start:16]`` holds their scores); returns their number.
 
@@ -180,7 +180,7 @@ def _order_moves(cand, hands, seat, n, led, wc, wp, tm, strain, ttbest, moves, s
             if (cand >> (8 * suit)) & 0xFF == 0:
                 continue
             shift = 8 * suit
-            trump_suit = _is_trump_suit(suit, strain)
+            trump_suit = is_trump_suit(suit, strain)
             ob = (opp >> shift) & 0xFF
             ruff = (
                 suit_contract
@@ -195,7 +195,7 @@ def _order_moves(cand, hands, seat, n, led, wc, wp, tm, strain, ttbest, moves, s
             pb = (mate >> shift) & 0xFF
             if pb and not ruff:
                 top = TOP_RANK[1 if trump_suit else 0, pb]
-                if (ob & _higher_byte(top, trump_suit)) == 0:
+                if (ob & higher_byte(top, trump_suit)) == 0:
                     psk = WIN_KEY[strain, shift + top]
             if suit == 0:
                 ruff0, ob0, lowb0, psk0 = ruff, ob, lowb, psk
@@ -236,7 +236,7 @@ def _order_moves(cand, hands, seat, n, led, wc, wp, tm, strain, ttbest, moves, s
                 ruff, ob, lowb, psk = ruff2, ob2, lowb2, psk2
             else:
                 ruff, ob, lowb, psk = ruff3, ob3, lowb3, psk3
-            if not ruff and (ob & _higher_byte(c & 7, _is_trump_suit(suit, strain))) == 0:
+            if not ruff and (ob & higher_byte(c & 7, is_trump_suit(suit, strain))) == 0:
                 sc = 3000 + pts  # sure trick: cash it
             elif psk > key:
                 # a low card to partner's sure winner, after the sure tricks
@@ -269,3 +269,10 @@ def _order_moves(cand, hands, seat, n, led, wc, wp, tm, strain, ttbest, moves, s
         moves[sp, j] = c
         cnt += 1
     return cnt
+
+
+__all__ = [
+    "order_moves",
+    "reduce_dominated",
+    "reduce_equivalent",
+]

@@ -13,11 +13,17 @@ from belote_sim.kernels.bits import lowest_card, popcount
 from belote_sim.kernels.core import advance_trick, beats
 from belote_sim.kernels.rng import next_random, seed_state
 from belote_sim.kernels.solver.search import dd_card_values
-from belote_sim.kernels.tables import HIGHER_TRUMP_BYTE, STRAIN_AT, STRAIN_NT
+from belote_sim.kernels.tables import (
+    HIGHER_TRUMP_BYTE,
+    R_RAISE_OVER_PARTNER,
+    R_UNDERTRUMP,
+    STRAIN_AT,
+    STRAIN_NT,
+)
 
 
 @lean_kernel
-def infer_forbidden(plays, n_plays, first_leader, strain, raise_op, undertrump, out):
+def infer_forbidden(plays, n_plays, first_leader, strain, rules, out):
     """Cards each seat cannot hold, as shown by the cards it played (docs/rules.md 5).
 
     ``plays``: the cards of the deal in playing order (``n_plays`` of them), the first
@@ -46,7 +52,9 @@ def infer_forbidden(plays, n_plays, first_leader, strain, raise_op, undertrump, 
             if strain == STRAIN_AT or led == strain:
                 if suit != led:
                     out[seat] |= 0xFF << lshift
-                elif (not partner_winning or raise_op) and not beats(card, wc, led, strain):
+                elif (not partner_winning or rules[R_RAISE_OVER_PARTNER]) and not beats(
+                    card, wc, led, strain
+                ):
                     out[seat] |= HIGHER_TRUMP_BYTE[wc & 7] << lshift
             elif suit != led:
                 out[seat] |= 0xFF << lshift
@@ -56,7 +64,7 @@ def infer_forbidden(plays, n_plays, first_leader, strain, raise_op, undertrump, 
                     if suit == strain:
                         if trump_winning and not beats(card, wc, led, strain):
                             out[seat] |= HIGHER_TRUMP_BYTE[wc & 7] << tshift
-                    elif trump_winning and not undertrump:
+                    elif trump_winning and not rules[R_UNDERTRUMP]:
                         out[seat] |= HIGHER_TRUMP_BYTE[wc & 7] << tshift
                     else:
                         out[seat] |= 0xFF << tshift
@@ -176,9 +184,7 @@ def sample_deals(fixed, unseen, need, allowed, n_samples, seed, out):
 
 
 @kernel
-def pimc_values(
-    deals, leader, trick, n_trick, strain, max_team, raise_op, undertrump, tt, ws, moves, out_sum
-):
+def pimc_values(deals, leader, trick, n_trick, strain, max_team, rules, tt, ws, moves, out_sum):
     """Sum over the sampled ``deals`` (n, 4) of the exact value (points of
     ``max_team`` from here on) after each legal card of the player to move.
 
@@ -200,8 +206,7 @@ def pimc_values(
             n_trick,
             strain,
             max_team,
-            raise_op,
-            undertrump,
+            rules,
             tt,
             ws,
             moves,
@@ -216,9 +221,7 @@ def pimc_values(
 
 
 @kernel
-def pimc_deals(
-    hand, fixed, plays, n_plays, first_leader, strain, raise_op, undertrump, seed, deals, trick
-):
+def pimc_deals(hand, fixed, plays, n_plays, first_leader, strain, rules, seed, deals, trick):
     """Deal the cards the player to move has not seen, ``deals.shape[0]`` times.
 
     ``hand``: his cards; ``fixed`` (4,): cards known to be in other hands (e.g. from
@@ -231,9 +234,7 @@ def pimc_deals(
     fits the hand sizes.
     """
     forbidden = np.zeros(4, dtype=np.int64)
-    leader, n_trick = infer_forbidden(
-        plays, n_plays, first_leader, strain, raise_op, undertrump, forbidden
-    )
+    leader, n_trick = infer_forbidden(plays, n_plays, first_leader, strain, rules, forbidden)
     seat = (leader + n_trick) & 3
     played = 0
     for i in range(n_plays):
@@ -279,8 +280,7 @@ def pimc_scores(
     n_plays,
     first_leader,
     strain,
-    raise_op,
-    undertrump,
+    rules,
     n_samples,
     seed,
     tt,
@@ -297,7 +297,7 @@ def pimc_scores(
     deals = np.zeros((n_samples, 4), dtype=np.int64)
     trick = np.zeros(4, dtype=np.int64)
     ok, leader, n_trick = pimc_deals(
-        hand, fixed, plays, n_plays, first_leader, strain, raise_op, undertrump, seed, deals,
+        hand, fixed, plays, n_plays, first_leader, strain, rules, seed, deals,
         trick,
     )  # fmt: skip
     if not ok:
@@ -310,8 +310,7 @@ def pimc_scores(
         n_trick,
         strain,
         seat & 1,
-        raise_op,
-        undertrump,
+        rules,
         tt,
         ws,
         moves,
@@ -328,8 +327,7 @@ def pimc_best_card(
     n_plays,
     first_leader,
     strain,
-    raise_op,
-    undertrump,
+    rules,
     n_samples,
     seed,
     tt,
@@ -346,8 +344,7 @@ def pimc_best_card(
         n_plays,
         first_leader,
         strain,
-        raise_op,
-        undertrump,
+        rules,
         n_samples,
         seed,
         tt,
@@ -365,3 +362,13 @@ def pimc_best_card(
         if best < 0 or sums[c] > sums[best]:
             best = c
     return best
+
+
+__all__ = [
+    "infer_forbidden",
+    "pimc_best_card",
+    "pimc_deals",
+    "pimc_scores",
+    "pimc_values",
+    "sample_deals",
+]

@@ -1,4 +1,4 @@
-"""The exact search (``_search``) and its drivers: values of positions and of cards.
+"""The exact search (``alpha_beta``) and its drivers: values of positions and of cards.
 
 ``solve_position`` is the value of one position, ``dd_card_values`` the value after
 each legal card, ``dd_best_card`` the best card; ``solve_batch`` and
@@ -14,8 +14,8 @@ from belote_sim.kernels.bits import prefetch as _prefetch
 from belote_sim.kernels.core import advance_trick, beats, legal_mask, trick_state
 from belote_sim.kernels.dealing import shuffle_deal
 from belote_sim.kernels.rng import random_below, seed_state
-from belote_sim.kernels.solver.bounds import _cheap_bounds, _last_trick, _two_tricks
-from belote_sim.kernels.solver.moves import _order_moves, _reduce_dominated, _reduce_equivalent
+from belote_sim.kernels.solver.bounds import cheap_bounds, last_trick, two_tricks
+from belote_sim.kernels.solver.moves import order_moves, reduce_dominated, reduce_equivalent
 from belote_sim.kernels.solver.stack import (
     F_A,
     F_A0,
@@ -49,29 +49,28 @@ from belote_sim.kernels.solver.stack import (
     NUM_FIELDS,
 )
 from belote_sim.kernels.solver.table import (
-    _meta,
-    _tt_card,
-    _tt_depth,
-    _tt_gen,
-    _tt_keys,
-    _tt_lower,
-    _tt_slot,
-    _tt_upper,
-    _tt_word,
+    tt_card,
+    tt_depth,
+    tt_gen,
+    tt_keys,
+    tt_lower,
+    tt_meta,
+    tt_slot,
+    tt_upper,
+    tt_word,
 )
 from belote_sim.kernels.tables import CARD_POINTS, LAST_TRICK_BONUS
 
 
 @kernel
-def _search(
+def alpha_beta(
     hands,
     leader,
     trick,
     n_trick,
     strain,
     max_team,
-    raise_op,
-    undertrump,
+    rules,
     alpha0,
     beta0,
     tt,
@@ -144,21 +143,19 @@ def _search(
             if not cut and n == 0:
                 h = hands[seat]
                 if popcount(h) == 2:
-                    ret = acc + _two_tricks(
-                        hands, lead, strain, max_team, raise_op, undertrump, a - acc, b - acc
-                    )
+                    ret = acc + two_tricks(hands, lead, strain, max_team, rules, a - acc, b - acc)
                     cut = True
                 elif h & (h - 1) == 0:
-                    ret = acc + _last_trick(hands, lead, strain, max_team)
+                    ret = acc + last_trick(hands, lead, strain, max_team)
                     cut = True
                 else:
                     # Cheap bounds, then the transposition table if they do not cut.  The
                     # slot is prefetched first: its cache line loads meanwhile.
-                    k0, k1 = _tt_keys(hands[0], hands[1], hands[2], hands[3], strain)
-                    meta = _meta(lead, strain, max_team, raise_op, undertrump)
-                    slot = _tt_slot(k0, k1, meta, tt_mask)
+                    k0, k1 = tt_keys(hands[0], hands[1], hands[2], hands[3], strain)
+                    meta = tt_meta(lead, strain, max_team, rules)
+                    slot = tt_slot(k0, k1, meta, tt_mask)
                     _prefetch(tt, slot)
-                    lo, hi = _cheap_bounds(hands, lead, strain, max_team, ws[sp, F_REM])
+                    lo, hi = cheap_bounds(hands, lead, strain, max_team, ws[sp, F_REM])
                     lo += acc
                     hi += acc
                     if lo < b and hi > a and lo < hi:
@@ -182,11 +179,11 @@ def _search(
                             e = slot + 1
                         if e >= 0:
                             d = tt[e, 2]
-                            if _tt_lower(d) + acc > lo:
-                                lo = _tt_lower(d) + acc
-                            if _tt_upper(d) + acc < hi:
-                                hi = _tt_upper(d) + acc
-                            ttbest = _tt_card(d)
+                            if tt_lower(d) + acc > lo:
+                                lo = tt_lower(d) + acc
+                            if tt_upper(d) + acc < hi:
+                                hi = tt_upper(d) + acc
+                            ttbest = tt_card(d)
                     if lo >= b:
                         ret = lo
                         cut = True
@@ -217,13 +214,12 @@ def _search(
                 ws[sp, F_WC],
                 ws[sp, F_WP],
                 strain,
-                raise_op,
-                undertrump,
+                rules,
             )
             others = ((hands[0] | hands[1] | hands[2] | hands[3]) & ~hands[seat]) | ws[sp, F_TM]
-            cand = _reduce_equivalent(legal, others, strain)
+            cand = reduce_equivalent(legal, others, strain)
             if cand & (cand - 1):
-                cand = _reduce_dominated(
+                cand = reduce_dominated(
                     cand,
                     others & ~ws[sp, F_TM],
                     hands,
@@ -233,8 +229,7 @@ def _search(
                     ws[sp, F_WC],
                     ws[sp, F_WP],
                     strain,
-                    raise_op,
-                    undertrump,
+                    rules,
                 )
             ws[sp, F_LAZY] = 0
             if cand & (cand - 1) == 0:
@@ -247,7 +242,7 @@ def _search(
                 ws[sp, F_LAZY] = cand & ~(1 << ttbest)
             else:
                 killer = ws[MAX_PLY, G_KILLER + popcount(hands[seat])] - 1 if n == 0 else -1
-                ws[sp, F_CNT] = _order_moves(
+                ws[sp, F_CNT] = order_moves(
                     cand,
                     hands,
                     seat,
@@ -294,7 +289,7 @@ def _search(
         if ws[sp, F_LAZY] and ws[sp, F_I] == ws[sp, F_CNT] and ws[sp, F_A] < ws[sp, F_B]:
             # the table's card did not cut: order the others now
             n = ws[sp, F_N]
-            ws[sp, F_CNT] += _order_moves(
+            ws[sp, F_CNT] += order_moves(
                 ws[sp, F_LAZY],
                 hands,
                 (ws[sp, F_LEAD] + n) & 3,
@@ -402,7 +397,7 @@ def _search(
                 hi = rel
             k0 = ws[sp, F_K0]
             k1 = ws[sp, F_K1]
-            meta = _meta(ws[sp, F_LEAD], strain, max_team, raise_op, undertrump)
+            meta = tt_meta(ws[sp, F_LEAD], strain, max_team, rules)
             depth = popcount(hands[ws[sp, F_LEAD]])
             bc = ws[sp, F_BC]
             e = -1  # the table probe, written out
@@ -417,21 +412,21 @@ def _search(
             if e >= 0:
                 # the same position from an earlier search: intersect the bounds
                 d = tt[e, 2]
-                if _tt_lower(d) > lo:
-                    lo = _tt_lower(d)
-                if _tt_upper(d) < hi:
-                    hi = _tt_upper(d)
+                if tt_lower(d) > lo:
+                    lo = tt_lower(d)
+                if tt_upper(d) < hi:
+                    hi = tt_upper(d)
                 if best <= a:  # fail low: keep the previous best card
-                    bc = _tt_card(d)
+                    bc = tt_card(d)
             else:
                 # depth-preferred first way, always-replace second way
                 e = slot
                 d0 = tt[slot, 2]
-                if _tt_depth(d0) > depth and _tt_gen(d0) == gen:
+                if tt_depth(d0) > depth and tt_gen(d0) == gen:
                     e = slot + 1
             tt[e, 0] = k0
             tt[e, 1] = k1
-            tt[e, 2] = _tt_word(meta, lo, hi, bc, depth, gen)
+            tt[e, 2] = tt_word(meta, lo, hi, bc, depth, gen)
         if sp == 0:
             return best, ws[0, F_BC]
         ret = best
@@ -462,8 +457,7 @@ def solve_position(
     n_trick,
     strain,
     max_team,
-    raise_op,
-    undertrump,
+    rules,
     tt,
     ws,
     moves,
@@ -485,15 +479,14 @@ def solve_position(
     ws[MAX_PLY, G_GEN] = (ws[MAX_PLY, G_GEN] + 1) & 0x7
     total = remaining_points(hands, trick, n_trick, strain)
     if mode == 0:
-        v, _ = _search(
+        v, _ = alpha_beta(
             hands,
             leader,
             trick,
             n_trick,
             strain,
             max_team,
-            raise_op,
-            undertrump,
+            rules,
             -1,
             total + 1,
             tt,
@@ -511,15 +504,14 @@ def solve_position(
                 beta = upper
         else:
             beta = (lower + upper + 1) // 2
-        v, _ = _search(
+        v, _ = alpha_beta(
             hands,
             leader,
             trick,
             n_trick,
             strain,
             max_team,
-            raise_op,
-            undertrump,
+            rules,
             beta - 1,
             beta,
             tt,
@@ -561,21 +553,17 @@ def _play_child(hands, leader, trick, n_trick, card, strain, child_trick):
 
 
 @kernel
-def legal_of_position(hands, leader, trick, n_trick, strain, raise_op, undertrump):
+def legal_of_position(hands, leader, trick, n_trick, strain, rules):
     """Legal cards of the player to move."""
     led, wc, wp = trick_state(trick, n_trick, strain)
-    return legal_mask(
-        hands[(leader + n_trick) & 3], led, n_trick, wc, wp, strain, raise_op, undertrump
-    )
+    return legal_mask(hands[(leader + n_trick) & 3], led, n_trick, wc, wp, strain, rules)
 
 
 @kernel
-def dd_card_values(
-    hands, leader, trick, n_trick, strain, max_team, raise_op, undertrump, tt, ws, moves, out
-):
+def dd_card_values(hands, leader, trick, n_trick, strain, max_team, rules, tt, ws, moves, out):
     """Exact value (points of ``max_team`` from here, the current trick included) after
     each legal card of the player to move: ``out[card]``, -1 for other cards."""
-    legal = legal_of_position(hands, leader, trick, n_trick, strain, raise_op, undertrump)
+    legal = legal_of_position(hands, leader, trick, n_trick, strain, rules)
     seat = (leader + n_trick) & 3
     child_trick = np.zeros(4, dtype=np.int64)
     for c in range(32):
@@ -586,7 +574,7 @@ def dd_card_values(
         m &= m - 1
         cl, cn, pts, team = _play_child(hands, leader, trick, n_trick, card, strain, child_trick)
         v = solve_position(
-            hands, cl, child_trick, cn, strain, max_team, raise_op, undertrump, tt, ws, moves, 0, -1
+            hands, cl, child_trick, cn, strain, max_team, rules, tt, ws, moves, 0, -1
         )
         out[card] = v + (pts if team == max_team else 0)
         hands[seat] |= 1 << card
@@ -594,7 +582,7 @@ def dd_card_values(
 
 
 @kernel
-def dd_best_card(hands, leader, trick, n_trick, strain, raise_op, undertrump, tt, ws, moves):
+def dd_best_card(hands, leader, trick, n_trick, strain, rules, tt, ws, moves):
     """Best card of the player to move with all hands visible, and its value.
 
     Searches for the mover's own team (the value is the points his team wins from
@@ -605,15 +593,15 @@ def dd_best_card(hands, leader, trick, n_trick, strain, raise_op, undertrump, tt
     """
     seat = (leader + n_trick) & 3
     me = seat & 1
-    legal = legal_of_position(hands, leader, trick, n_trick, strain, raise_op, undertrump)
+    legal = legal_of_position(hands, leader, trick, n_trick, strain, rules)
     led, wc, wp = trick_state(trick, n_trick, strain)
     tm = 0
     for i in range(n_trick):
         tm |= 1 << trick[i]
     others = ((hands[0] | hands[1] | hands[2] | hands[3]) & ~hands[seat]) | tm
-    cand = _reduce_equivalent(legal, others, strain)
+    cand = reduce_equivalent(legal, others, strain)
     row = np.zeros((1, 16), dtype=np.int64)
-    cnt = _order_moves(cand, hands, seat, n_trick, led, wc, wp, tm, strain, -1, row, 0, 0)
+    cnt = order_moves(cand, hands, seat, n_trick, led, wc, wp, tm, strain, -1, row, 0, 0)
     child_trick = np.zeros(4, dtype=np.int64)
     best_card = -1
     best_v = -1
@@ -628,14 +616,14 @@ def dd_best_card(hands, leader, trick, n_trick, strain, raise_op, undertrump, tt
             target = best_v - bank  # is the child's value > target ?
             exact = target < 0
             if not exact:
-                t, _ = _search(
-                    hands, cl, child_trick, cn, strain, me, raise_op, undertrump,
+                t, _ = alpha_beta(
+                    hands, cl, child_trick, cn, strain, me, rules,
                     target, target + 1, tt, ws, moves,
                 )  # fmt: skip
                 exact = t > target
         if exact:
             v = bank + solve_position(
-                hands, cl, child_trick, cn, strain, me, raise_op, undertrump, tt, ws, moves,
+                hands, cl, child_trick, cn, strain, me, rules, tt, ws, moves,
                 0, -1,
             )  # fmt: skip
             if best_card < 0 or v > best_v:
@@ -646,9 +634,7 @@ def dd_best_card(hands, leader, trick, n_trick, strain, raise_op, undertrump, tt
 
 
 @kernel
-def solve_batch(
-    hands, leaders, tricks, n_tricks, strains, max_teams, raise_op, undertrump, tt, mode, out
-):
+def solve_batch(hands, leaders, tricks, n_tricks, strains, max_teams, rules, tt, mode, out):
     """``solve_position`` over arrays of positions (tests and benchmarks)."""
     ws = np.zeros((MAX_PLY + 1, NUM_FIELDS), dtype=np.int64)
     moves = np.zeros((MAX_PLY, 16), dtype=np.int64)
@@ -663,8 +649,7 @@ def solve_batch(
             n_tricks[i],
             strains[i],
             max_teams[i],
-            raise_op,
-            undertrump,
+            rules,
             tt,
             ws,
             moves,
@@ -680,8 +665,7 @@ def random_positions(
     min_played,
     max_played,
     strain,
-    raise_op,
-    undertrump,
+    rules,
     out_hands,
     out_leader,
     out_trick,
@@ -709,7 +693,7 @@ def random_positions(
         wp = -1
         for _ in range(target):
             seat = (leader + n_trick) & 3
-            legal = legal_mask(hands[seat], led, n_trick, wc, wp, st, raise_op, undertrump)
+            legal = legal_mask(hands[seat], led, n_trick, wc, wp, st, rules)
             card = lowest_card(legal)
             k = random_below(state, popcount(legal))
             mm = legal
@@ -726,3 +710,15 @@ def random_positions(
             out_trick[i, k] = trick[k] if k < n_trick else 0
         out_n[i] = n_trick
         out_strain[i] = st
+
+
+__all__ = [
+    "alpha_beta",
+    "dd_best_card",
+    "dd_card_values",
+    "legal_of_position",
+    "random_positions",
+    "remaining_points",
+    "solve_batch",
+    "solve_position",
+]

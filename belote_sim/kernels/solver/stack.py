@@ -1,6 +1,6 @@
 """The solver's preallocated buffers: the search stack, the move lists and the table.
 
-The search (``search._search``) is one loop over an explicit stack -- numba's on-disk
+The search (``search.alpha_beta``) is one loop over an explicit stack -- numba's on-disk
 cache does not reload recursive functions safely -- so every node of the current
 line of play is a row of ``ws`` (its *frame*) and a row of ``moves``; nothing is
 allocated while searching.  All values are int64.
@@ -70,7 +70,7 @@ F_SLOT = 16
 F_A0 = 17
 #: Beta after the cheap bounds and the table narrowed it (see ``F_A0``).
 F_B0 = 18
-#: First table key word of the node (hands 0 and 1, ``table._tt_keys``).
+#: First table key word of the node (hands 0 and 1, ``table.tt_keys``).
 F_K0 = 19
 #: Second table key word of the node (hands 2 and 3).
 F_K1 = 20
@@ -105,3 +105,40 @@ def new_workspace():
     return np.zeros((MAX_PLY + 1, NUM_FIELDS), dtype=np.int64), np.zeros(
         (MAX_PLY, 16), dtype=np.int64
     )
+
+
+__all__ = [
+    "F_A",
+    "F_A0",
+    "F_ACC",
+    "F_B",
+    "F_B0",
+    "F_BC",
+    "F_BEST",
+    "F_CARD",
+    "F_CNT",
+    "F_I",
+    "F_K0",
+    "F_K1",
+    "F_LAZY",
+    "F_LEAD",
+    "F_LED",
+    "F_N",
+    "F_NULL",
+    "F_REM",
+    "F_RS",
+    "F_SLOT",
+    "F_TM",
+    "F_TP",
+    "F_WC",
+    "F_WP",
+    "G_GEN",
+    "G_KILLER",
+    "G_NODES",
+    "INF",
+    "MAX_PLY",
+    "NUM_FIELDS",
+    "TT_BITS",
+    "new_tt",
+    "new_workspace",
+]

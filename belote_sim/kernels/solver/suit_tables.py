@@ -1,7 +1,7 @@
 """Lookup tables of the solver on suit bytes (one suit of a hand: 8 bits, bit = rank).
 
 Built once at import with plain Python and frozen into the kernels as constants.
-"Kind" 0 is a plain suit, 1 a trump suit (``_is_trump_suit``); a *strength byte* is a
+"Kind" 0 is a plain suit, 1 a trump suit (``is_trump_suit``); a *strength byte* is a
 suit byte with its ranks renumbered by strength (bit k: the card of strength k), in
 which "higher" is simply "a higher bit".
 """
@@ -22,13 +22,13 @@ from belote_sim.kernels.tables import (
 
 
 @kernel
-def _is_trump_suit(suit, strain):
+def is_trump_suit(suit, strain):
     """Whether ``suit`` is a trump suit in ``strain`` (every suit in all-trumps)."""
     return strain == STRAIN_AT or suit == strain
 
 
 @kernel
-def _higher_byte(rank, trump_suit):
+def higher_byte(rank, trump_suit):
     """The ranks (as a suit byte) that beat ``rank`` in a trump or a plain suit."""
     if trump_suit:
         return HIGHER_TRUMP_BYTE[rank]
@@ -131,3 +131,17 @@ def _cheap_sums():
 
 
 CHEAP_SUM = _cheap_sums()
+
+
+__all__ = [
+    "ABOVE",
+    "BEATS_MASK",
+    "CHEAP_SUM",
+    "RANK_BYTE",
+    "STRENGTH_BYTE",
+    "SUM_POINTS",
+    "TOP_RANK",
+    "ZERO_MASK",
+    "higher_byte",
+    "is_trump_suit",
+]

@@ -1,0 +1,327 @@
+"""The policy switchboard: every play and bidding policy, its id, parameters and kernel.
+
+``PLAY_POLICIES`` and ``BID_POLICIES`` are the one registry of the policies: a name,
+the integer id the kernels are given, the default parameters and their names, a
+line of documentation, the games it can play and its kernel.  ``play_card`` and
+``bid_call`` are the switchboard the play loop (``play``) and the auction
+(``auction``) call: each sends a decision to the kernel whose id matches exactly,
+and an id that matches no entry gets ``NO_CARD`` / ``CALL_NONE`` (the loop then
+stops the deal and says which seat's policy failed) -- never another policy's card.
+The two dispatchers are built from the registry when a kernel that calls them is
+compiled (an if-chain over the entries, inlined into the caller), so adding a policy
+is one entry plus its kernel:
+
+* a play policy's kernel is ``card(params, turn, deal, rules, state, search) -> card``:
+  ``params`` its (MAX_PARAMS,) float64 parameters, ``turn`` the decision
+  (``records.Turn``), ``deal`` the ``records.DEAL`` record (a policy reads only what
+  its seat may see), ``rules`` the rules array, ``state`` the deal's random
+  generator (``rng``), ``search`` the scratch of ``policy_buffers``; it returns a
+  legal card;
+* a bidding policy's kernel is ``call(params, turn, rules, atlas) -> (call, strain)``:
+  ``turn`` a ``records.BidTurn``, ``atlas`` the hand atlas's lookup arrays
+  (``bidding.atlas_value``); it returns a call (``bidding.CALL_*``) and, for a bid,
+  its strain (else -1).  ``CALL_FIXED`` ends the auction with the contract the
+  policy's parameters name (``[seat, strain, doubling]``, the ``fixed`` policy).
+
+The Python layer (``belote_sim.policies``) reads names, defaults and checks from
+here; docs/architecture.md has the recipe.
+"""
+
+from collections.abc import Callable
+from typing import Any, NamedTuple
+
+import numpy as np
+from numba.extending import overload
+
+from belote_sim.kernels._jit import kernel
+from belote_sim.kernels.bidding import (
+    CALL_NONE,
+    TAKE_DEFAULTS,
+    THRESHOLD_DEFAULTS,
+    atlas_bid_call,
+    fixed_call,
+    take_call,
+    threshold_call,
+)
+from belote_sim.kernels.expert import EXPERT_DEFAULTS, EXPERT_MODEL
+from belote_sim.kernels.expert_model import MODEL_SCRATCH
+from belote_sim.kernels.expert_seat import expert_card
+from belote_sim.kernels.greedy import greedy_card, random_card
+from belote_sim.kernels.search_policies import PIMC_SAMPLES, dd_card, pimc_card
+from belote_sim.kernels.solver import MAX_PLY, NUM_FIELDS
+from belote_sim.kernels.tables import (
+    BIDDING_AUCTION,
+    BIDDING_TAKE_OR_PASS,
+    BIDDING_TWO_ROUND,
+)
+
+#: What ``play_card`` returns for an id that matches no policy.
+NO_CARD = -1
+#: The id that is no policy: replay stops when the recorded cards run out.
+POLICY_NONE = -1
+#: Length of each seat's parameter vector in the kernels.
+MAX_PARAMS = 8
+#: Most sampled deals per decision of the pimc policy.
+MAX_PIMC_SAMPLES = 10_000
+
+
+class PlayPolicy(NamedTuple):
+    """A play policy: ``card`` is its kernel (see the module docstring)."""
+
+    name: str
+    id: int
+    card: Any
+    defaults: tuple[float, ...] = ()
+    param_names: tuple[str, ...] = ()
+    doc: str = ""
+    #: the games it plays (numbers of players)
+    players: tuple[int, ...] = (4,)
+    #: log2 of the transposition-table entries of its search (1: it searches nothing)
+    search_bits: int = 1
+    #: a check of a full parameter vector: a one-line problem, or None when fine
+    check: Callable[[tuple[float, ...]], str | None] | None = None
+
+
+class BidPolicy(NamedTuple):
+    """A bidding policy: ``call`` is its kernel (see the module docstring)."""
+
+    name: str
+    id: int
+    call: Any
+    defaults: tuple[float, ...] = ()
+    param_names: tuple[str, ...] = ()
+    doc: str = ""
+    #: the biddings it can bid in (``tables.BIDDING_*``)
+    biddings: tuple[int, ...] = (BIDDING_AUCTION,)
+    #: whether it reads the hand atlas (``atlas[:PATH]``) instead of parameters
+    uses_atlas: bool = False
+
+
+def _check_pimc(params: tuple[float, ...]) -> str | None:
+    samples = params[PIMC_SAMPLES]
+    if samples != int(samples) or not 1 <= samples <= MAX_PIMC_SAMPLES:
+        return f"pimc samples must be an integer 1..{MAX_PIMC_SAMPLES}, got {samples:g}"
+    return None
+
+
+def _check_expert(params: tuple[float, ...]) -> str | None:
+    if params[EXPERT_MODEL] not in (0.0, 1.0, 2.0):
+        return (
+            "expert model must be 0 (rules), 1 (linear) or 2 (network), "
+            f"got {params[EXPERT_MODEL]:g}"
+        )
+    return None
+
+
+#: log2 of the transposition-table entries of the search policies (per thread) ...
+SEARCH_BITS = 18
+#: ... and of ``expert``'s endgame searches (a few tricks: a small table will do).
+EXPERT_SEARCH_BITS = 12
+
+PLAY_POLICIES = (
+    PlayPolicy(
+        "random",
+        0,
+        random_card,
+        doc="uniform among the legal cards",
+        players=(2, 3, 4),
+    ),
+    PlayPolicy(
+        "greedy",
+        1,
+        greedy_card,
+        (1.0, 1.0),
+        ("draw_trumps", "give_points"),
+        "rule-based: cheapest winning card, feeds a winning partner, "
+        "leads masters, taker's side draws trumps",
+        players=(2, 3, 4),
+    ),
+    PlayPolicy(
+        "dd",
+        2,
+        dd_card,
+        doc="double-dummy: the best card with every hand visible (an upper bound for studies)",
+        search_bits=SEARCH_BITS,
+    ),
+    PlayPolicy(
+        "pimc",
+        3,
+        pimc_card,
+        (30.0,),
+        ("samples",),
+        "perfect-information Monte Carlo: solves sampled deals of the unseen "
+        "cards consistent with what the player saw, plays the best average",
+        search_bits=SEARCH_BITS,
+        check=_check_pimc,
+    ),
+    PlayPolicy(
+        "expert",
+        4,
+        expert_card,
+        EXPERT_DEFAULTS,
+        ("endgame_tricks", "samples", "switches", "thin", "model"),
+        "a strong player from what it sees: infers voids and missing trumps, "
+        "scores each card with a model learned from exact values (model 2: a small "
+        "network, 1: linear, 0: hand-written rules); solves the last tricks on "
+        "sampled consistent deals",
+        search_bits=EXPERT_SEARCH_BITS,
+        check=_check_expert,
+    ),
+)
+
+BID_POLICIES = (
+    BidPolicy(
+        "threshold",
+        0,
+        threshold_call,
+        THRESHOLD_DEFAULTS,
+        ("suit", "nt", "at", "double", "redouble"),
+        "bids the best strain whose 5-card score clears its threshold",
+        biddings=(BIDDING_AUCTION, BIDDING_TAKE_OR_PASS),
+    ),
+    BidPolicy(
+        "fixed",
+        1,
+        fixed_call,
+        (0.0, 2.0, 0.0),
+        ("seat", "strain", "doubling"),
+        "the given seat takes the given strain (0..5 = C D H S NT AT) at the given doubling level",
+        biddings=(BIDDING_AUCTION, BIDDING_TWO_ROUND, BIDDING_TAKE_OR_PASS),
+    ),
+    BidPolicy(
+        "take",
+        2,
+        take_call,
+        TAKE_DEFAULTS,
+        ("round1", "round2", "nt", "at"),
+        "french two rounds: takes the turned card when its suit scores "
+        "enough, else names its best suit in round two",
+        biddings=(BIDDING_TWO_ROUND,),
+    ),
+    BidPolicy(
+        "atlas",
+        3,
+        atlas_bid_call,
+        doc="atlas[:PATH]: bids the strain with the best expected net MP in the "
+        "hand atlas (default: the shipped one), doubles when it pays",
+        biddings=(BIDDING_AUCTION, BIDDING_TWO_ROUND),
+        uses_atlas=True,
+    ),
+)
+
+
+def _check_registry() -> None:
+    """Ids and names are unique and ids are not the reserved POLICY_NONE."""
+    for table in (PLAY_POLICIES, BID_POLICIES):
+        ids = [p.id for p in table]
+        names = [p.name for p in table]
+        if len(set(ids)) != len(ids) or len(set(names)) != len(names):
+            raise RuntimeError(f"policy registry: duplicate ids or names in {names}")
+        if POLICY_NONE in ids:
+            raise RuntimeError(f"policy registry: id {POLICY_NONE} is reserved")
+
+
+_check_registry()
+
+
+def _play_chain(entries: tuple[PlayPolicy, ...]) -> Any:
+    """The body of ``play_card`` for ``entries``: the first entry's kernel when the id
+    matches it exactly, else the chain of the rest; ``NO_CARD`` past the last."""
+    if not entries:
+
+        def no_policy(policy, params, turn, deal, rules, state, search):
+            return NO_CARD
+
+        return no_policy
+    policy_id = entries[0].id
+    card = entries[0].card
+    rest = kernel(inline="always")(_play_chain(entries[1:]))
+
+    def dispatch(policy, params, turn, deal, rules, state, search):
+        if policy == policy_id:
+            return card(params, turn, deal, rules, state, search)
+        return rest(policy, params, turn, deal, rules, state, search)
+
+    return dispatch
+
+
+def _bid_chain(entries: tuple[BidPolicy, ...]) -> Any:
+    """The body of ``bid_call`` for ``entries`` (as ``_play_chain``)."""
+    if not entries:
+
+        def no_policy(policy, params, turn, rules, atlas):
+            return CALL_NONE, -1
+
+        return no_policy
+    policy_id = entries[0].id
+    call = entries[0].call
+    rest = kernel(inline="always")(_bid_chain(entries[1:]))
+
+    def dispatch(policy, params, turn, rules, atlas):
+        if policy == policy_id:
+            return call(params, turn, rules, atlas)
+        return rest(policy, params, turn, rules, atlas)
+
+    return dispatch
+
+
+def play_card(policy, params, turn, deal, rules, state, search):  # type: ignore[no-untyped-def]
+    """The card the play policy with id ``policy`` plays (``NO_CARD`` for an unknown
+    id).  Callable from kernels only: its body is made from ``PLAY_POLICIES``."""
+    raise TypeError("play_card is called from compiled kernels only")
+
+
+def bid_call(policy, params, turn, rules, atlas):  # type: ignore[no-untyped-def]
+    """``(call, strain)`` of the bidding policy with id ``policy`` (``(CALL_NONE, -1)``
+    for an unknown id).  Callable from kernels only: its body is made from
+    ``BID_POLICIES``."""
+    raise TypeError("bid_call is called from compiled kernels only")
+
+
+@overload(play_card, inline="always")
+def _play_card_body(policy, params, turn, deal, rules, state, search):
+    return _play_chain(PLAY_POLICIES)
+
+
+@overload(bid_call, inline="always")
+def _bid_call_body(policy, params, turn, rules, atlas):
+    return _bid_chain(BID_POLICIES)
+
+
+@kernel
+def decide(policy, params, turn, deal, rules, state, search):
+    """``play_card`` callable from Python: one decision (``deal.agent``)."""
+    return play_card(policy, params, turn, deal, rules, state, search)
+
+
+@kernel
+def policy_buffers(bits):
+    """The scratch of the play policies ``(tt, ws, moves, work, feats)``: the solver's,
+    with a ``2**bits``-entry transposition table (bits = 1 for deals without a search
+    policy), and the ``expert``'s work rows (4, 4) and features, so that a deal
+    allocates nothing."""
+    return (
+        np.zeros((1 << bits, 3), dtype=np.int64),
+        np.zeros((MAX_PLY + 1, NUM_FIELDS), dtype=np.int64),
+        np.zeros((MAX_PLY, 16), dtype=np.int64),
+        np.zeros((4, 4), dtype=np.int64),
+        np.zeros(MODEL_SCRATCH, dtype=np.float64),
+    )
+
+
+__all__ = [
+    "BID_POLICIES",
+    "EXPERT_SEARCH_BITS",
+    "MAX_PARAMS",
+    "MAX_PIMC_SAMPLES",
+    "NO_CARD",
+    "PLAY_POLICIES",
+    "POLICY_NONE",
+    "SEARCH_BITS",
+    "BidPolicy",
+    "PlayPolicy",
+    "bid_call",
+    "decide",
+    "play_card",
+    "policy_buffers",
+]

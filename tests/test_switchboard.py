@@ -1,0 +1,251 @@
+"""The policy switchboard: one registry, exact ids, a default that fails, and the
+recipe of docs/architecture.md for a new play policy (one entry plus its kernel)."""
+
+import ast
+import json
+import os
+import shutil
+import subprocess
+import sys
+import textwrap
+from pathlib import Path
+
+import numpy as np
+import pytest
+
+from belote_sim import simulate
+from belote_sim.kernels import switchboard as SW
+from belote_sim.kernels.auction import FAILED, run_auction
+from belote_sim.kernels.bidding import MAX_CALLS
+from belote_sim.kernels.play import play_deal
+from belote_sim.kernels.records import Turn, new_deal
+from belote_sim.kernels.rng import seed_state
+from belote_sim.kernels.simulate import COL_STRAIN, NUM_COLS, simulate_deals
+from belote_sim.policies import BID_POLICIES, PLAY_POLICIES
+from belote_sim.rules import Rules
+from belote_sim.simulation.atlas_table import empty_kernel_arrays
+from belote_sim.simulation.study import check_no_failed, make_study
+
+ROOT = Path(__file__).resolve().parents[1]
+UNKNOWN = 99
+
+
+def test_the_registry_has_unique_names_and_ids_and_the_python_layer_reads_it():
+    for table, python in ((SW.PLAY_POLICIES, PLAY_POLICIES), (SW.BID_POLICIES, BID_POLICIES)):
+        assert len({p.id for p in table}) == len(table)
+        assert len({p.name for p in table}) == len(table)
+        assert SW.POLICY_NONE not in {p.id for p in table}
+        assert list(python) == [p.name for p in table]
+        for p in table:
+            assert python[p.name].id == p.id
+            assert python[p.name].defaults == tuple(p.defaults)
+            assert len(p.defaults) == len(p.param_names) <= SW.MAX_PARAMS
+    assert UNKNOWN not in {p.id for p in SW.PLAY_POLICIES + SW.BID_POLICIES}
+
+
+def _deal(hands_seed=1):
+    records = new_deal()
+    deal = records[0]
+    deck = np.random.default_rng(hands_seed).permutation(32)
+    deal["hands"] = [sum(1 << int(c) for c in deck[8 * s : 8 * s + 8]) for s in range(4)]
+    deal["leader"] = 1
+    deal["strain"] = 2
+    deal["announce"] = 15
+    return deal
+
+
+def test_each_registered_id_plays_its_own_kernel_and_an_unknown_id_gets_no_card():
+    rules = Rules.preset("common").to_array()
+    deal = _deal()
+    hand = int(deal["hands"][1])
+    turn = Turn(1, 0, 1, -1, -1, -1, hand, hand, 0, 0, 4)
+    params = np.zeros(SW.MAX_PARAMS)
+    search = SW.policy_buffers(1)
+    card = SW.decide(UNKNOWN, params, turn, deal, rules, seed_state(1), search)
+    assert card == SW.NO_CARD
+    # the greedy id gives greedy's card (leading, the taker's side draws no trumps here:
+    # seat 1 is not on the taker's side, so it leads a master or its longest suit's lowest)
+    greedy = SW.decide(PLAY_POLICIES["greedy"].id, params, turn, deal, rules, seed_state(1), search)
+    assert (hand >> int(greedy)) & 1
+    # random's card is the uniform draw of the deal's generator
+    drawn = {
+        int(SW.decide(PLAY_POLICIES["random"].id, params, turn, deal, rules, seed_state(s), search))
+        for s in range(200)
+    }
+    assert drawn == {c for c in range(32) if (hand >> c) & 1}
+
+
+def test_the_play_loop_stops_where_a_policy_gives_no_card():
+    rules = Rules.preset("common").to_array()
+    deal = _deal()
+    ids = np.array([PLAY_POLICIES["greedy"].id] * 3 + [UNKNOWN], dtype=np.int64)
+    play_deal(deal, (ids, np.zeros((4, SW.MAX_PARAMS))), rules, seed_state(1), SW.policy_buffers(1))
+    # seat 1 leads, then 2, 3 (unknown): the play stops at the third card
+    assert deal["failed_seat"] == 3
+    assert deal["n_played"] == 2
+    assert deal["outcome"] == 3  # nothing scored: stands as thrown in
+    assert int(deal["mp"].sum()) == 0
+
+
+def test_an_unknown_bidding_id_stops_the_auction():
+    rules = Rules.preset("common").to_array()
+    calls = np.zeros(MAX_CALLS, dtype=np.uint8)
+    ids = np.array([UNKNOWN] * 4, dtype=np.int64)
+    bid = np.array([0b11111, 0b11111 << 8, 0b11111 << 16, 0b11111 << 24], dtype=np.int64)
+    strain, _, _, n_calls = run_auction(
+        bid, 0, -1, rules, (ids, np.zeros((4, SW.MAX_PARAMS))), calls, empty_kernel_arrays()
+    )
+    assert (strain, n_calls) == (-1, FAILED)
+
+
+def test_a_simulation_with_a_failing_policy_raises_instead_of_writing_deals():
+    """Every deal with a contract fails when no seat's play id is known: the kernel
+    counts them, and the Python layer raises rather than keep them as thrown in."""
+    study = make_study("common", "threshold", "greedy", 1)
+    bid_ids, bid_params, play_ids, play_params, announce = study.policies
+    n = 64
+
+    def run(ids):
+        out = np.zeros((n, NUM_COLS), dtype=np.int64)
+        failed = simulate_deals(
+            np.arange(n, dtype=np.int64),
+            np.zeros(n, dtype=np.int64),
+            study.rules.to_array(),
+            (bid_ids, bid_params, ids, play_params, announce),
+            study.conditions(),
+            out,
+            np.zeros((n, MAX_CALLS), dtype=np.uint8),
+            np.zeros((1, 32), dtype=np.int64),
+            False,
+            1,
+            study.atlas_arrays,
+        )
+        return failed, out
+
+    ok, good = run(play_ids)
+    assert ok == 0
+    contracts = int((good[:, COL_STRAIN] >= 0).sum())
+    failed, _ = run(np.full(4, UNKNOWN, dtype=np.int64))
+    assert 0 < contracts == failed
+    with pytest.raises(RuntimeError, match="gave no legal card or call in"):
+        check_no_failed(failed)
+
+
+def test_unknown_policy_names_are_refused_with_the_known_ones():
+    with pytest.raises(ValueError, match="unknown play policy 'highest'.*random, greedy"):
+        simulate(10, play="highest")
+    with pytest.raises(ValueError, match="unknown bidding policy 'greedy'.*threshold"):
+        simulate(10, bidding="greedy")
+
+
+def _imports(path):
+    tree = ast.parse(path.read_text(encoding="utf-8"))
+    found = set()
+    for node in ast.walk(tree):
+        if isinstance(node, ast.ImportFrom) and node.module:
+            found.add(node.module)
+        elif isinstance(node, ast.Import):
+            found.update(a.name for a in node.names)
+    return found
+
+
+def test_the_loops_reach_policies_only_through_the_switchboard():
+    kernels = ROOT / "belote_sim" / "kernels"
+    policy_modules = {
+        "belote_sim.kernels.expert",
+        "belote_sim.kernels.expert_seat",
+        "belote_sim.kernels.expert_model",
+        "belote_sim.kernels.greedy",
+        "belote_sim.kernels.search_policies",
+        "belote_sim.kernels.solver",
+    }
+    for loop in ("play.py", "auction.py", "simulate.py", "atlas.py"):
+        reached = {
+            m
+            for m in _imports(kernels / loop)
+            if any(m == p or m.startswith(p + ".") for p in policy_modules)
+        }
+        assert not reached, (loop, reached)
+
+
+TOY_KERNEL = '''\
+"""A toy play policy (tests/test_switchboard.py): the legal card of highest index."""
+
+from belote_sim.kernels._jit import kernel
+
+
+@kernel
+def highest_card(params, turn, deal, rules, state, search):
+    """The legal card with the highest index."""
+    card = 31
+    while not (turn.legal >> card) & 1:
+        card -= 1
+    return card
+'''
+
+TOY_ENTRY = """\
+    PlayPolicy(
+        "highest",
+        7,
+        highest_card,
+        doc="toy: the legal card of highest index",
+        players=(2, 3, 4),
+    ),
+"""
+
+TOY_CHECK = """\
+import json
+from belote_sim import replay, simulate
+from belote_sim.policies import PLAY_POLICIES
+from belote_sim.simulation.export import records
+
+out = {"names": list(PLAY_POLICIES)}
+for options in ({}, {"players": 3}):
+    df = simulate(12, play="highest", seed=5, trick_log=True, options=options)
+    checked = 0
+    for record in records(df, df.attrs["belote_sim"]):
+        plays = record["plays"]
+        for k in range(len(plays)):
+            legal = replay(dict(record, plays=plays[:k]))["legal"]
+            top = max(legal, key=lambda c: "CDHS".index(c[1]) * 8 + "789TJQKA".index(c[0]))
+            assert plays[k] == top, (record, k, legal)
+            checked += 1
+    out[str(options)] = checked
+print(json.dumps(out))
+"""
+
+
+@pytest.mark.slow
+def test_a_toy_policy_added_by_the_recipe_plays_in_every_game(tmp_path):
+    """docs/architecture.md's recipe, followed on a copy of the package: the kernel in
+    its own module, one import and one entry in ``switchboard.PLAY_POLICIES``.  The
+    new name is then a play policy of ``simulate`` (4 and 3 players), and every card
+    it played is the highest legal one (checked by replaying each deal)."""
+    copy = tmp_path / "pkg"
+    shutil.copytree(
+        ROOT / "belote_sim", copy / "belote_sim", ignore=shutil.ignore_patterns("__pycache__")
+    )
+    kernels = copy / "belote_sim" / "kernels"
+    (kernels / "toy_policy.py").write_text(TOY_KERNEL)
+    board = kernels / "switchboard.py"
+    text = board.read_text()
+    anchor = "from belote_sim.kernels.greedy import greedy_card, random_card\n"
+    assert anchor in text and "PLAY_POLICIES = (\n" in text
+    text = text.replace(anchor, anchor + "from belote_sim.kernels.toy_policy import highest_card\n")
+    start = text.index("PLAY_POLICIES = (\n")
+    end = text.index("\n)\n", start)
+    text = text[:end] + "\n" + TOY_ENTRY.rstrip("\n") + text[end:]
+    board.write_text(text)
+    env = dict(os.environ, PYTHONPATH=str(copy), NUMBA_CACHE_DIR=str(tmp_path / "cache"))
+    proc = subprocess.run(
+        [sys.executable, "-c", textwrap.dedent(TOY_CHECK)],
+        cwd=tmp_path,
+        env=env,
+        capture_output=True,
+        text=True,
+        timeout=1500,
+    )
+    assert proc.returncode == 0, proc.stderr[-3000:]
+    result = json.loads(proc.stdout.strip().splitlines()[-1])
+    assert result["names"][-1] == "highest"
+    assert result["{}"] > 100 and result["{'players': 3}"] > 100
