@@ -11,10 +11,14 @@ belote_sim`` -- except the atomic counter, which has no safe fallback and raises
 warnings into errors): read ``PROBES`` to know which fallbacks are in use.
 
 Tested range: numba >=0.59.1,<0.69 with llvmlite >=0.42,<0.51 (``pyproject.toml``
-bounds numba to it; llvmlite follows, each numba pins its llvmlite minor).  Checked by
-running this module's tests and the kernel tests on numba 0.59.1 (llvmlite 0.42.0,
-numpy 1.26.4), 0.62.1 (llvmlite 0.45.1) and 0.68.1 (llvmlite 0.50.0).  Outside the
-range the probes below say what still works.
+bounds both; each numba pins its llvmlite minor).  Checked on numba 0.59.1 (llvmlite
+0.42.0, numpy 1.26.4), 0.62.1 (llvmlite 0.45.1, numpy 2.3.5) and 0.68.1 (llvmlite
+0.50.0, numpy 2.4.6): ``tests/test_numba_internals.py``, ``test_bits.py``,
+``test_atomics.py`` and ``test_kernel_boundary.py`` pass, and ``belote-sim simulate
+--deals 2000 --seed 1`` writes the same deal table on all three.  numba 0.62 renamed the
+cache locators (``_InTreeCacheLocator`` -> ``InTreeCacheLocator``) and added
+``NUMBA_CACHE_LOCATOR_CLASSES``.  Outside the range the probes below say what still
+works; the range is bounded above by the next minor release, untested.
 
 The probes check that each internal is there and has the shape we use (names,
 attributes, an option numba parses); that it behaves is checked by
