@@ -6,14 +6,17 @@ code after that other file is edited (numba issues around PRs #8396/#9563).  We
 register cache locators that add a hash of *every* source file of this package --
 subpackages such as ``kernels/solver/`` included -- to the freshness stamp of our
 kernels: any edit anywhere under ``kernels/`` recompiles all of them.  Functions
-outside this package are left to numba's own locators.
+outside this package are left to numba's own locators.  The locators reach into numba's
+internals (``numba_internals.install_cache_locators``); where numba does not let them
+in, our kernels are not cached on disk at all (``CACHE`` False) rather than risk stale
+machine code.
 """
 
 import hashlib
 import os
 from pathlib import Path
 
-from numba.core import caching
+from belote_sim.kernels import numba_internals
 
 KERNELS_DIR = Path(__file__).resolve().parent
 
@@ -45,37 +48,14 @@ def _is_ours(py_file: str) -> bool:
         return False
 
 
-def _make_locator(base):
-    class KernelSourcesLocator(base):
-        def get_source_stamp(self):
-            return (super().get_source_stamp(), SOURCES_HASH)
-
-        @classmethod
-        def from_function(cls, py_func, py_file):
-            if not _is_ours(py_file):
-                return None
-            return super().from_function(py_func, py_file)
-
-    KernelSourcesLocator.__name__ = "KernelSources" + base.__name__
-    return KernelSourcesLocator
+def install() -> bool:
+    """Put our locators in front of numba's (idempotent); whether numba uses them."""
+    return numba_internals.install_cache_locators(SOURCES_HASH, _is_ours).ok
 
 
-def install() -> None:
-    """Put our locators in front of numba's (idempotent)."""
-    classes = caching.CacheImpl._locator_classes
-    if any(getattr(c, "_belote_sim", False) for c in classes):
-        return
-    ours = []
-    for base in (
-        caching.UserProvidedCacheLocator,
-        caching.InTreeCacheLocator,
-        caching.UserWideCacheLocator,
-    ):
-        locator = _make_locator(base)
-        locator._belote_sim = True
-        ours.append(locator)
-    classes[:0] = ours
+#: Whether numba keys our kernels' cache entries on all sources of ``kernels/``.
+LOCATORS_INSTALLED = install()
 
-
-#: Whether kernels are cached on disk; ``BELOTE_SIM_NO_CACHE=1`` turns it off.
-CACHE = os.environ.get("BELOTE_SIM_NO_CACHE", "") in ("", "0")
+#: Whether kernels are cached on disk: ``BELOTE_SIM_NO_CACHE=1`` turns it off, and so does
+#: a numba that does not take our locators (``numba_internals.PROBES["cache"]``).
+CACHE = LOCATORS_INSTALLED and os.environ.get("BELOTE_SIM_NO_CACHE", "") in ("", "0")

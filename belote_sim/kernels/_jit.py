@@ -6,16 +6,18 @@ from typing import Any
 import numba
 
 from belote_sim.kernels._cache import CACHE
+from belote_sim.kernels.numba_internals import nrt_option
 
 #: Decorator for every kernel: nopython, cached on disk, releases the GIL.
 #: Typed ``Any`` for the type checker: a kernel's Python signature is its numba one.
 #: ``_nrt=True`` is explicit so that a kernel called from a ``lean_kernel`` keeps numba's
 #: runtime (numba otherwise compiles callees with their caller's setting).
-kernel: Any = functools.partial(numba.njit, cache=CACHE, nogil=True, _nrt=True)
+kernel: Any = functools.partial(numba.njit, cache=CACHE, nogil=True, **nrt_option(True))
 
 #: Decorator for hot kernels that allocate nothing: numba's reference counting is left
 #: out (``_nrt=False``), so an array argument or view costs no atomic incref/decref
 #: (each a locked instruction, ~9 ns on the 2-core development machine, and a cache
 #: line both threads fight over for a shared array such as ``rules``).  Such a kernel
 #: must not create an array, call a kernel that returns one, or return one itself.
-lean_kernel: Any = functools.partial(numba.njit, cache=CACHE, nogil=True, _nrt=False)
+#: Where numba does not take ``_nrt`` (``numba_internals.PROBES["nrt"]``), a plain kernel.
+lean_kernel: Any = functools.partial(numba.njit, cache=CACHE, nogil=True, **nrt_option(False))

@@ -3,37 +3,14 @@
 ``fetch_add`` lets the threads of a ``prange`` take blocks of work one at a time
 from a shared counter, so a thread slowed down by another process (or by the Parquet
 writer of ``simulate -o``) takes fewer blocks instead of holding the others up at the
-end of a static split.
+end of a static split.  It is an intrinsic built from numba internals
+(``numba_internals``); there is no safe fallback (a plain add would hand a block to two
+threads), so a numba without them fails here, at import, with an ``ImportError`` that
+names its version.
 """
 
-from numba import types
-from numba.core import cgutils
-from numba.extending import intrinsic
+from belote_sim.kernels.numba_internals import fetch_add, require
 
+__all__ = ["fetch_add"]
 
-@intrinsic
-def fetch_add(typingctx, counter, index, value):
-    """``counter[index] += value`` as one atomic instruction; returns the old value.
-
-    ``counter``: an int64 array shared by the threads.  Relaxed ("monotonic")
-    ordering: the counter only hands out indexes, it publishes no other memory.
-    """
-    if not (
-        isinstance(counter, types.Array)
-        and counter.dtype == types.int64
-        and isinstance(index, types.Integer)
-        and isinstance(value, types.Integer)
-    ):
-        return None
-    sig = types.int64(counter, index, value)
-
-    def codegen(context, builder, signature, args):
-        array_type, index_type, value_type = signature.args
-        array, idx, val = args
-        ary = context.make_array(array_type)(context, builder, array)
-        idx = context.cast(builder, idx, index_type, types.intp)
-        val = context.cast(builder, val, value_type, types.int64)
-        ptr = cgutils.get_item_pointer(context, builder, array_type, ary, [idx])
-        return builder.atomic_rmw("add", ptr, val, "monotonic")
-
-    return sig, codegen
+require("atomic")
