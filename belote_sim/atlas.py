@@ -35,7 +35,6 @@ import numpy as np
 import pandas as pd
 
 from belote_sim._version import __version__
-from belote_sim.analysis.report_tables import Z95, wilson_interval
 from belote_sim.cards import format_cards, parse_cards
 from belote_sim.kernels import atlas as KA
 from belote_sim.rules import Rules
@@ -51,6 +50,7 @@ from belote_sim.simulation.atlas_table import (
     save_atlas,
 )
 from belote_sim.simulation.runner import _threads, make_study
+from belote_sim.stats import Z95, wilson_interval
 
 STRAIN_NAMES = ["C", "D", "H", "S", "NT", "AT"]
 #: Seed of the shipped atlas (``analyses/build_atlas.py``).

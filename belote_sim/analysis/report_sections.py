@@ -19,8 +19,8 @@ from belote_sim.analysis.report_tables import (
     POINT_BANDS,
     STRAINS,
     iter_batches,
-    wilson_interval,
 )
+from belote_sim.stats import wilson_interval
 
 MIN_GROUP = plots.MIN_GROUP
 

@@ -23,7 +23,6 @@ from typing import Any
 import numpy as np
 import pandas as pd
 
-from belote_sim.analysis import Z95
 from belote_sim.analysis.exact import (
     CARRE_RANKS,
     RANKS,
@@ -42,6 +41,7 @@ from belote_sim.kernels.tables import (
     RANK_T,
     STRAIN_NT,
 )
+from belote_sim.stats import Z95, wilson_interval
 
 STRAINS = list(STRAIN_NAMES)
 OUTCOMES = list(OUTCOME_NAMES)
@@ -53,18 +53,6 @@ _POPCOUNT = POPCOUNT_BYTE.astype(np.int8)  # int8 columns
 
 
 # --- statistics ---------------------------------------------------------------------
-
-
-def wilson_interval(successes, n, z: float = Z95) -> tuple[Any, Any]:
-    """Wilson score interval for a binomial proportion (arrays allowed; n = 0 -> NaN)."""
-    successes = np.asarray(successes, dtype=float)
-    n = np.asarray(n, dtype=float)
-    with np.errstate(invalid="ignore", divide="ignore"):
-        p = successes / n
-        denom = 1 + z * z / n
-        centre = (p + z * z / (2 * n)) / denom
-        half = z * np.sqrt(p * (1 - p) / n + z * z / (4 * n * n)) / denom
-    return centre - half, centre + half
 
 
 def _rate_columns(df: pd.DataFrame, hits: str, n: str = "n") -> pd.DataFrame:

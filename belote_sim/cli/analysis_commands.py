@@ -8,8 +8,8 @@ import sys
 import time
 from typing import Any
 
-from belote_sim.analysis import Z95
 from belote_sim.cli.common import _parse_option, _Progress
+from belote_sim.stats import Z95
 
 
 def _cmd_hand(args: argparse.Namespace) -> int:
