@@ -114,7 +114,7 @@ def checked_source(source: Any, allow_incomplete: bool = False) -> tuple[Any, di
 
     path = Path(source)
     if path.is_dir():
-        from belote_sim.simulation.dataset import dataset_status
+        from belote_sim.simulation.manifest import dataset_status
 
         st = dataset_status(path, allow_incomplete)
         return st["paths"], {

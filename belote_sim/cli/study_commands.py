@@ -171,7 +171,7 @@ def _cmd_report(args: argparse.Namespace) -> int:
 
 
 def _cmd_dataset(args: argparse.Namespace) -> int:
-    from belote_sim.simulation import dataset
+    from belote_sim.simulation import dataset, manifest
 
     if args.action == "rebuild-manifest":
         r = dataset.rebuild_manifest(args.dir, force=args.force)
@@ -182,7 +182,7 @@ def _cmd_dataset(args: argparse.Namespace) -> int:
             + ("" if r["complete"] else "; rerun the study's command to finish it")
         )
         return 0
-    problems = dataset.verify_dataset(args.dir)
+    problems = manifest.verify_dataset(args.dir)
     for line in problems:
         print(line)
     print(
