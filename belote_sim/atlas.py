@@ -49,7 +49,7 @@ from belote_sim.simulation.atlas_table import (
     load_atlas,
     save_atlas,
 )
-from belote_sim.simulation.runner import _threads, make_study
+from belote_sim.simulation.runner import make_study, numba_threads
 from belote_sim.stats import Z95, wilson_interval
 
 STRAIN_NAMES = ["C", "D", "H", "S", "NT", "AT"]
@@ -94,7 +94,7 @@ def _run_chunk(
     threads=None,
 ) -> np.ndarray:
     out = np.zeros((len(hands), KA.NUM_FIELDS), dtype=np.int64)
-    with _threads(threads):
+    with numba_threads(threads):
         KA.atlas_cells(
             hands,
             strains,

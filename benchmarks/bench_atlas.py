@@ -24,7 +24,7 @@ import numpy as np
 from belote_sim.atlas import _cells, _run_chunk
 from belote_sim.policies import search_bits
 from belote_sim.simulation.atlas_table import KIND_STRAIN, hand_classes, key_hands
-from belote_sim.simulation.runner import _threads, make_study, simulate
+from belote_sim.simulation.runner import make_study, numba_threads, simulate
 
 
 def main() -> None:
@@ -83,7 +83,7 @@ def main() -> None:
     simulate(100, play=args.play)
     simulate(100, bidding="fixed:0,2,0", play=args.play)
     best = {k: float("inf") for k in runs}
-    with _threads(args.threads) as threads:
+    with numba_threads(args.threads) as threads:
         for _ in range(args.repeat):
             for name, run in runs.items():
                 start = time.perf_counter()

@@ -14,6 +14,24 @@ from matplotlib.ticker import PercentFormatter
 
 from belote_sim.stats import Z95, wilson_interval
 
+__all__ = [
+    "DOUBLING_NAMES",
+    "DPI",
+    "EVENT_LABELS",
+    "FAMILY_STYLES",
+    "MIN_GROUP",
+    "SCOPE_LABELS",
+    "STRAIN_COLOURS",
+    "calibration",
+    "declaration_frequencies",
+    "event_label",
+    "mp_histograms",
+    "outcome_bars",
+    "success_by_strain",
+    "success_vs_feature",
+    "sweep_curve",
+]
+
 STRAIN_COLOURS = {
     "C": "#2b6cb0",
     "D": "#dd6b20",

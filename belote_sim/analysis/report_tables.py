@@ -43,6 +43,47 @@ from belote_sim.kernels.tables import (
 )
 from belote_sim.stats import Z95, wilson_interval
 
+__all__ = [
+    "BID_TABLES",
+    "FAMILIES",
+    "HONOURS",
+    "MP_BINS",
+    "OUTCOMES",
+    "POINT_BANDS",
+    "RAW_BINS",
+    "REPORT_COLUMNS",
+    "STRAINS",
+    "SUCCESS_BY",
+    "TRUMP_BY",
+    "bid_hand_features",
+    "checked_source",
+    "count_bid_success",
+    "count_declarations",
+    "count_outcomes",
+    "count_points",
+    "count_success",
+    "declaration_frequencies",
+    "declaration_scopes",
+    "finish_declarations",
+    "finish_outcomes",
+    "finish_points",
+    "finish_success",
+    "game_of",
+    "hand_events",
+    "iter_batches",
+    "outcome_rates",
+    "point_distributions",
+    "provenance_of",
+    "report_columns",
+    "report_tables",
+    "study_conditions",
+    "success_by_trump",
+    "success_rates",
+    "suit_bytes",
+    "taker_features",
+    "taker_results",
+]
+
 STRAINS = list(STRAIN_NAMES)
 OUTCOMES = list(OUTCOME_NAMES)
 

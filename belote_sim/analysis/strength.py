@@ -35,6 +35,8 @@ from belote_sim.rules import Rules
 from belote_sim.simulation.runner import simulate
 from belote_sim.stats import Z95, wilson_interval
 
+__all__ = ["FEATURES", "StrengthModel", "bid_features", "fit_strength", "hand_strength"]
+
 
 def hand_strength(
     hand: str,

@@ -35,7 +35,7 @@ def cmd_simulate(args: argparse.Namespace) -> int:
         f"play {', '.join(sorted({str(s) for s in study.play}))}"
     )
     if study.predeal or study.constraints:
-        from belote_sim.analysis.html_report import conditions_text
+        from belote_sim.analysis.report_sections import conditions_text
 
         print(f"conditioned deals: {conditions_text(study.provenance(0))}")
     if args.games:

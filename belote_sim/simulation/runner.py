@@ -49,7 +49,9 @@ from belote_sim.simulation.study import (  # noqa: F401 (re-exported)
 
 
 @contextlib.contextmanager
-def _threads(threads: int | None) -> Iterator[int]:
+def numba_threads(threads: int | None) -> Iterator[int]:
+    """Run the block with ``threads`` numba threads (None: all), then restore the
+    previous number; yields the number used.  ``ValueError`` outside 1..the maximum."""
     previous = numba.get_num_threads()
     if threads is None:
         threads = numba.config.NUMBA_NUM_THREADS
@@ -69,7 +71,7 @@ def iter_chunks(
     if isinstance(n_deals, bool) or not isinstance(n_deals, (int, np.integer)) or n_deals < 0:
         raise ValueError(f"n_deals must be a non-negative integer, got {n_deals!r}")
     study.check_feasible()
-    with _threads(threads):
+    with numba_threads(threads):
         n_chunks = -(-n_deals // study.chunk_size)
         for chunk in range(n_chunks):
             length = min(study.chunk_size, n_deals - chunk * study.chunk_size)
@@ -404,7 +406,7 @@ def simulate_to_parquet(
                     summary_counts(table.select(["strain", "outcome"]).to_pandas(), counts)
                     if progress:
                         progress(table.num_rows)
-            with _threads(threads), ThreadPoolExecutor(1) as pool:
+            with numba_threads(threads), ThreadPoolExecutor(1) as pool:
                 # The writer thread turns chunk c into a table and writes it while the
                 # kernels (which release the GIL) compute chunk c + 1.  A chunk counts
                 # (progress, the partial file) once its write is over.
@@ -520,7 +522,7 @@ def simulate_games(
     log = np.zeros(
         (n_games, max_deals if deal_log else 0, NUM_SOLO_COLS if solo else NUM_COLS), dtype=np.int64
     )
-    with _threads(threads):
+    with numba_threads(threads):
         if solo:
             simulate_solo_games(
                 seeds.view(np.int64), study.rules.to_array(), study.policies, max_deals, out, log
