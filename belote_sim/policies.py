@@ -18,6 +18,22 @@ from belote_sim.kernels import bidding as B
 from belote_sim.kernels import policies as P
 from belote_sim.kernels.expert import EXPERT_DEFAULTS
 
+__all__ = [
+    "BID_POLICIES",
+    "EXPERT_SEARCH_BITS",
+    "MAX_PARAMS",
+    "MAX_PIMC_SAMPLES",
+    "PLAY_POLICIES",
+    "SEARCH_BITS",
+    "PolicyInfo",
+    "PolicySpec",
+    "parse_policy",
+    "per_seat",
+    "policy_usage",
+    "search_bits",
+    "to_arrays",
+]
+
 
 @dataclass(frozen=True)
 class PolicyInfo:

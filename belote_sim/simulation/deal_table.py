@@ -64,6 +64,31 @@ from belote_sim.kernels.tables import (
 )
 from belote_sim.simulation.manifest import CHUNK_KEY, dataset_status, load_manifest
 
+__all__ = [
+    "CARD_NAMES",
+    "DEAL_COLUMNS",
+    "NULLABLE_COLUMNS",
+    "OUTCOME_DTYPE",
+    "PER_PLAYER",
+    "PROVENANCE_KEY",
+    "STRAIN_DTYPE",
+    "deal_columns",
+    "deals_frame",
+    "deals_table",
+    "format_summary",
+    "games_frame",
+    "incomplete_error",
+    "kernel_columns",
+    "parquet_schema",
+    "parquet_write_options",
+    "read_dataset",
+    "read_deals",
+    "summary_counts",
+    "summary_counts_of_codes",
+    "table_piles",
+    "table_status",
+]
+
 PROVENANCE_KEY = b"belote_sim"
 STRAIN_DTYPE = pd.CategoricalDtype(list(STRAIN_NAMES))
 OUTCOME_DTYPE = pd.CategoricalDtype(list(OUTCOME_NAMES))

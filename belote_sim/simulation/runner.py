@@ -40,12 +40,27 @@ from belote_sim.policies import (
 )
 from belote_sim.rules import Rules
 from belote_sim.simulation.deal_table import deals_frame, games_frame
-from belote_sim.simulation.study import (  # noqa: F401 (re-exported)
+from belote_sim.simulation.study import (
     DEFAULT_CHUNK,
     MAX_TRIES,
     Study,
     make_study,
 )
+
+# Study, make_study and their constants re-exported: the runner is where studies are run
+__all__ = [
+    "DEFAULT_CHUNK",
+    "MAX_TRIES",
+    "RunInterrupted",
+    "Study",
+    "iter_chunks",
+    "make_study",
+    "numba_threads",
+    "output_paths",
+    "simulate",
+    "simulate_games",
+    "simulate_to_parquet",
+]
 
 
 @contextlib.contextmanager

@@ -27,6 +27,24 @@ import uuid
 from collections.abc import Iterator
 from typing import Any
 
+__all__ = [
+    "BYTES_PER_DEAL",
+    "BYTES_PER_DEAL_TRICK_LOG",
+    "COMPLETE_KEY",
+    "TEMP_MARK",
+    "atomic_write",
+    "check_free_space",
+    "completion_mark",
+    "estimated_bytes",
+    "fsync_dir",
+    "fsync_file",
+    "human_bytes",
+    "is_temp",
+    "read_lock",
+    "read_mark",
+    "run_lock",
+]
+
 #: the mark of ``atomic_write``'s temporary files
 TEMP_MARK = ".tmp-"
 

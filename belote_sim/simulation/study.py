@@ -37,6 +37,8 @@ from belote_sim.policies import (
 )
 from belote_sim.rules import Rules
 
+__all__ = ["CONSTRAINT_KEYS", "DEFAULT_CHUNK", "MAX_TRIES", "PILOT_DEALS", "Study", "make_study"]
+
 DEFAULT_CHUNK = 1 << 16
 
 
