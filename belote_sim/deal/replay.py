@@ -35,6 +35,7 @@ from __future__ import annotations
 
 import json
 from collections.abc import Callable, Iterable
+from dataclasses import dataclass
 from typing import Any, TextIO
 
 import numpy as np
@@ -304,9 +305,8 @@ def replay(record: dict[str, Any]) -> dict[str, Any]:
         search_buffers(1),
     )
 
-    result = _play_fields(
-        record, rec, out_plays, out_winners, n_played, duty, next_legal, leader, 4, 32
-    )
+    played = _Played(out_plays, out_winners, n_played, duty, next_legal, leader)
+    result = _play_fields(record, rec, played, n_seats=4, n_cards=32)
     over = result["to_play"] is None
     decl = np.zeros((4, NUM_DECL_FIELDS), dtype=np.int64)
     deal_declarations(hands, strain, ALL_SEATS_MASK, rules_arr, decl)
@@ -345,38 +345,31 @@ def replay(record: dict[str, Any]) -> dict[str, Any]:
         )
     elif duty and rules.revoke_penalty:
         result.update(
-            _revoke_scores(
-                rules,
-                strain,
-                taker,
-                doubling,
-                leader,
-                n_played,
-                result["to_play"],
-                decl,
-                out_belote,
-                card0,
-                card1,
-            )
+            _revoke_scores(rec, played, result["to_play"], decl, out_belote, card0, card1)
         )
     return result
 
 
+@dataclass(frozen=True)
+class _Played:
+    """What the play kernel reports of a replayed deal."""
+
+    plays: np.ndarray  # the cards played, in order
+    winners: np.ndarray  # the winner of each finished trick
+    n_played: int  # cards played (legally)
+    duty: int  # the rule the next recorded card breaks (0: none)
+    next_legal: int  # the legal cards of the next decision (mask)
+    leader: int  # the first leader
+
+
 def _play_fields(
-    record: dict[str, Any],
-    rec: dict[str, Any],
-    out_plays: np.ndarray,
-    winners: np.ndarray,
-    n_played: int,
-    duty: int,
-    next_legal: int,
-    leader: int,
-    n_seats: int,
-    n_cards: int,
+    record: dict[str, Any], rec: dict[str, Any], played: _Played, n_seats: int, n_cards: int
 ) -> dict[str, Any]:
     """The play part of a replay result (``id``, ``tricks``, ``to_play``, ``legal``,
     ``illegal``) with every scoring field ``None``, for ``n_seats`` seats and a deal of
     ``n_cards`` cards; ``to_play`` is ``None`` exactly when the deal is over."""
+    out_plays, winners, n_played = played.plays, played.winners, played.n_played
+    duty, next_legal, leader = played.duty, played.next_legal, played.leader
     result: dict[str, Any] = {}
     if "id" in record:
         result["id"] = record["id"]
@@ -455,9 +448,8 @@ def _replay_solo(record: dict[str, Any], rec: dict[str, Any]) -> dict[str, Any]:
     tricks = per_player[PLAYER_TRICKS]
     belote = per_player[PLAYER_BELOTE]
 
-    result = _play_fields(
-        record, rec, out_plays, winners, n_played, duty, next_legal, leader, n, n_cards
-    )
+    played = _Played(out_plays, winners, n_played, duty, next_legal, leader)
+    result = _play_fields(record, rec, played, n_seats=n, n_cards=n_cards)
     over = result["to_play"] is None
     if not over:
         return result
@@ -504,19 +496,20 @@ def _replay_solo(record: dict[str, Any], rec: dict[str, Any]) -> dict[str, Any]:
 
 
 def _revoke_scores(
-    rules: Rules,
-    strain: int,
-    taker: int,
-    doubling: int,
-    leader: int,
-    n_played: int,
+    rec: dict[str, Any],
+    played: _Played,
     offender: int,
     decl: np.ndarray,
     belote_suits: np.ndarray,
     card0: int,
     card1: int,
 ) -> dict[str, Any]:
-    """Scores of a deal stopped by an illegal card under ``revoke_penalty`` (section 12)."""
+    """Scores of a deal stopped by an illegal card under ``revoke_penalty`` (section 12):
+    the contract comes from the parsed record ``rec``, the cards played before the
+    illegal one from ``played``, the offender is the seat that played it."""
+    rules: Rules = rec["rules"]
+    strain, taker, doubling = rec["strain"], rec["taker"], rec["doubling"]
+    leader, n_played = played.leader, played.n_played
     other = 1 - offender % 2
     announced: list[dict[str, Any]] = []
     for seat in range(4):
