@@ -28,6 +28,7 @@ import json
 import os
 import time
 from collections.abc import Callable, Sequence
+from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
@@ -35,9 +36,9 @@ import numpy as np
 import pandas as pd
 
 from belote_sim._version import __version__
-from belote_sim.analysis.report_tables import Z95, wilson_interval
 from belote_sim.cards import format_cards, parse_cards
 from belote_sim.kernels import atlas as KA
+from belote_sim.policies import search_bits
 from belote_sim.rules import Rules
 from belote_sim.simulation.atlas_table import (
     DEFAULT_ATLAS,
@@ -50,14 +51,16 @@ from belote_sim.simulation.atlas_table import (
     load_atlas,
     save_atlas,
 )
-from belote_sim.simulation.runner import _threads, make_study
+from belote_sim.simulation.runner import make_study, numba_threads
+from belote_sim.simulation.study import Study
+from belote_sim.stats import Z95, wilson_interval
 
 STRAIN_NAMES = ["C", "D", "H", "S", "NT", "AT"]
 #: Seed of the shipped atlas (``analyses/build_atlas.py``).
 DEFAULT_SEED = 2026
 
 
-def _cells(
+def cell_grid(
     kinds: Sequence[int], positions: Sequence[int], class_rows: Sequence[int] | None
 ) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
     """(kind, class row, position) of every cell, kind-major."""
@@ -80,30 +83,52 @@ def _needed(made: np.ndarray, n: np.ndarray, se_target: float, max_deals: int) -
     return np.clip(np.minimum(want, max_deals) - n, 0, None)
 
 
-def _run_chunk(
-    hands,
-    strains,
-    positions,
-    counts,
-    seeds,
-    rules_array,
-    play_ids,
-    play_params,
-    announce_mask,
-    search_bits,
-    threads=None,
+@dataclass(frozen=True)
+class AtlasPlay:
+    """What every cell is played with, as ``kernels.atlas.atlas_cells`` takes it: the
+    rules array, the play policies (kernel ids and parameters), the seats that
+    announce a belote, and the search bits of the play policies."""
+
+    rules: np.ndarray
+    play_ids: np.ndarray
+    play_params: np.ndarray
+    announce_mask: int
+    search_bits: int
+
+    @classmethod
+    def of(cls, study: Study) -> AtlasPlay:
+        play_ids, play_params = study.play_arrays
+        return cls(
+            study.rules.to_array(),
+            play_ids,
+            play_params,
+            study.announce_mask,
+            search_bits(study.play),
+        )
+
+
+def run_cells(
+    hands: np.ndarray,
+    strains: np.ndarray,
+    positions: np.ndarray,
+    counts: np.ndarray,
+    seeds: np.ndarray,
+    play: AtlasPlay,
+    threads: int | None = None,
 ) -> np.ndarray:
+    """The sums (``len(hands)``, ``NUM_FIELDS``) of ``counts[i]`` deals of each cell i
+    (the taker's bidding hand, strain and position), seeded by ``seeds[i]``."""
     out = np.zeros((len(hands), KA.NUM_FIELDS), dtype=np.int64)
-    with _threads(threads):
+    with numba_threads(threads):
         KA.atlas_cells(
             hands,
             strains,
             positions,
             counts,
             seeds,
-            rules_array,
-            (play_ids, play_params, announce_mask),
-            search_bits,
+            play.rules,
+            (play.play_ids, play.play_params, play.announce_mask),
+            play.search_bits,
             out,
         )
     return out
@@ -155,22 +180,13 @@ def build_atlas(
         KINDS.index(k) for k in kinds if study.rules.strain_allowed(KIND_STRAIN[KINDS.index(k)])
     ]
     start = time.perf_counter()
-    kind, row, pos = _cells(kind_ids, sorted(set(positions)), class_rows)
+    kind, row, pos = cell_grid(kind_ids, sorted(set(positions)), class_rows)
     hands = np.concatenate([key_hands(hand_classes(k)[0], k) for k in range(3)])
     offsets = np.cumsum([0] + [len(hand_classes(k)[0]) for k in range(3)])
     cell_hands = hands[offsets[kind] + row]
     cell_strains = np.array(KIND_STRAIN, dtype=np.int64)[kind]
     totals = np.zeros((len(kind), KA.NUM_FIELDS), dtype=np.int64)
-    play_ids, play_params = study.play_arrays
-    from belote_sim.policies import search_bits as _search_bits
-
-    common = (
-        study.rules.to_array(),
-        play_ids,
-        play_params,
-        study.announce_mask,
-        _search_bits(study.play),
-    )
+    play = AtlasPlay.of(study)
     if work_dir is not None:
         work_dir = Path(work_dir)
         work_dir.mkdir(parents=True, exist_ok=True)
@@ -200,13 +216,13 @@ def build_atlas(
         Client, LocalCluster, _ = require_dask()
 
         if scheduler is None:
-            _run_chunk(
+            run_cells(
                 cell_hands[:1],
                 cell_strains[:1],
                 pos[:1],
                 np.ones(1, np.int64),
                 np.zeros(1, np.int64),
-                *common,
+                play,
             )  # compile before the workers load
             cluster = LocalCluster(
                 n_workers=workers,
@@ -242,11 +258,11 @@ def build_atlas(
                     .generate_state(len(idx), dtype=np.uint64)
                     .view(np.int64)
                 )
-                args = (cell_hands[idx], cell_strains[idx], pos[idx], counts[idx], seeds, *common)
+                args = (cell_hands[idx], cell_strains[idx], pos[idx], counts[idx], seeds, play)
                 if client is not None:
-                    pending[client.submit(_run_chunk, *args, pure=False)] = (c, idx, file)
+                    pending[client.submit(run_cells, *args, pure=False)] = (c, idx, file)
                 else:
-                    part = _run_chunk(*args, threads=threads)
+                    part = run_cells(*args, threads=threads)
                     _store(part, totals, idx, file, progress, counts)
             if client is not None:
                 from belote_sim.simulation.distributed import require_dask
@@ -498,13 +514,16 @@ def best_call(table: pd.DataFrame) -> str:
 __all__ = [
     "DEFAULT_ATLAS",
     "Z95",
+    "AtlasPlay",
     "atlas_frame",
     "best_call",
     "build_atlas",
+    "cell_grid",
     "cell_stats",
     "hand_by_simulation",
     "hand_from_atlas",
     "kind_of",
     "load_atlas",
     "position_of",
+    "run_cells",
 ]

@@ -17,6 +17,8 @@ import numpy as np
 
 from belote_sim.kernels import tables as T
 
+__all__ = ["OPTION_NAMES", "PRESETS", "Rules"]
+
 PRESETS = ("common", "bulgarian", "french")
 #: Choice options: each value's name and its code in the rules array.
 _CODES: dict[str, dict[str, int]] = {

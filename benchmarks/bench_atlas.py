@@ -21,10 +21,9 @@ import time
 
 import numpy as np
 
-from belote_sim.atlas import _cells, _run_chunk
-from belote_sim.policies import search_bits
+from belote_sim.atlas import AtlasPlay, cell_grid, run_cells
 from belote_sim.simulation.atlas_table import KIND_STRAIN, hand_classes, key_hands
-from belote_sim.simulation.runner import _threads, make_study, simulate
+from belote_sim.simulation.runner import make_study, numba_threads, simulate
 
 
 def main() -> None:
@@ -36,30 +35,18 @@ def main() -> None:
     parser.add_argument("--repeat", type=int, default=3)
     args = parser.parse_args()
     study = make_study("common", "fixed:0,0,0", args.play, 0)
-    kind, row, pos = _cells([0, 1, 2], [1, 2, 3, 4], None)
+    kind, row, pos = cell_grid([0, 1, 2], [1, 2, 3, 4], None)
     pick = np.random.default_rng(0).choice(len(kind), args.cells, replace=False)
     kind, row, pos = kind[pick], row[pick], pos[pick]
     hands = np.array([key_hands(hand_classes(k)[0][r : r + 1], k)[0] for k, r in zip(kind, row)])
     strains = np.array(KIND_STRAIN)[kind]
     counts = np.full(len(kind), args.per_cell, dtype=np.int64)
     seeds = np.arange(len(kind), dtype=np.int64)
-    play_ids, play_params = study.play_arrays
+    play = AtlasPlay.of(study)
     n = int(counts.sum())
 
     def atlas_run():
-        _run_chunk(
-            hands,
-            strains,
-            pos,
-            counts,
-            seeds,
-            study.rules.to_array(),
-            play_ids,
-            play_params,
-            study.announce_mask,
-            search_bits(study.play),
-            args.threads,
-        )
+        run_cells(hands, strains, pos, counts, seeds, play, args.threads)
 
     def sim_run():
         simulate(n, play=args.play, seed=1, threads=args.threads)
@@ -68,22 +55,11 @@ def main() -> None:
         simulate(n, bidding="fixed:0,2,0", play=args.play, seed=1, threads=args.threads)
 
     runs = {"atlas": atlas_run, "simulate": sim_run, "simulate_fixed": fixed_run}
-    _run_chunk(
-        hands[:2],
-        strains[:2],
-        pos[:2],
-        counts[:2],
-        seeds[:2],
-        study.rules.to_array(),
-        play_ids,
-        play_params,
-        study.announce_mask,
-        1,
-    )  # compile
+    run_cells(hands[:2], strains[:2], pos[:2], counts[:2], seeds[:2], play)  # compile
     simulate(100, play=args.play)
     simulate(100, bidding="fixed:0,2,0", play=args.play)
     best = {k: float("inf") for k in runs}
-    with _threads(args.threads) as threads:
+    with numba_threads(args.threads) as threads:
         for _ in range(args.repeat):
             for name, run in runs.items():
                 start = time.perf_counter()

@@ -8,6 +8,7 @@ from belote_sim.analysis import report_tables as R
 from belote_sim.cards import parse_hand
 from belote_sim.simulation.deal_table import OUTCOME_DTYPE, STRAIN_DTYPE
 from belote_sim.simulation.runner import simulate
+from belote_sim.stats import wilson_interval
 
 HANDS = [
     "7C 8C 9C TC JC QC KC AC",
@@ -139,11 +140,11 @@ def test_declaration_counts_hand_computed():
 
 def test_wilson_known_values():
     # 81 of 263 (Wilson 1927 style example): reference interval computed by the formula
-    low, high = R.wilson_interval(81, 263)
+    low, high = wilson_interval(81, 263)
     assert low == pytest.approx(0.2553, abs=1e-4) and high == pytest.approx(0.3662, abs=1e-4)
-    low, high = R.wilson_interval(0, 10)
+    low, high = wilson_interval(0, 10)
     assert low == pytest.approx(0.0, abs=1e-12) and high == pytest.approx(0.2775, abs=1e-4)
-    low, high = R.wilson_interval(10, 10)
+    low, high = wilson_interval(10, 10)
     assert high == pytest.approx(1.0) and low == pytest.approx(0.7225, abs=1e-4)
 
 

@@ -22,6 +22,8 @@ from matplotlib.figure import Figure
 from belote_sim.kernels.tables import RANK_9, RANK_A, RANK_J, RANK_T
 from belote_sim.simulation.atlas_table import KINDS, AtlasTable, key_hands, load_atlas
 
+__all__ = ["heatmap_table", "write_atlas_page"]
+
 
 def _rank_count(hands: np.ndarray, rank: int) -> np.ndarray:
     return np.sum([(hands >> (8 * s + rank)) & 1 for s in range(4)], axis=0)

@@ -18,11 +18,22 @@ from typing import Any
 import numpy as np
 import pandas as pd
 
-from belote_sim.analysis.report_tables import Z95
 from belote_sim.kernels.bidding import THRESHOLD_DEFAULTS
 from belote_sim.kernels.tables import STRAIN_NAMES
 from belote_sim.policies import BID_POLICIES
 from belote_sim.simulation.runner import iter_chunks, make_study, simulate, simulate_games
+from belote_sim.stats import Z95
+
+__all__ = [
+    "DUEL_CHUNK",
+    "DUEL_KEYS",
+    "DUEL_SEARCH_CHUNK",
+    "THRESHOLD_PARAMS",
+    "bidding_duel",
+    "bidding_sweep",
+    "default_values",
+    "duel",
+]
 
 THRESHOLD_PARAMS = BID_POLICIES["threshold"].param_names
 

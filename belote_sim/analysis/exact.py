@@ -36,6 +36,19 @@ from numbers import Integral
 
 from belote_sim.kernels.tables import RANK_CHARS
 
+__all__ = [
+    "CARRE_RANKS",
+    "DECKS",
+    "HAND_EVENTS",
+    "RANKS",
+    "closed_form",
+    "conditional_probabilities",
+    "deck_cards",
+    "enumerated",
+    "probabilities",
+    "team_probabilities",
+]
+
 RANKS = RANK_CHARS
 CARRE_RANKS = "9TJQKA"
 HAND_EVENTS = (

@@ -19,27 +19,28 @@ from typing import Any
 
 import pandas as pd
 
-from belote_sim.analysis.report_sections import (  # noqa: F401 (re-exported)
-    _atlas_section,
-    _bidding_section,
-    _contract_section,
-    _declaration_section,
-    _interval,
-    _outcome_section,
-    _Page,
-    _pct,
-    _points_section,
-    _seat_list,
-    _study_section,
-    _trump_section,
+from belote_sim.analysis.report_sections import (
+    Page,
+    atlas_section,
+    bidding_section,
     conditions_text,
-    policy_words,
+    contract_section,
+    declaration_section,
+    outcome_section,
+    pct,
+    pct_interval,
+    points_section,
+    seat_list,
+    study_section,
+    trump_section,
 )
 from belote_sim.analysis.report_tables import (
     checked_source,
     report_columns,
     report_tables,
 )
+
+__all__ = ["STYLE", "check_source", "write_report"]
 
 STYLE = """
 body { font-family: system-ui, -apple-system, "Segoe UI", sans-serif; max-width: 1040px;
@@ -124,8 +125,8 @@ def _summary(tables: dict, provenance: dict, n_deals: int) -> tuple[str, str]:
     text = ", ".join(who) + ". "
     if provenance.get("bidding"):
         text += (
-            f"Bidding: {html.escape(_seat_list(provenance['bidding']))}; play: "
-            f"{html.escape(_seat_list(provenance.get('play', [])))}. "
+            f"Bidding: {html.escape(seat_list(provenance['bidding']))}; play: "
+            f"{html.escape(seat_list(provenance.get('play', [])))}. "
         )
     cond = conditions_text(provenance)
     if cond:
@@ -133,7 +134,7 @@ def _summary(tables: dict, provenance: dict, n_deals: int) -> tuple[str, str]:
 
     def rate(event):
         row = out.loc[event]
-        return f"{_pct(row['rate'])} ({_interval(row['low'], row['high'])})"
+        return f"{pct(row['rate'])} ({pct_interval(row['low'], row['high'])})"
 
     text += (
         f"{rate('thrown_in')} of the deals were thrown in (everyone passed). Of the "
@@ -157,8 +158,8 @@ def _summary(tables: dict, provenance: dict, n_deals: int) -> tuple[str, str]:
     ):
         row = out.loc[event]
         cards.append(
-            f"<div class='card'><b>{_pct(row['rate'])}</b>{label}<br>"
-            f"<span>95%: {_interval(row['low'], row['high'])} · n {int(row['n']):,}"
+            f"<div class='card'><b>{pct(row['rate'])}</b>{label}<br>"
+            f"<span>95%: {pct_interval(row['low'], row['high'])} · n {int(row['n']):,}"
             "</span></div>"
         )
     return f"<p class='lead'>{text}</p>", f"<div class='cards'>{''.join(cards)}</div>"
@@ -190,18 +191,18 @@ def write_report(
     (out / "tables").mkdir(parents=True, exist_ok=True)
     for name, df in tables.items():
         df.to_csv(out / "tables" / f"{name}.csv", index=False)
-    page = _Page(out)
+    page = Page(out)
     n_deals = int(tables["outcomes"].set_index("event").loc["thrown_in", "n"])
     lead, cards = _summary(tables, provenance, n_deals)
-    _outcome_section(page, tables)
-    _contract_section(page, tables, provenance)
+    outcome_section(page, tables)
+    contract_section(page, tables, provenance)
     if "bid_trumps" in tables:
-        _bidding_section(page, tables, source)
-    _trump_section(page, tables)
-    _points_section(page, tables)
-    _declaration_section(page, tables, provenance)
-    _atlas_section(page, out)
-    _study_section(page, tables, provenance)
+        bidding_section(page, tables, source)
+    trump_section(page, tables)
+    points_section(page, tables)
+    declaration_section(page, tables, provenance)
+    atlas_section(page, out)
+    study_section(page, tables, provenance)
     parts = [
         f"<!doctype html><html lang='en'><head><meta charset='utf-8'>"
         f"<meta name='viewport' content='width=device-width'>"

@@ -12,6 +12,26 @@ from matplotlib.axes import Axes
 from matplotlib.figure import Figure
 from matplotlib.ticker import PercentFormatter
 
+from belote_sim.stats import Z95, wilson_interval
+
+__all__ = [
+    "DOUBLING_NAMES",
+    "DPI",
+    "EVENT_LABELS",
+    "FAMILY_STYLES",
+    "MIN_GROUP",
+    "SCOPE_LABELS",
+    "STRAIN_COLOURS",
+    "calibration",
+    "declaration_frequencies",
+    "event_label",
+    "mp_histograms",
+    "outcome_bars",
+    "success_by_strain",
+    "success_vs_feature",
+    "sweep_curve",
+]
+
 STRAIN_COLOURS = {
     "C": "#2b6cb0",
     "D": "#dd6b20",
@@ -75,8 +95,6 @@ def success_vs_feature(
     columns ``feature``, ``n``, ``made`` (a ``success_rates`` table; rows with the same
     feature value are added up); ``labels`` maps values of ``by`` to legend text."""
     from matplotlib.ticker import MaxNLocator
-
-    from belote_sim.analysis.report_tables import wilson_interval
 
     ax = _axes(ax)
     keys = [feature] if by is None else [by, feature]
@@ -257,7 +275,7 @@ def outcome_bars(table: pd.DataFrame, ax: Axes | None = None) -> Axes:
 def success_by_strain(table: pd.DataFrame, ax: Axes | None = None) -> Axes:
     """Contracts made per strain and doubling level (a ``success_rates`` table), bars
     with 95% intervals; levels with fewer than ``MIN_GROUP`` contracts get no bar."""
-    from belote_sim.analysis.report_tables import STRAINS, wilson_interval
+    from belote_sim.analysis.report_tables import STRAINS
 
     ax = _axes(ax)
     total = table.groupby(["strain", "doubling"])[["n", "made"]].sum().reset_index()
@@ -299,9 +317,7 @@ DOUBLING_NAMES = {0: "x1", 1: "x2 doubled", 2: "x4 redoubled", 3: "third double"
 def sweep_curve(table: pd.DataFrame, ax: Axes | None = None) -> Axes:
     """A bidding sweep: paired difference from the baseline with 95% error bars."""
     ax = _axes(ax)
-    ax.errorbar(
-        table["value"], table["delta"], yerr=Z95_ERR * table["delta_se"], marker="o", capsize=3
-    )
+    ax.errorbar(table["value"], table["delta"], yerr=Z95 * table["delta_se"], marker="o", capsize=3)
     ax.axhline(0, color="grey", lw=0.8)
     ax.set_xlabel(f"threshold '{table['param'].iloc[0]}'")
     ax.set_ylabel("net MP per deal vs baseline")
@@ -332,6 +348,3 @@ def calibration(table: pd.DataFrame, ax: Axes | None = None) -> Axes:
     ax.grid(alpha=0.3)
     ax.legend(fontsize="small", title="contract")
     return ax
-
-
-Z95_ERR = 1.959963984540054

@@ -19,8 +19,27 @@ from belote_sim.analysis.report_tables import (
     POINT_BANDS,
     STRAINS,
     iter_batches,
-    wilson_interval,
 )
+from belote_sim.stats import wilson_interval
+
+__all__ = [
+    "DOUBLING_NAMES",
+    "MIN_GROUP",
+    "Page",
+    "atlas_section",
+    "bidding_section",
+    "conditions_text",
+    "contract_section",
+    "declaration_section",
+    "outcome_section",
+    "pct",
+    "pct_interval",
+    "points_section",
+    "policy_words",
+    "seat_list",
+    "study_section",
+    "trump_section",
+]
 
 MIN_GROUP = plots.MIN_GROUP
 
@@ -28,11 +47,11 @@ MIN_GROUP = plots.MIN_GROUP
 DOUBLING_NAMES = plots.DOUBLING_NAMES
 
 
-def _pct(x: float, digits: int = 1) -> str:
+def pct(x: float, digits: int = 1) -> str:
     return "–" if x is None or not np.isfinite(x) else f"{100 * x:.{digits}f}%"
 
 
-def _interval(low: float, high: float, digits: int = 1) -> str:
+def pct_interval(low: float, high: float, digits: int = 1) -> str:
     return f"{100 * low:.{digits}f}–{100 * high:.{digits}f}%"
 
 
@@ -48,7 +67,7 @@ def _rate_cell(made: float, n: float) -> str:
     cls = " class='small'" if n < MIN_GROUP else ""
     title = f" title='{int(made)} of {int(n)} made'"
     return (
-        f"<td{cls}{title}>{_pct(made / n)}<span class='ci'>{_interval(low, high)}</span>"
+        f"<td{cls}{title}>{pct(made / n)}<span class='ci'>{pct_interval(low, high)}</span>"
         f"<span class='n'>n {int(n):,}</span></td>"
     )
 
@@ -129,7 +148,7 @@ def policy_words(spec: str) -> str:
     return f"{name} ({', '.join(words)})"
 
 
-def _seat_list(values: list[str]) -> str:
+def seat_list(values: list[str]) -> str:
     """``['a', 'a', 'a', 'a'] -> 'a at every seat'``, else 'seat 0 a, seat 1 b ...'."""
     if not values:
         return "?"
@@ -157,7 +176,7 @@ def conditions_text(provenance: dict) -> str:
     return "; ".join(parts)
 
 
-class _Page:
+class Page:
     def __init__(self, out: Path):
         self.out = out
         self.sections: list[tuple[str, str, list[str]]] = []
@@ -174,7 +193,7 @@ class _Page:
         self.sections.append((anchor, heading, parts))
 
 
-def _calibration(source: Any, page: _Page) -> str | None:
+def _calibration(source: Any, page: Page) -> str | None:
     """The fit_strength calibration figure (fit on the even deals of the first batch,
     checked on the odd ones), or None when there are too few contracts."""
     from belote_sim.analysis.strength import fit_strength
@@ -201,7 +220,7 @@ def _calibration(source: Any, page: _Page) -> str | None:
     )
 
 
-def _atlas_section(page: _Page, out: Path) -> None:
+def atlas_section(page: Page, out: Path) -> None:
     """A section on the shipped hand atlas (its own page, atlas.html, holds the three
     heatmaps and their CSVs); nothing when the package ships no atlas."""
     from belote_sim.simulation.atlas_table import DEFAULT_ATLAS
@@ -222,7 +241,7 @@ def _atlas_section(page: _Page, out: Path) -> None:
             part = frame[(frame["kind"] == kind) & (frame["position"] == position)]
             weight = part["multiplicity"].sum()
             pays = part.loc[part["net_mp_x1"] > 0, "multiplicity"].sum()
-            cells.append(_pct(pays / weight) if weight else "–")
+            cells.append(pct(pays / weight) if weight else "–")
         rows.append([label] + cells)
     table = _simple_table(
         ["contract", "position 1 (leads)", "position 2", "position 3", "position 4 (dealer)"], rows
@@ -251,7 +270,7 @@ def _csv(name: str) -> str:
     return f"<a href='tables/{name}.csv'>{name}.csv</a>"
 
 
-def _outcome_section(page: _Page, tables: dict) -> None:
+def outcome_section(page: Page, tables: dict) -> None:
     t = tables["outcomes"]
     fig = page.figure(
         plots.outcome_bars(t),
@@ -270,8 +289,8 @@ def _outcome_section(page: _Page, tables: dict) -> None:
     rows = [
         [
             html.escape(names.get(r.event, r.event)),
-            _pct(r.rate),
-            _interval(r.low, r.high),
+            pct(r.rate),
+            pct_interval(r.low, r.high),
             f"{int(r.hits):,}",
             f"{int(r.n):,}",
         ]
@@ -288,7 +307,7 @@ def _outcome_section(page: _Page, tables: dict) -> None:
     )
 
 
-def _contract_section(page: _Page, tables: dict, provenance: dict) -> None:
+def contract_section(page: Page, tables: dict, provenance: dict) -> None:
     t = tables["success_by_contract"]
     fig = page.figure(
         plots.success_by_strain(t),
@@ -324,7 +343,7 @@ def _contract_section(page: _Page, tables: dict, provenance: dict) -> None:
     )
 
 
-def _bidding_section(page: _Page, tables: dict, source: Any) -> None:
+def bidding_section(page: Page, tables: dict, source: Any) -> None:
     t = tables["bid_trumps"].copy()
     has_j = t["honours"].str.contains("J")
     has_9 = t["honours"].str.contains("9")
@@ -407,7 +426,7 @@ def _bidding_section(page: _Page, tables: dict, source: Any) -> None:
     page.section("bidding-hand", "The bidding hand: what the 5 cards promise", parts)
 
 
-def _trump_section(page: _Page, tables: dict) -> None:
+def trump_section(page: Page, tables: dict) -> None:
     t = tables["success_by_trump"]
     if not len(t):
         return
@@ -449,7 +468,7 @@ def _trump_section(page: _Page, tables: dict) -> None:
     )
 
 
-def _points_section(page: _Page, tables: dict) -> None:
+def points_section(page: Page, tables: dict) -> None:
     hist = tables["points_histogram"]
     parts = []
     if len(hist):
@@ -500,7 +519,7 @@ def _points_section(page: _Page, tables: dict) -> None:
     page.section("points", "Points of the taker's team", parts)
 
 
-def _declaration_section(page: _Page, tables: dict, provenance: dict) -> None:
+def declaration_section(page: Page, tables: dict, provenance: dict) -> None:
     d = tables["declarations"].copy()
     conditioned = "seat" in d.columns
     parts = []
@@ -596,12 +615,12 @@ def _declaration_table(d: pd.DataFrame, conditioned: bool) -> str:
             r = row.iloc[0]
             k = digits(r["rate"])
             cells.append(
-                f"<td>{_pct(r['rate'], k)}<span class='ci'>"
-                f"{_interval(r['low'], r['high'], k)}</span></td>"
+                f"<td>{pct(r['rate'], k)}<span class='ci'>"
+                f"{pct_interval(r['low'], r['high'], k)}</span></td>"
             )
             if np.isfinite(r["exact"]):
                 cells.append(
-                    f"<td>{_pct(r['exact'], digits(r['exact']))}</td><td>{r['z']:+.1f}</td>"
+                    f"<td>{pct(r['exact'], digits(r['exact']))}</td><td>{r['z']:+.1f}</td>"
                 )
             else:
                 cells.append("<td class='small'>–</td><td class='small'>–</td>")
@@ -615,7 +634,7 @@ def _declaration_table(d: pd.DataFrame, conditioned: bool) -> str:
     return "".join(out)
 
 
-def _study_section(page: _Page, tables: dict, provenance: dict) -> None:
+def study_section(page: Page, tables: dict, provenance: dict) -> None:
     rows = {
         "package": f"belote-sim {__version__}",
         "generated": _dt.datetime.now(_dt.UTC).strftime("%Y-%m-%d %H:%M UTC"),

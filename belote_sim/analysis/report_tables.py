@@ -23,7 +23,6 @@ from typing import Any
 import numpy as np
 import pandas as pd
 
-from belote_sim.analysis import Z95
 from belote_sim.analysis.exact import (
     CARRE_RANKS,
     RANKS,
@@ -42,6 +41,48 @@ from belote_sim.kernels.tables import (
     RANK_T,
     STRAIN_NT,
 )
+from belote_sim.stats import Z95, wilson_interval
+
+__all__ = [
+    "BID_TABLES",
+    "FAMILIES",
+    "HONOURS",
+    "MP_BINS",
+    "OUTCOMES",
+    "POINT_BANDS",
+    "RAW_BINS",
+    "REPORT_COLUMNS",
+    "STRAINS",
+    "SUCCESS_BY",
+    "TRUMP_BY",
+    "bid_hand_features",
+    "checked_source",
+    "count_bid_success",
+    "count_declarations",
+    "count_outcomes",
+    "count_points",
+    "count_success",
+    "declaration_frequencies",
+    "declaration_scopes",
+    "finish_declarations",
+    "finish_outcomes",
+    "finish_points",
+    "finish_success",
+    "game_of",
+    "hand_events",
+    "iter_batches",
+    "outcome_rates",
+    "point_distributions",
+    "provenance_of",
+    "report_columns",
+    "report_tables",
+    "study_conditions",
+    "success_by_trump",
+    "success_rates",
+    "suit_bytes",
+    "taker_features",
+    "taker_results",
+]
 
 STRAINS = list(STRAIN_NAMES)
 OUTCOMES = list(OUTCOME_NAMES)
@@ -53,18 +94,6 @@ _POPCOUNT = POPCOUNT_BYTE.astype(np.int8)  # int8 columns
 
 
 # --- statistics ---------------------------------------------------------------------
-
-
-def wilson_interval(successes, n, z: float = Z95) -> tuple[Any, Any]:
-    """Wilson score interval for a binomial proportion (arrays allowed; n = 0 -> NaN)."""
-    successes = np.asarray(successes, dtype=float)
-    n = np.asarray(n, dtype=float)
-    with np.errstate(invalid="ignore", divide="ignore"):
-        p = successes / n
-        denom = 1 + z * z / n
-        centre = (p + z * z / (2 * n)) / denom
-        half = z * np.sqrt(p * (1 - p) / n + z * z / (4 * n * n)) / denom
-    return centre - half, centre + half
 
 
 def _rate_columns(df: pd.DataFrame, hits: str, n: str = "n") -> pd.DataFrame:
@@ -126,7 +155,7 @@ def checked_source(source: Any, allow_incomplete: bool = False) -> tuple[Any, di
 
     path = Path(source)
     if path.is_dir():
-        from belote_sim.simulation.dataset import dataset_status
+        from belote_sim.simulation.manifest import dataset_status
 
         st = dataset_status(path, allow_incomplete)
         return st["paths"], {

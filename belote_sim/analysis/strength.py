@@ -19,7 +19,7 @@ from typing import Any
 import numpy as np
 import pandas as pd
 
-from belote_sim.analysis.report_tables import Z95, suit_bytes, wilson_interval
+from belote_sim.analysis.report_tables import suit_bytes
 from belote_sim.cards import STRAIN_NAMES, parse_cards
 from belote_sim.kernels.tables import (
     POPCOUNT_BYTE,
@@ -33,6 +33,9 @@ from belote_sim.kernels.tables import (
 )
 from belote_sim.rules import Rules
 from belote_sim.simulation.runner import simulate
+from belote_sim.stats import Z95, wilson_interval
+
+__all__ = ["FEATURES", "StrengthModel", "bid_features", "fit_strength", "hand_strength"]
 
 
 def hand_strength(

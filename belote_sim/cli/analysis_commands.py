@@ -8,15 +8,17 @@ import sys
 import time
 from typing import Any
 
-from belote_sim.analysis import Z95
-from belote_sim.cli.common import _parse_option, _Progress
+from belote_sim.cli.common import Progress, parse_option
+from belote_sim.stats import Z95
+
+__all__ = ["cmd_atlas", "cmd_duel", "cmd_hand", "cmd_study"]
 
 
-def _cmd_hand(args: argparse.Namespace) -> int:
+def cmd_hand(args: argparse.Namespace) -> int:
     from belote_sim.analysis.strength import hand_strength
     from belote_sim.rules import Rules
 
-    options = dict(_parse_option(o) for o in args.option or [])
+    options = dict(parse_option(o) for o in args.option or [])
     rules = Rules.from_spec(args.ruleset, options)
     unit = "pts" if rules.options().get("scoring") == "french" else "MP"
     start = time.perf_counter()
@@ -122,13 +124,13 @@ def _hand_from_atlas(args: argparse.Namespace, options: dict[str, Any], start: f
     return True
 
 
-def _cmd_atlas(args: argparse.Namespace) -> int:
+def cmd_atlas(args: argparse.Namespace) -> int:
     from belote_sim import atlas
 
     if args.action == "build":
-        options = dict(_parse_option(o) for o in args.option or [])
+        options = dict(parse_option(o) for o in args.option or [])
         output = args.output or "atlas.npz"
-        progress = _Progress(None, "deal", sys.stderr.isatty() and not args.quiet)
+        progress = Progress(None, "deal", sys.stderr.isatty() and not args.quiet)
         try:
             table = atlas.build_atlas(
                 output,
@@ -211,7 +213,7 @@ def _cmd_bid_duel(args: argparse.Namespace) -> int:
     return 0
 
 
-def _cmd_study(args: argparse.Namespace) -> int:
+def cmd_study(args: argparse.Namespace) -> int:
     from belote_sim.analysis.comparisons import bidding_sweep, default_values
 
     values = (
@@ -272,16 +274,16 @@ def _cmd_study(args: argparse.Namespace) -> int:
     return 0
 
 
-def _cmd_duel(args: argparse.Namespace) -> int:
+def cmd_duel(args: argparse.Namespace) -> int:
     from belote_sim.analysis.comparisons import DUEL_KEYS, duel
 
     if args.bid_a or args.bid_b:
         return _cmd_bid_duel(args)
     if not (args.a and args.b):
         raise ValueError("give --a and --b (play policies), or --bid-a and --bid-b")
-    options = dict(_parse_option(o) for o in args.option or [])
+    options = dict(parse_option(o) for o in args.option or [])
     start = time.perf_counter()
-    progress = _Progress(args.deals, "deal", sys.stderr.isatty())
+    progress = Progress(args.deals, "deal", sys.stderr.isatty())
     try:
         r = duel(
             args.a,

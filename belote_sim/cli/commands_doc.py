@@ -1,5 +1,7 @@
 """The command list shown by ``belote-sim --help`` (and the package docstring)."""
 
+__all__ = ["COMMANDS"]
+
 COMMANDS = """belote-sim command line.
 
 Commands::

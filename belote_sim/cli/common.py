@@ -8,16 +8,28 @@ import json
 import sys
 from typing import Any
 
+__all__ = [
+    "DefaultsFormatter",
+    "Progress",
+    "Terminated",
+    "at_least_2",
+    "nullcontext",
+    "one_line",
+    "open_lines",
+    "parse_option",
+    "study_from_args",
+]
 
-def _open_lines(name: str):
+
+def open_lines(name: str):
     """A JSON-lines input as bytes lines (each decoded on its own by ``map_json_lines``,
     so that a line that is not UTF-8 fails alone)."""
     if name == "-":
-        return _nullcontext(sys.stdin.buffer)
+        return nullcontext(sys.stdin.buffer)
     return open(name, "rb")
 
 
-class _nullcontext:
+class nullcontext:
     def __init__(self, value=None):
         self.value = value
 
@@ -31,7 +43,7 @@ class _nullcontext:
         return False
 
 
-def _parse_option(text: str) -> tuple[str, Any]:
+def parse_option(text: str) -> tuple[str, Any]:
     """``name=value`` with value parsed as JSON when it can be (true, 3, "x")."""
     name, sep, value = text.partition("=")
     if not sep or not name:
@@ -84,10 +96,10 @@ def _parse_constraint(text: str) -> dict[str, Any]:
     return spec
 
 
-def _study_from_args(args: argparse.Namespace):
+def study_from_args(args: argparse.Namespace):
     from belote_sim.simulation.runner import make_study
 
-    options = dict(_parse_option(o) for o in args.option or [])
+    options = dict(parse_option(o) for o in args.option or [])
     for name in ("players", "variant"):
         if getattr(args, name, None) is not None:
             options[name] = getattr(args, name)
@@ -124,7 +136,7 @@ def _study_from_args(args: argparse.Namespace):
     )
 
 
-class _Progress:
+class Progress:
     """A tqdm progress bar with ETA on a terminal, nothing otherwise."""
 
     def __init__(self, total: int | None, unit: str, enabled: bool):
@@ -143,7 +155,7 @@ class _Progress:
             self.bar.close()
 
 
-class _Defaults(argparse.HelpFormatter):
+class DefaultsFormatter(argparse.HelpFormatter):
     """Help that shows each option's default, unless it is None or already said."""
 
     def _get_help_string(self, action: argparse.Action) -> str:
@@ -160,7 +172,7 @@ class _Defaults(argparse.HelpFormatter):
         return text
 
 
-def _at_least_2(text: str) -> int:
+def at_least_2(text: str) -> int:
     """argparse type: an integer of at least 2 (deals for a mean and its s.e.)."""
     try:
         value = int(text)
@@ -171,9 +183,9 @@ def _at_least_2(text: str) -> int:
     return value
 
 
-class _Terminated(KeyboardInterrupt):
+class Terminated(KeyboardInterrupt):
     """SIGTERM, turned into an interruption so that a run keeps what it finished."""
 
 
-def _one_line(exc: BaseException) -> str:
+def one_line(exc: BaseException) -> str:
     return " ".join(str(exc).split()) or type(exc).__name__

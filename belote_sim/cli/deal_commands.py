@@ -7,26 +7,28 @@ import json
 import sys
 import time
 
-from belote_sim.cli.common import _nullcontext, _open_lines
+from belote_sim.cli.common import nullcontext, open_lines
+
+__all__ = ["cmd_perft", "cmd_replay", "cmd_solve"]
 
 
-def _cmd_replay(args: argparse.Namespace) -> int:
+def cmd_replay(args: argparse.Namespace) -> int:
     from belote_sim.deal.replay import replay_lines
 
     try:
-        source = _open_lines(args.input)
+        source = open_lines(args.input)
     except OSError as exc:
         print(f"belote-sim replay: cannot read {args.input}: {exc.strerror}", file=sys.stderr)
         return 2
     out = sys.stdout if args.output in (None, "-") else open(args.output, "w", encoding="utf-8")  # noqa: SIM115 (or stdout)
-    with source, out if out is not sys.stdout else _nullcontext():
+    with source, out if out is not sys.stdout else nullcontext():
         n, errors = replay_lines(source, out)
     if errors:
         print(f"belote-sim replay: {errors} of {n} records failed", file=sys.stderr)
     return 1 if errors else 0
 
 
-def _cmd_perft(args: argparse.Namespace) -> int:
+def cmd_perft(args: argparse.Namespace) -> int:
     from belote_sim.deal.perft import perft, read_perft_file
 
     failures = 0
@@ -41,7 +43,7 @@ def _cmd_perft(args: argparse.Namespace) -> int:
     return 1 if failures else 0
 
 
-def _cmd_solve(args: argparse.Namespace) -> int:
+def cmd_solve(args: argparse.Namespace) -> int:
     from belote_sim.deal import solver
 
     if args.records:

@@ -4,23 +4,31 @@ from __future__ import annotations
 
 import argparse
 import sys
+from typing import TypeAlias
 
 from belote_sim._version import __version__
-from belote_sim.cli.analysis_commands import _cmd_atlas, _cmd_duel, _cmd_hand, _cmd_study
+from belote_sim.cli.analysis_commands import cmd_atlas, cmd_duel, cmd_hand, cmd_study
 from belote_sim.cli.commands_doc import COMMANDS
-from belote_sim.cli.common import _at_least_2, _Defaults, _one_line, _Terminated
-from belote_sim.cli.deal_commands import _cmd_perft, _cmd_replay, _cmd_solve
+from belote_sim.cli.common import DefaultsFormatter, Terminated, at_least_2, one_line
+from belote_sim.cli.deal_commands import cmd_perft, cmd_replay, cmd_solve
 from belote_sim.cli.study_commands import (
-    _cmd_dataset,
-    _cmd_export,
-    _cmd_main,
-    _cmd_report,
-    _cmd_simulate,
+    cmd_dataset,
+    cmd_export,
+    cmd_main,
+    cmd_report,
+    cmd_simulate,
 )
 from belote_sim.policies import PLAY_POLICIES, policy_usage
 
+__all__ = ["build_parser", "main"]
+
+#: what ``ArgumentParser.add_subparsers`` returns (typeshed's name for it)
+_Subparsers: TypeAlias = "argparse._SubParsersAction[argparse.ArgumentParser]"
+
 
 def build_parser() -> argparse.ArgumentParser:
+    """The parser of ``belote-sim``: one ``_add_*`` function per command, in the order
+    ``--help`` lists them."""
     parser = argparse.ArgumentParser(
         prog="belote-sim",
         description=COMMANDS,
@@ -28,23 +36,54 @@ def build_parser() -> argparse.ArgumentParser:
     )
     parser.add_argument("--version", action="version", version=f"belote-sim {__version__}")
     sub = parser.add_subparsers(dest="command", required=True)
+    for add in (
+        _add_replay,
+        _add_perft,
+        _add_simulate,
+        _add_export_replay,
+        _add_report,
+        _add_dataset,
+        _add_hand,
+        _add_atlas,
+        _add_study,
+        _add_solve,
+        _add_duel,
+        _add_main,
+    ):
+        add(sub)
+    return parser
 
+
+def _add_replay(sub: _Subparsers) -> None:
     p = sub.add_parser("replay", help="replay recorded deals (JSON lines)")
     p.add_argument("input", help="input JSON-lines file, or - for standard input")
     p.add_argument("-o", "--output", help="output JSON-lines file (default: standard output)")
-    p.set_defaults(func=_cmd_replay)
+    p.set_defaults(func=cmd_replay)
 
+
+def _add_perft(sub: _Subparsers) -> None:
     p = sub.add_parser("perft", help="check the legal-sequence counts of a .perft file")
     p.add_argument("file")
     p.add_argument(
         "--max-nodes", type=int, default=10**8, help="skip counts above this many sequences"
     )
-    p.set_defaults(func=_cmd_perft)
+    p.set_defaults(func=cmd_perft)
 
+
+def _add_simulate(sub: _Subparsers) -> None:
     p = sub.add_parser("simulate", help="simulate deals (or whole games) to a Parquet table")
     p.add_argument("--deals", type=int, default=100_000, help="number of deals")
     p.add_argument("--games", type=int, default=0, help="play N whole games instead")
     p.add_argument("--max-deals", type=int, default=200, help="game mode: deals per game cap")
+    _add_rules_options(p)
+    _add_policy_options(p)
+    _add_deal_options(p)
+    _add_run_options(p)
+    p.set_defaults(func=cmd_simulate)
+
+
+def _add_rules_options(p: argparse.ArgumentParser) -> None:
+    """simulate: the ruleset and its options, the game (players, variant)."""
     p.add_argument("--ruleset", default="common", help="common, bulgarian or french")
     p.add_argument(
         "--option",
@@ -67,6 +106,10 @@ def build_parser() -> argparse.ArgumentParser:
         choices=("standard", "open"),
         help="open: open belot (2 players, 32 cards, table piles)",
     )
+
+
+def _add_policy_options(p: argparse.ArgumentParser) -> None:
+    """simulate: the bidding and play policies, for everyone or per seat."""
     p.add_argument(
         "--bid",
         default=None,
@@ -83,6 +126,10 @@ def build_parser() -> argparse.ArgumentParser:
         "see README 'The expert player'",
     )
     p.add_argument("--play-seat", action="append", metavar="SEAT:POLICY")
+
+
+def _add_deal_options(p: argparse.ArgumentParser) -> None:
+    """simulate: what is dealt (predeal, constraints, dealer), belote announcing, the seed."""
     p.add_argument(
         "--predeal",
         action="append",
@@ -103,6 +150,10 @@ def build_parser() -> argparse.ArgumentParser:
         "belote, e.g. 1,3 (default: everyone announces everything)",
     )
     p.add_argument("--seed", type=int, default=0)
+
+
+def _add_run_options(p: argparse.ArgumentParser) -> None:
+    """simulate: threads, chunks, the trick log, progress, dask, the output."""
     p.add_argument("--threads", type=int, default=None, help="numba threads (default: all)")
     p.add_argument("--chunk-size", type=int, default=1 << 16)
     p.add_argument("--trick-log", action="store_true", help="keep every card played")
@@ -126,8 +177,9 @@ def build_parser() -> argparse.ArgumentParser:
         "(kept until the new one is complete) and discard an interrupted run's "
         "partial file instead of resuming it",
     )
-    p.set_defaults(func=_cmd_simulate)
 
+
+def _add_export_replay(sub: _Subparsers) -> None:
     p = sub.add_parser("export-replay", help="rows of a deals table as replay records")
     p.add_argument("table")
     p.add_argument("--rows", default="0:10", help="A:B (0-based, B excluded)")
@@ -135,14 +187,16 @@ def build_parser() -> argparse.ArgumentParser:
     p.add_argument(
         "--allow-incomplete", action="store_true", help="read an interrupted run's table too"
     )
-    p.set_defaults(func=_cmd_export)
+    p.set_defaults(func=cmd_export)
 
+
+def _add_report(sub: _Subparsers) -> None:
     p = sub.add_parser(
         "report",
         help="HTML report of a deals table",
         description="HTML report of a deals table: summary, contents, one "
         "section per question with figures and tables; CSVs in tables/.",
-        formatter_class=_Defaults,
+        formatter_class=DefaultsFormatter,
     )
     p.add_argument("table", help="deals Parquet file or dataset directory (belote-sim simulate)")
     p.add_argument("-o", "--output", default="reports", help="output directory")
@@ -153,21 +207,25 @@ def build_parser() -> argparse.ArgumentParser:
         help="report an interrupted "
         "run or unfinished dataset too (title: 'incomplete: k of n chunks')",
     )
-    p.set_defaults(func=_cmd_report)
+    p.set_defaults(func=cmd_report)
 
+
+def _add_dataset(sub: _Subparsers) -> None:
     p = sub.add_parser("dataset", help="dataset directories: rebuild-manifest, verify")
     p.add_argument("action", choices=["rebuild-manifest", "verify"])
     p.add_argument("dir", help="dataset directory (simulate --workers/--scheduler)")
     p.add_argument("--force", action="store_true", help="rebuild a readable manifest too")
-    p.set_defaults(func=_cmd_dataset)
+    p.set_defaults(func=cmd_dataset)
 
+
+def _add_hand(sub: _Subparsers) -> None:
     p = sub.add_parser(
         "hand",
         help="strength of one hand per strain (conditional Monte Carlo)",
         description="Strength of one hand: the hand is predealt to --seat, "
         "the rest dealt at random; each strain is forced (that seat takes, "
         "undoubled) and played out on the same deals, then compared.",
-        formatter_class=_Defaults,
+        formatter_class=DefaultsFormatter,
     )
     p.add_argument("cards", help='5 bidding cards or 8 cards, e.g. "JH 9H AH TS 7C"')
     p.add_argument(
@@ -182,7 +240,7 @@ def build_parser() -> argparse.ArgumentParser:
     )
     p.add_argument(
         "--deals",
-        type=_at_least_2,
+        type=at_least_2,
         default=20_000,
         help="deals per strain (the same deals for every strain)",
     )
@@ -214,8 +272,10 @@ def build_parser() -> argparse.ArgumentParser:
         "strain: strain, n, p_made, p_made_low, p_made_high, net_mp_x1, "
         "net_mp_x2, source",
     )
-    p.set_defaults(func=_cmd_hand)
+    p.set_defaults(func=cmd_hand)
 
+
+def _add_atlas(sub: _Subparsers) -> None:
     p = sub.add_parser("atlas", help="the hand atlas: build one, or show one")
     p.add_argument("action", choices=["build", "show"])
     p.add_argument(
@@ -237,8 +297,10 @@ def build_parser() -> argparse.ArgumentParser:
     p.add_argument("--work-dir", help="keep every chunk here (rerunning resumes)")
     p.add_argument("--csv", help="show: write every cell to this CSV")
     p.add_argument("-q", "--quiet", action="store_true", help="no progress bar")
-    p.set_defaults(func=_cmd_atlas)
+    p.set_defaults(func=cmd_atlas)
 
+
+def _add_study(sub: _Subparsers) -> None:
     p = sub.add_parser(
         "study",
         help="studies: 'study bidding' sweeps a bidding threshold",
@@ -246,7 +308,7 @@ def build_parser() -> argparse.ArgumentParser:
         "policy takes each value in turn against the default thresholds, on "
         "mirrored deals (each deal played twice with the teams swapped); the "
         "baseline (the parameter's default) scores exactly 0.",
-        formatter_class=_Defaults,
+        formatter_class=DefaultsFormatter,
     )
     p.add_argument("kind", choices=["bidding"], help="the study to run")
     p.add_argument(
@@ -259,7 +321,7 @@ def build_parser() -> argparse.ArgumentParser:
         "parameter's default and 5 and 10 points either side)",
     )
     p.add_argument(
-        "--deals", type=_at_least_2, default=100_000, help="deals per setting (each played twice)"
+        "--deals", type=at_least_2, default=100_000, help="deals per setting (each played twice)"
     )
     p.add_argument("--games", type=int, default=0, help="also play N mirrored games per setting")
     p.add_argument("--ruleset", default="common", help="common or bulgarian")
@@ -271,8 +333,10 @@ def build_parser() -> argparse.ArgumentParser:
     p.add_argument("--seed", type=int, default=0, help="seed of the deals")
     p.add_argument("--threads", type=int, default=None, help="numba threads (default: all)")
     p.add_argument("-o", "--output", help="write the table as CSV here")
-    p.set_defaults(func=_cmd_study)
+    p.set_defaults(func=cmd_study)
 
+
+def _add_solve(sub: _Subparsers) -> None:
     p = sub.add_parser("solve", help="exact double-dummy value of a deal or of records")
     p.add_argument("hands", nargs="?", help='4 hands separated by "|" (seats 0..3)')
     p.add_argument("--strain", help="C D H S NT AT")
@@ -281,8 +345,10 @@ def build_parser() -> argparse.ArgumentParser:
     p.add_argument("--ruleset", default="common")
     p.add_argument("--records", help="replay records (JSON lines, full or partial), or -")
     p.add_argument("-o", "--output", help="output JSON lines (with --records)")
-    p.set_defaults(func=_cmd_solve)
+    p.set_defaults(func=cmd_solve)
 
+
+def _add_duel(sub: _Subparsers) -> None:
     p = sub.add_parser(
         "duel",
         help="play policy A against B on mirrored deals",
@@ -290,7 +356,7 @@ def build_parser() -> argparse.ArgumentParser:
         "A in team 0 then in team 1, with the same cards and auction; "
         "thrown-in deals are counted and left out.  With --bid-a/--bid-b: "
         "bidding policy A against B, everyone playing --a (default greedy).",
-        formatter_class=_Defaults,
+        formatter_class=DefaultsFormatter,
     )
     p.add_argument(
         "--a",
@@ -301,7 +367,7 @@ def build_parser() -> argparse.ArgumentParser:
     p.add_argument("--bid-a", help="bidding duel: bidding policy of the first side")
     p.add_argument("--bid-b", help="bidding duel: bidding policy of the second side")
     p.add_argument("--games", type=int, default=0, help="bidding duel: also N mirrored games")
-    p.add_argument("--deals", type=_at_least_2, default=10_000, help="deals (each played twice)")
+    p.add_argument("--deals", type=at_least_2, default=10_000, help="deals (each played twice)")
     p.add_argument("--ruleset", default="common", help="common, bulgarian or french")
     p.add_argument(
         "--option",
@@ -327,8 +393,10 @@ def build_parser() -> argparse.ArgumentParser:
         help="print one JSON object: a, b, ruleset, deals, played, thrown_in, "
         "mean, se, by_strain (a bidding duel adds low, high and game keys)",
     )
-    p.set_defaults(func=_cmd_duel)
+    p.set_defaults(func=cmd_duel)
 
+
+def _add_main(sub: _Subparsers) -> None:
     p = sub.add_parser("main", help="run the default study")
     p.add_argument("-o", "--output", default="output", help="output directory")
     p.add_argument("--deals", type=int, default=1_000_000)
@@ -338,12 +406,11 @@ def build_parser() -> argparse.ArgumentParser:
         action="store_true",
         help="replace an existing deals.parquet of another study",
     )
-    p.set_defaults(func=_cmd_main)
-    return parser
+    p.set_defaults(func=cmd_main)
 
 
 def _on_sigterm(signum, frame):
-    raise _Terminated()
+    raise Terminated()
 
 
 def main(argv: list[str] | None = None) -> int:
@@ -366,17 +433,17 @@ def main(argv: list[str] | None = None) -> int:
     try:
         return args.func(args)
     except (ValueError, OSError) as exc:
-        print(f"belote-sim {args.command}: {_one_line(exc)}", file=sys.stderr)
+        print(f"belote-sim {args.command}: {one_line(exc)}", file=sys.stderr)
         return 2
     except ImportError as exc:  # an optional extra (dask) that is not installed
-        print(f"belote-sim {args.command}: {_one_line(exc)}", file=sys.stderr)
+        print(f"belote-sim {args.command}: {one_line(exc)}", file=sys.stderr)
         return 2
     except RecursionError:
         print(f"belote-sim {args.command}: input nested too deeply", file=sys.stderr)
         return 2
     except KeyboardInterrupt as exc:
-        what = _one_line(exc) if str(exc) else "interrupted"
-        terminated = isinstance(exc, _Terminated) or isinstance(exc.__context__, _Terminated)
+        what = one_line(exc) if str(exc) else "interrupted"
+        terminated = isinstance(exc, Terminated) or isinstance(exc.__context__, Terminated)
         print(
             f"belote-sim {args.command}: {what}" + (" (SIGTERM)" if terminated else ""),
             file=sys.stderr,

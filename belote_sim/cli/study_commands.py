@@ -8,10 +8,12 @@ import time
 from pathlib import Path
 
 from belote_sim._version import __version__
-from belote_sim.cli.common import _Progress, _study_from_args
+from belote_sim.cli.common import Progress, study_from_args
+
+__all__ = ["cmd_dataset", "cmd_export", "cmd_main", "cmd_report", "cmd_simulate"]
 
 
-def _cmd_simulate(args: argparse.Namespace) -> int:
+def cmd_simulate(args: argparse.Namespace) -> int:
     from belote_sim.simulation.deal_table import format_summary
     from belote_sim.simulation.runner import simulate_games, simulate_to_parquet
 
@@ -25,7 +27,7 @@ def _cmd_simulate(args: argparse.Namespace) -> int:
         raise ValueError(f"--deals must be at least 1, got {args.deals}")
     if args.workers is not None and args.workers < 1:
         raise ValueError(f"--workers must be at least 1, got {args.workers}")
-    study = _study_from_args(args)
+    study = study_from_args(args)
     show = sys.stderr.isatty() and not args.quiet
     print(
         f"belote-sim {__version__}: seed {study.seed}, rules {study.rules.name}, "
@@ -33,7 +35,7 @@ def _cmd_simulate(args: argparse.Namespace) -> int:
         f"play {', '.join(sorted({str(s) for s in study.play}))}"
     )
     if study.predeal or study.constraints:
-        from belote_sim.analysis.html_report import conditions_text
+        from belote_sim.analysis.report_sections import conditions_text
 
         print(f"conditioned deals: {conditions_text(study.provenance(0))}")
     if args.games:
@@ -62,7 +64,7 @@ def _cmd_simulate(args: argparse.Namespace) -> int:
             print(f"wrote {args.output}")
         return 0
     output = args.output or "deals.parquet"
-    progress = _Progress(args.deals, "deal", show)
+    progress = Progress(args.deals, "deal", show)
     try:
         if args.scheduler or args.workers:
             from belote_sim.simulation.distributed import run_study
@@ -116,7 +118,7 @@ def _write_games(games, output: str, overwrite: bool) -> None:
             os.unlink(tmp)
 
 
-def _cmd_export(args: argparse.Namespace) -> int:
+def cmd_export(args: argparse.Namespace) -> int:
     from belote_sim.simulation.export import export_replay
 
     out = sys.stdout if args.output in (None, "-") else open(args.output, "w", encoding="utf-8")  # noqa: SIM115 (or stdout)
@@ -129,7 +131,7 @@ def _cmd_export(args: argparse.Namespace) -> int:
     return 0
 
 
-def _cmd_main(args: argparse.Namespace) -> int:
+def cmd_main(args: argparse.Namespace) -> int:
     """The default study: simulate deals with the default policies, then the report."""
     from belote_sim.analysis.html_report import write_report
     from belote_sim.simulation.deal_table import format_summary
@@ -143,7 +145,7 @@ def _cmd_main(args: argparse.Namespace) -> int:
         f"belote-sim {__version__}: default study, {args.deals:,} deals, rules common, "
         f"threshold bidding, greedy play, seed {args.seed}"
     )
-    progress = _Progress(args.deals, "deal", sys.stderr.isatty())
+    progress = Progress(args.deals, "deal", sys.stderr.isatty())
     try:
         summary = simulate_to_parquet(
             str(path), args.deals, study, None, False, progress, overwrite=args.overwrite
@@ -160,7 +162,7 @@ def _cmd_main(args: argparse.Namespace) -> int:
     return 0
 
 
-def _cmd_report(args: argparse.Namespace) -> int:
+def cmd_report(args: argparse.Namespace) -> int:
     from belote_sim.analysis.html_report import write_report
 
     index = write_report(
@@ -170,8 +172,8 @@ def _cmd_report(args: argparse.Namespace) -> int:
     return 0
 
 
-def _cmd_dataset(args: argparse.Namespace) -> int:
-    from belote_sim.simulation import dataset
+def cmd_dataset(args: argparse.Namespace) -> int:
+    from belote_sim.simulation import dataset, manifest
 
     if args.action == "rebuild-manifest":
         r = dataset.rebuild_manifest(args.dir, force=args.force)
@@ -182,7 +184,7 @@ def _cmd_dataset(args: argparse.Namespace) -> int:
             + ("" if r["complete"] else "; rerun the study's command to finish it")
         )
         return 0
-    problems = dataset.verify_dataset(args.dir)
+    problems = manifest.verify_dataset(args.dir)
     for line in problems:
         print(line)
     print(

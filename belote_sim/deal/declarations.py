@@ -31,6 +31,17 @@ from belote_sim.kernels.tables import (
 )
 from belote_sim.rules import Rules
 
+__all__ = [
+    "KIND_ORDER",
+    "RUN_NAMES",
+    "belote_entries",
+    "carre_entries",
+    "declarations_table",
+    "hand_declarations",
+    "run_entries",
+    "sort_entries",
+]
+
 RUN_NAMES = {3: "tierce", 4: "quarte", 5: "quinte"}
 KIND_ORDER = {"carre": 0, "quinte": 1, "quarte": 2, "tierce": 3, "belote": 4}
 

@@ -29,6 +29,8 @@ from belote_sim.cards import parse_hands, parse_strain, popcount
 from belote_sim.kernels.perft import perft_count
 from belote_sim.rules import Rules
 
+__all__ = ["PerftCase", "perft", "read_perft_file"]
+
 
 def perft(
     hands: list[str] | list[int],

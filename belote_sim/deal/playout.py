@@ -16,6 +16,8 @@ from belote_sim.kernels.tables import ALL_SEATS_MASK, STRAIN_NAMES
 from belote_sim.policies import PLAY_POLICIES, per_seat, search_bits, to_arrays
 from belote_sim.rules import Rules
 
+__all__ = ["random_record"]
+
 
 def random_record(
     seed: int,

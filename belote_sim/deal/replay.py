@@ -35,6 +35,7 @@ from __future__ import annotations
 
 import json
 from collections.abc import Callable, Iterable
+from dataclasses import dataclass
 from typing import Any, TextIO
 
 import numpy as np
@@ -281,18 +282,15 @@ def replay(record: dict[str, Any]) -> dict[str, Any]:
         seed_state(0),
         policy_buffers(1),
     )
-    result = _play_fields(
-        record,
-        rec,
+    played = _Played(
         deal["cards"],
         deal["winners"],
         int(deal["n_played"]),
         int(deal["duty"]),
         int(deal["next_legal"]),
         int(deal["leader"]),
-        n,
-        n_cards,
     )
+    result = _play_fields(record, rec, played, n_seats=n, n_cards=n_cards)
     decl = deal["declarations"]
     sides = 2 if n == 4 else n
     if result["to_play"] is None:
@@ -320,12 +318,8 @@ def replay(record: dict[str, Any]) -> dict[str, Any]:
     elif deal["duty"] and rules.revoke_penalty and n == 4:
         result.update(
             _revoke_scores(
-                rules,
-                strain,
-                taker,
-                doubling,
-                int(deal["leader"]),
-                int(deal["n_played"]),
+                rec,
+                played,
                 result["to_play"],
                 decl,
                 deal["belote_suits"],
@@ -336,21 +330,26 @@ def replay(record: dict[str, Any]) -> dict[str, Any]:
     return result
 
 
+@dataclass(frozen=True)
+class _Played:
+    """What the play kernel reports of a replayed deal."""
+
+    plays: np.ndarray  # the cards played, in order
+    winners: np.ndarray  # the winner of each finished trick
+    n_played: int  # cards played (legally)
+    duty: int  # the rule the next recorded card breaks (0: none)
+    next_legal: int  # the legal cards of the next decision (mask)
+    leader: int  # the first leader
+
+
 def _play_fields(
-    record: dict[str, Any],
-    rec: dict[str, Any],
-    out_plays: np.ndarray,
-    winners: np.ndarray,
-    n_played: int,
-    duty: int,
-    next_legal: int,
-    leader: int,
-    n_seats: int,
-    n_cards: int,
+    record: dict[str, Any], rec: dict[str, Any], played: _Played, n_seats: int, n_cards: int
 ) -> dict[str, Any]:
     """The play part of a replay result (``id``, ``tricks``, ``to_play``, ``legal``,
     ``illegal``) with every scoring field ``None``, for ``n_seats`` seats and a deal of
     ``n_cards`` cards; ``to_play`` is ``None`` exactly when the deal is over."""
+    out_plays, winners, n_played = played.plays, played.winners, played.n_played
+    duty, next_legal, leader = played.duty, played.next_legal, played.leader
     result: dict[str, Any] = {}
     if "id" in record:
         result["id"] = record["id"]
@@ -390,19 +389,20 @@ def _play_fields(
 
 
 def _revoke_scores(
-    rules: Rules,
-    strain: int,
-    taker: int,
-    doubling: int,
-    leader: int,
-    n_played: int,
+    rec: dict[str, Any],
+    played: _Played,
     offender: int,
     decl: np.ndarray,
     belote_suits: np.ndarray,
     card0: int,
     card1: int,
 ) -> dict[str, Any]:
-    """Scores of a deal stopped by an illegal card under ``revoke_penalty`` (section 12)."""
+    """Scores of a deal stopped by an illegal card under ``revoke_penalty`` (section 12):
+    the contract comes from the parsed record ``rec``, the cards played before the
+    illegal one from ``played``, the offender is the seat that played it."""
+    rules: Rules = rec["rules"]
+    strain, taker, doubling = rec["strain"], rec["taker"], rec["doubling"]
+    leader, n_played = played.leader, played.n_played
     other = 1 - offender % 2
     announced: list[dict[str, Any]] = []
     for seat in range(4):

@@ -19,6 +19,8 @@ from belote_sim.kernels.scoring import score_deal as _score_deal
 from belote_sim.kernels.tables import OUTCOME_NAMES
 from belote_sim.rules import Rules
 
+__all__ = ["score_deal", "score_game"]
+
 
 def score_deal(
     card_points: tuple[int, int],

@@ -36,15 +36,17 @@ entries, 1.5 MB, by default) between calls; the functions use one per thread.  B
 from __future__ import annotations
 
 import threading
-from collections.abc import Iterable, Mapping
+from collections.abc import Iterable, Mapping, Sequence
 from concurrent.futures import ThreadPoolExecutor
-from typing import Any, TextIO
+from typing import TYPE_CHECKING, Any, TextIO, TypeAlias, cast
 
 import numba
 import numpy as np
 
 from belote_sim.cards import (
     ALL_CARDS_MASK,
+    Card,
+    CardMask,
     cards_of,
     format_card,
     mask_of,
@@ -59,8 +61,15 @@ from belote_sim.kernels.core import DUTY_NAMES, broken_duty, trick_state
 from belote_sim.kernels.tables import CARD_POINTS, LAST_TRICK_BONUS, STRAIN_NAMES
 from belote_sim.rules import Rules
 
+if TYPE_CHECKING:
+    import pandas as pd
+
 __all__ = [
+    "CardsSpec",
+    "HandSpec",
+    "RulesSpec",
     "Solver",
+    "StrainSpec",
     "dd_card",
     "dd_scores",
     "dd_table",
@@ -70,6 +79,16 @@ __all__ = [
     "solve_record",
     "solve_record_lines",
 ]
+
+#: A hand: card names (``"JH 9H AH"``, or a list of them) or a 32-bit card mask.
+HandSpec: TypeAlias = str | Iterable[str] | CardMask
+#: Cards in order (a trick, the plays of a deal): names (one string or a list) or
+#: indices; None for none.
+CardsSpec: TypeAlias = str | Iterable[str | Card] | None
+#: A strain: ``C D H S NT AT`` (or a suit symbol), or its code 0..5.
+StrainSpec: TypeAlias = str | int
+#: Rules: a preset name or a ``Rules``.
+RulesSpec: TypeAlias = Rules | str
 
 
 class Solver:
@@ -83,7 +102,9 @@ class Solver:
     def __init__(self, tt_bits: int = K.TT_BITS) -> None:
         if isinstance(tt_bits, bool) or not isinstance(tt_bits, int) or not 4 <= tt_bits <= 28:
             raise ValueError(f"tt_bits must be an integer 4..28, got {tt_bits!r}")
-        self.tt = K.new_tt(tt_bits)
+        self.tt: np.ndarray = K.new_tt(tt_bits)
+        self.ws: np.ndarray
+        self.moves: np.ndarray
         self.ws, self.moves = K.new_workspace()
 
 
@@ -109,9 +130,11 @@ def _default_solver(solver: Solver | None) -> Solver:
 
 
 # --- input validation ------------------------------------------------------------
+# The checks take any object (what a caller passed) and refuse what is not of the
+# documented type with a one-line ValueError.
 
 
-def _rules(rules: Any) -> Rules:
+def _rules(rules: object) -> Rules:
     if isinstance(rules, Rules):
         return rules
     if isinstance(rules, str):
@@ -119,41 +142,41 @@ def _rules(rules: Any) -> Rules:
     raise ValueError(f"rules must be a preset name or a Rules object, got {rules!r}")
 
 
-def _strain(strain: Any) -> int:
+def _strain(strain: object) -> int:
     if isinstance(strain, (int, np.integer)) and not isinstance(strain, bool):
         if not 0 <= strain <= 5:
             raise ValueError(f"strain code must be 0..5 (C D H S NT AT), got {strain}")
         return int(strain)
-    return parse_strain(strain)
+    return parse_strain(cast(str, strain))  # refuses what is not a string
 
 
-def _seat(value: Any, name: str) -> int:
+def _seat(value: object, name: str) -> int:
     if isinstance(value, bool) or not isinstance(value, (int, np.integer)) or not 0 <= value <= 3:
         raise ValueError(f"{name} must be a seat 0..3, got {value!r}")
     return int(value)
 
 
-def _team(value: Any, name: str = "taker_team") -> int:
+def _team(value: object, name: str = "taker_team") -> int:
     if isinstance(value, bool) or not isinstance(value, (int, np.integer)) or value not in (0, 1):
         raise ValueError(f"{name} must be 0 (seats 0, 2) or 1 (seats 1, 3), got {value!r}")
     return int(value)
 
 
-def _card(value: Any) -> int:
+def _card(value: object) -> Card:
     if isinstance(value, (int, np.integer)) and not isinstance(value, bool):
         if not 0 <= value < 32:
             raise ValueError(f"card index {value} out of range 0..31")
         return int(value)
-    return parse_card(value)
+    return parse_card(cast(str, value))  # refuses what is not a string
 
 
-def _card_list(value: Any, what: str) -> list[int]:
+def _card_list(value: object, what: str) -> list[Card]:
     if value is None:
         return []
     if isinstance(value, str):
         value = value.replace(",", " ").split()
     try:
-        cards = [_card(c) for c in value]
+        cards = [_card(c) for c in cast(Iterable[object], value)]  # TypeError: not a list
     except TypeError:
         raise ValueError(f"{what} must be a list of cards, got {value!r}") from None
     except ValueError as exc:
@@ -164,25 +187,25 @@ def _card_list(value: Any, what: str) -> list[int]:
     return cards
 
 
-def _hand_mask(value: Any, what: str) -> int:
+def _hand_mask(value: object, what: str) -> CardMask:
     if isinstance(value, (int, np.integer)) and not isinstance(value, bool):
         if not 0 <= value <= ALL_CARDS_MASK:
             raise ValueError(f"{what}: mask {value} is not a 32-bit card mask")
         return int(value)
     try:
-        return mask_of(parse_cards(value))
+        return mask_of(parse_cards(cast(Iterable[str], value)))  # checks what it gets
     except ValueError as exc:
         raise ValueError(f"{what}: {exc}") from None
     except TypeError:
         raise ValueError(f"{what} must be a hand (cards or a mask), got {value!r}") from None
 
 
-def _hands(hands: Any) -> list[int]:
+def _hands(hands: object) -> list[CardMask]:
     if isinstance(hands, (str, bytes)) or not hasattr(hands, "__len__") or len(hands) != 4:
         raise ValueError("hands must be 4 hands (seats 0..3)")
     masks: list[int] = []
     seen = 0
-    for seat, h in enumerate(hands):
+    for seat, h in enumerate(cast(Iterable[object], hands)):
         mask = _hand_mask(h, f"hand of seat {seat}")
         both = seen & mask
         if both:
@@ -198,7 +221,14 @@ def _hands(hands: Any) -> list[int]:
 class _Position:
     """A validated position, ready for the kernels."""
 
-    def __init__(self, hands: Any, strain: Any, leader: Any, rules: Any, trick: Any = None) -> None:
+    def __init__(
+        self,
+        hands: object,
+        strain: object,
+        leader: object,
+        rules: object,
+        trick: object = None,
+    ) -> None:
         self.rules = _rules(rules)
         self.strain = _strain(strain)
         self.leader = _seat(leader, "leader")
@@ -270,12 +300,12 @@ class _Position:
 
 
 def solve(
-    hands: Any,
-    strain: Any,
-    leader: Any,
+    hands: Sequence[HandSpec],
+    strain: StrainSpec,
+    leader: int,
     taker_team: int = 0,
-    rules: Any = "common",
-    trick: Any = None,
+    rules: RulesSpec = "common",
+    trick: CardsSpec = None,
     solver: Solver | None = None,
 ) -> int:
     """Card points (last-trick 10 included) the team ``taker_team`` wins from this
@@ -309,12 +339,12 @@ def solve(
 
 
 def dd_scores(
-    hands: Any,
-    strain: Any,
-    leader: Any,
+    hands: Sequence[HandSpec],
+    strain: StrainSpec,
+    leader: int,
     taker_team: int = 0,
-    rules: Any = "common",
-    trick: Any = None,
+    rules: RulesSpec = "common",
+    trick: CardsSpec = None,
     solver: Solver | None = None,
 ) -> dict[str, int]:
     """Value (see ``solve``) after each legal card of the player to move:
@@ -342,11 +372,11 @@ def dd_scores(
 
 
 def dd_card(
-    hands: Any,
-    strain: Any,
-    leader: Any,
-    rules: Any = "common",
-    trick: Any = None,
+    hands: Sequence[HandSpec],
+    strain: StrainSpec,
+    leader: int,
+    rules: RulesSpec = "common",
+    trick: CardsSpec = None,
     solver: Solver | None = None,
 ) -> str:
     """The best card of the player to move with all hands visible (policy ``dd``):
@@ -371,12 +401,12 @@ def dd_card(
 
 
 def dd_table(
-    hands: Any,
-    rules: Any = "common",
+    hands: Sequence[HandSpec],
+    rules: RulesSpec = "common",
     taker_team: int = 0,
     as_frame: bool = True,
     solver: Solver | None = None,
-) -> Any:
+) -> pd.DataFrame | dict[str, list[int]]:
     """``solve`` for every strain x first leader (hands of equal size, no trick).
 
     Returns a pandas DataFrame (index: strains ``C D H S NT AT``, columns: leader
@@ -491,13 +521,13 @@ class _Observation:
 
     def __init__(
         self,
-        hand: Any,
-        seat: Any,
-        plays: Any,
-        first_leader: Any,
-        strain: Any,
-        rules: Any,
-        known: Any,
+        hand: object,
+        seat: object,
+        plays: object,
+        first_leader: object,
+        strain: object,
+        rules: object,
+        known: object,
     ) -> None:
         self.rules = _rules(rules)
         self.strain = _strain(strain)
@@ -564,16 +594,16 @@ class _Observation:
 
 
 def pimc_scores(
-    hand: Any,
-    seat: Any,
-    plays: Any,
-    first_leader: Any,
-    strain: Any,
+    hand: HandSpec,
+    seat: int,
+    plays: CardsSpec,
+    first_leader: int,
+    strain: StrainSpec,
     taker_team: int = 0,
-    rules: Any = "common",
+    rules: RulesSpec = "common",
     samples: int = 30,
     seed: int = 0,
-    known: Mapping[int, Any] | None = None,
+    known: Mapping[int, CardsSpec] | None = None,
     solver: Solver | None = None,
     threads: int | None = None,
 ) -> dict[str, float]:
@@ -640,15 +670,15 @@ def pimc_scores(
 
 
 def pimc_card(
-    hand: Any,
-    seat: Any,
-    plays: Any,
-    first_leader: Any,
-    strain: Any,
-    rules: Any = "common",
+    hand: HandSpec,
+    seat: int,
+    plays: CardsSpec,
+    first_leader: int,
+    strain: StrainSpec,
+    rules: RulesSpec = "common",
     samples: int = 30,
     seed: int = 0,
-    known: Mapping[int, Any] | None = None,
+    known: Mapping[int, CardsSpec] | None = None,
     solver: Solver | None = None,
     threads: int | None = None,
 ) -> str:

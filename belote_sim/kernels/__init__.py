@@ -8,3 +8,5 @@ the modules one level up (``cards``, ``rules``, ``replay`` ...).
 from belote_sim.kernels import _cache
 
 _cache.install()
+
+__all__: list[str] = []

@@ -59,3 +59,13 @@ LOCATORS_INSTALLED = install()
 #: Whether kernels are cached on disk: ``BELOTE_SIM_NO_CACHE=1`` turns it off, and so does
 #: a numba that does not take our locators (``numba_internals.PROBES["cache"]``).
 CACHE = LOCATORS_INSTALLED and os.environ.get("BELOTE_SIM_NO_CACHE", "") in ("", "0")
+
+
+__all__ = [
+    "CACHE",
+    "KERNELS_DIR",
+    "LOCATORS_INSTALLED",
+    "SOURCES_HASH",
+    "install",
+    "sources_hash",
+]

@@ -21,3 +21,9 @@ kernel: Any = functools.partial(numba.njit, cache=CACHE, nogil=True, **nrt_optio
 #: must not create an array, call a kernel that returns one, or return one itself.
 #: Where numba does not take ``_nrt`` (``numba_internals.PROBES["nrt"]``), a plain kernel.
 lean_kernel: Any = functools.partial(numba.njit, cache=CACHE, nogil=True, **nrt_option(False))
+
+
+__all__ = [
+    "kernel",
+    "lean_kernel",
+]

@@ -49,7 +49,7 @@ fixed contract.
 import numpy as np
 
 from belote_sim.kernels._jit import kernel
-from belote_sim.kernels.core import lowest_card
+from belote_sim.kernels.bits import lowest_card
 from belote_sim.kernels.records import (
     BID_AUCTION,
     BID_FRENCH_ROUND1,

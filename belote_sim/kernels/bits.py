@@ -58,3 +58,15 @@ FAST_PDEP = PROBES["pdep"].ok
 #: Index of the n-th (0-based, lowest first) set bit of a mask (a random legal card is
 #: ``nth_card(legal, random_below(state, popcount(legal)))``).
 nth_card = nth_card_pdep if FAST_PDEP else nth_card_loop
+
+
+__all__ = [
+    "FAST_PDEP",
+    "lowest_card",
+    "nth_card",
+    "nth_card_loop",
+    "nth_card_pdep",
+    "popcount",
+    "prefetch",
+    "prefetch_noop",
+]

@@ -11,7 +11,6 @@ winning" exemptions never apply -- ``win_pos`` serves no other purpose here.
 import numpy as np
 
 from belote_sim.kernels._jit import kernel, lean_kernel
-from belote_sim.kernels.bits import lowest_card, nth_card, popcount  # noqa: F401 (re-exported)
 from belote_sim.kernels.tables import (
     HIGHER_TRUMP_BYTE,
     R_RAISE_OVER_PARTNER,

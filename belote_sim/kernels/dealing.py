@@ -15,7 +15,7 @@ shuffled into the free positions, and deals that break a remaining constraint
 import numpy as np
 
 from belote_sim.kernels._jit import kernel, lean_kernel
-from belote_sim.kernels.core import popcount
+from belote_sim.kernels.bits import popcount
 from belote_sim.kernels.rng import random_below
 from belote_sim.kernels.tables import DECK24_MASK, NUM_CARDS, PLAIN_POINTS
 

@@ -24,7 +24,7 @@ ever winning.
 """
 
 from belote_sim.kernels._jit import kernel, lean_kernel
-from belote_sim.kernels.core import lowest_card, nth_card, popcount
+from belote_sim.kernels.bits import lowest_card, nth_card, popcount
 from belote_sim.kernels.rng import random_below
 from belote_sim.kernels.tables import BEATERS, CARD_POINTS, HIGHER_IN_SUIT, STRAIN_NT, WIN_KEY
 

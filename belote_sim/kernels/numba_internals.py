@@ -474,3 +474,30 @@ def install_cache_locators(sources: str, is_ours: Callable[[str], bool]) -> Prob
     if not PROBES["cache"].ok:
         PROBES["cache"] = _run("cache", lambda: _install(sources, is_ours))
     return PROBES["cache"]
+
+
+__all__ = [
+    "FALLBACK_ENV",
+    "FORCED",
+    "NAMES",
+    "PROBES",
+    "SLOW_PDEP_CPUS",
+    "TARGET_CPU",
+    "TARGET_FEATURES",
+    "TESTED_LLVMLITE",
+    "TESTED_NUMBA",
+    "Probe",
+    "check_nrt_option",
+    "check_pdep",
+    "ctpop",
+    "fetch_add",
+    "forced_fallbacks",
+    "install_cache_locators",
+    "make_locator",
+    "nrt_option",
+    "pdep",
+    "prefetch",
+    "read_target_cpu",
+    "require",
+    "trailing_zeros",
+]

@@ -9,7 +9,8 @@ numba's on-disk cache does not reload recursive functions safely.
 import numpy as np
 
 from belote_sim.kernels._jit import kernel
-from belote_sim.kernels.core import advance_trick, legal_mask, lowest_card, popcount
+from belote_sim.kernels.bits import lowest_card, popcount
+from belote_sim.kernels.core import advance_trick, legal_mask
 
 
 @kernel

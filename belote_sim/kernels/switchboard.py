@@ -265,13 +265,13 @@ def _bid_chain(entries: tuple[BidPolicy, ...]) -> Any:
     return dispatch
 
 
-def play_card(policy, params, turn, deal, rules, state, search):  # type: ignore[no-untyped-def]
+def play_card(policy, params, turn, deal, rules, state, search):
     """The card the play policy with id ``policy`` plays (``NO_CARD`` for an unknown
     id).  Callable from kernels only: its body is made from ``PLAY_POLICIES``."""
     raise TypeError("play_card is called from compiled kernels only")
 
 
-def bid_call(policy, params, turn, rules, atlas):  # type: ignore[no-untyped-def]
+def bid_call(policy, params, turn, rules, atlas):
     """``(call, strain)`` of the bidding policy with id ``policy`` (``(CALL_NONE, -1)``
     for an unknown id).  Callable from kernels only: its body is made from
     ``BID_POLICIES``."""

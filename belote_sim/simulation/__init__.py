@@ -4,6 +4,8 @@ on a Dask cluster into a dataset directory (``distributed``)."""
 
 import os
 
+__all__: list[str] = []
+
 # Idle threads of numba's OpenMP threading layer sleep at once instead of spinning for
 # a few milliseconds (libgomp's default): a spinning thread takes a core from the thread
 # that writes the Parquet file of ``simulate -o`` (2 cores: 2 kernel threads and the

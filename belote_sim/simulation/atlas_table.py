@@ -32,6 +32,22 @@ import numpy as np
 from belote_sim.kernels import atlas as KA
 from belote_sim.kernels.bidding import A_NET1, A_NET2, A_NET4, A_PMADE, ATLAS_NO_KEY
 
+__all__ = [
+    "DEFAULT_ATLAS",
+    "KINDS",
+    "KIND_STRAIN",
+    "NUM_HANDS",
+    "AtlasTable",
+    "all_hands",
+    "empty_kernel_arrays",
+    "hand_classes",
+    "hand_keys",
+    "key_hands",
+    "kind_of",
+    "load_atlas",
+    "save_atlas",
+]
+
 KINDS = ("suit", "nt", "at")
 #: Strain code used for each kind when a class is played (suit classes: clubs trump).
 KIND_STRAIN = (0, 4, 5)

@@ -1,54 +1,50 @@
-"""Dataset directories: the manifest, part files and their checks, reading and
-summarising a dataset, rebuilding a lost manifest.
+"""Dataset directories: the aggregates of the deals, summarising a dataset, rebuilding a
+lost manifest.
 
 A dataset directory holds ``part-NNNNNN.parquet`` files (one per chunk) and
-``_manifest.json`` (a name Parquet readers skip), written by ``distributed.run_study``.
+``_manifest.json`` (a name Parquet readers skip), written by ``distributed.run_study``;
+the names, the manifest and the part checks are in ``manifest``, reading the parts as a
+table is ``deal_table.read_dataset``.  Each manifest entry carries its part's
+aggregates (``frame_aggregates``), added up with ``merge_aggregates``.
 """
 
 from __future__ import annotations
 
-import hashlib
 import json
 import os
-import re
-import time
-import uuid
 from typing import Any
 
 import numpy as np
 
 from belote_sim.kernels.tables import STRAIN_NAMES
-from belote_sim.simulation.deal_table import PROVENANCE_KEY, deals_frame, summary_counts
+from belote_sim.simulation.deal_table import PROVENANCE_KEY, read_dataset, summary_counts
+from belote_sim.simulation.manifest import (
+    CHUNK_KEY,
+    LOCK,
+    MANIFEST,
+    PART_RE,
+    file_sha256,
+    load_manifest,
+    new_manifest,
+    write_manifest,
+)
 from belote_sim.simulation.safe_io import run_lock
 
-MANIFEST = "_manifest.json"
-
-
-LEGACY_MANIFEST = "manifest.json"
-
-
-LOCK = "_belote_sim.lock"
-
-
-MANIFEST_FORMAT = "belote-sim-dataset/1"
-
-
-PART_TEMPLATE = "part-{:06d}.parquet"
-
-
-PART_RE = re.compile(r"^part-(\d{6,})\.parquet$")
-
-
-TEMP_MARK = ".tmp-"
-
-
-CHUNK_KEY = b"belote_sim_chunk"
-
+__all__ = [
+    "SUMMARY_COLUMNS",
+    "dataset_summary",
+    "empty_aggregates",
+    "frame_aggregates",
+    "merge_aggregates",
+    "rebuild_manifest",
+    "with_means",
+]
 
 SUMMARY_COLUMNS = ["strain", "outcome", "taker", "mp0", "mp1"]
 
 
-def _empty_aggregates() -> dict[str, Any]:
+def empty_aggregates() -> dict[str, Any]:
+    """Zero aggregates: ``contracts``, ``made`` and ``mp`` per strain, ``thrown_in``."""
     return {
         "contracts": {s: 0 for s in STRAIN_NAMES},
         "made": {s: 0 for s in STRAIN_NAMES},
@@ -85,7 +81,7 @@ def frame_aggregates(df) -> dict[str, Any]:
     ``contracts``, ``made``, ``thrown_in`` as ``results.summary_counts``; ``mp``: per
     strain, the sums of the taker's team's and of the defenders' match points.
     """
-    agg = _empty_aggregates()
+    agg = empty_aggregates()
     counts = summary_counts(df, {})
     for key in ("contracts", "made"):
         for strain, n in counts.get(key, {}).items():
@@ -98,7 +94,8 @@ def frame_aggregates(df) -> dict[str, Any]:
     return agg
 
 
-def _merge(total: dict[str, Any], part: dict[str, Any]) -> dict[str, Any]:
+def merge_aggregates(total: dict[str, Any], part: dict[str, Any]) -> dict[str, Any]:
+    """Add the aggregates ``part`` (of one chunk) into ``total``; returns ``total``."""
     for key in ("contracts", "made"):
         for strain, n in part[key].items():
             total[key][strain] = total[key].get(strain, 0) + int(n)
@@ -109,7 +106,9 @@ def _merge(total: dict[str, Any], part: dict[str, Any]) -> dict[str, Any]:
     return total
 
 
-def _with_means(agg: dict[str, Any]) -> dict[str, Any]:
+def with_means(agg: dict[str, Any]) -> dict[str, Any]:
+    """``agg`` with ``mean_mp``: per strain, the mean MP of the taker's team and of the
+    defenders per contract (None for a strain never played)."""
     agg["mean_mp"] = {}
     for strain in STRAIN_NAMES:
         n = agg["contracts"].get(strain, 0)
@@ -118,252 +117,6 @@ def _with_means(agg: dict[str, Any]) -> dict[str, Any]:
             {"taker": sums["taker"] / n, "defenders": sums["defenders"] / n} if n else None
         )
     return agg
-
-
-def _fsync_dir(path: str) -> None:
-    try:
-        fd = os.open(path, os.O_RDONLY)
-    except OSError:
-        return
-    try:
-        os.fsync(fd)
-    except OSError:
-        pass
-    finally:
-        os.close(fd)
-
-
-def _atomic_write(path: str, data: bytes | memoryview) -> None:
-    """Write ``data`` to ``path`` via a fsynced temporary file and ``os.replace``."""
-    directory, name = os.path.split(path)
-    tmp = os.path.join(directory, f".{name}{TEMP_MARK}{uuid.uuid4().hex}")
-    try:
-        with open(tmp, "wb") as f:
-            f.write(data)
-            f.flush()
-            os.fsync(f.fileno())
-        os.replace(tmp, path)
-    except BaseException:
-        try:
-            os.unlink(tmp)
-        except OSError:
-            pass
-        raise
-    _fsync_dir(directory or ".")
-
-
-def file_sha256(path: str | os.PathLike) -> str:
-    with open(path, "rb") as f:
-        return hashlib.file_digest(f, "sha256").hexdigest()
-
-
-def _check_visible(path: str, size: int) -> None:
-    """The client sees the part a worker wrote or checked (shared filesystem)."""
-    try:
-        seen = os.path.getsize(path)
-    except OSError:
-        seen = None
-    if seen != size:
-        raise RuntimeError(
-            f"{path}: a worker wrote or checked this part ({size} bytes) but the client "
-            f"{'does not see it' if seen is None else f'sees {seen} bytes'}: the output "
-            "directory must be on a filesystem shared by the client and every worker, at "
-            "the same path"
-        )
-
-
-def _is_temp(name: str) -> bool:
-    return name.startswith(".") and TEMP_MARK in name
-
-
-def load_manifest(out_dir: str | os.PathLike) -> dict[str, Any] | None:
-    """The dataset's manifest (``_manifest.json``, or an older dataset's
-    ``manifest.json``), or None if the directory has none."""
-    path = os.path.join(out_dir, MANIFEST)
-    if not os.path.exists(path):
-        path = os.path.join(out_dir, LEGACY_MANIFEST)
-    if not os.path.exists(path):
-        return None
-    try:
-        with open(path, "rb") as f:
-            manifest = json.load(f)
-        if manifest.get("format") != MANIFEST_FORMAT:
-            raise ValueError(f"unknown format {manifest.get('format')!r}")
-    except (OSError, ValueError) as exc:
-        raise ValueError(
-            f"{path}: not a readable belote-sim dataset manifest ({exc}); "
-            "rebuild it from the parts with 'belote-sim dataset "
-            "rebuild-manifest DIR', or remove the directory to start over"
-        ) from None
-    return manifest
-
-
-def _write_manifest(out_dir: str, manifest: dict[str, Any]) -> None:
-    manifest["updated"] = time.strftime("%Y-%m-%dT%H:%M:%S%z")
-    manifest["chunks"] = sorted(manifest["chunks"], key=lambda e: e["chunk"])
-    _atomic_write(
-        os.path.join(out_dir, MANIFEST), json.dumps(manifest, indent=1, sort_keys=False).encode()
-    )
-    legacy = os.path.join(out_dir, LEGACY_MANIFEST)
-    if os.path.exists(legacy):  # an older dataset, now carried on under the new name
-        os.unlink(legacy)
-
-
-def _new_manifest(
-    provenance: dict[str, Any], n_deals: int, chunk_size: int, seed: int, trick_log: bool
-) -> dict[str, Any]:
-    return {
-        "format": MANIFEST_FORMAT,
-        "provenance": provenance,
-        "n_deals": n_deals,
-        "chunk_size": chunk_size,
-        "n_chunks": -(-n_deals // chunk_size),
-        "trick_log": bool(trick_log),
-        "seeds": {
-            "entropy": int(seed),
-            "rule": "chunk c: numpy.random.SeedSequence(entropy, spawn_key=(c,))"
-            ".generate_state(rows, uint64)",
-        },
-        "complete": False,
-        "chunks": [],
-    }
-
-
-def _part_problem(path: str, entry: dict[str, Any]) -> str | None:
-    """Why a part file does not match its manifest entry (cheap: size and footer), or
-    None."""
-    import pyarrow as pa
-    import pyarrow.parquet as pq
-
-    name = entry["file"]
-    try:
-        size = os.path.getsize(path)
-    except OSError:
-        return f"chunk {entry['chunk']}: {name} missing"
-    if "bytes" in entry and size != entry["bytes"]:
-        return (
-            f"chunk {entry['chunk']}: {name} has {size} bytes, the manifest says {entry['bytes']}"
-        )
-    try:
-        meta = pq.ParquetFile(path).metadata
-        rows = meta.num_rows
-        chunk = json.loads((meta.metadata or {}).get(CHUNK_KEY, b"null"))
-    except (OSError, ValueError, pa.ArrowException):
-        return f"chunk {entry['chunk']}: {name} is not a readable Parquet file"
-    if rows != entry["rows"]:
-        return f"chunk {entry['chunk']}: {name} has {rows} rows, the manifest says {entry['rows']}"
-    if (
-        not isinstance(chunk, dict)
-        or chunk.get("chunk") != entry["chunk"]
-        or chunk.get("first_deal") != entry["first_deal"]
-    ):
-        return (
-            f"chunk {entry['chunk']}: {name} holds "
-            + (f"chunk {chunk.get('chunk')}" if isinstance(chunk, dict) else "no chunk id")
-            + " (deal ids would not match)"
-        )
-    return None
-
-
-def dataset_status(out_dir: str | os.PathLike, allow_incomplete: bool = False) -> dict[str, Any]:
-    """The checked parts of a dataset directory.
-
-    Reads the manifest and checks every part it lists against it (size, and in the
-    Parquet footer: row count, chunk id, first deal; ``verify_dataset`` also
-    recomputes checksums).  Returns ``manifest``, ``paths`` (the good parts, in deal
-    order), ``chunks`` (their number), ``n_chunks``, ``complete`` and ``problems``.
-    ``ValueError`` (one line) for a directory without a manifest, and for an unfinished
-    dataset or a bad part unless ``allow_incomplete`` (bad parts are then left out).
-    Files not in the manifest (strays, temporaries) are never read.
-    """
-    out_dir = os.fspath(out_dir)
-    manifest = load_manifest(out_dir)
-    if manifest is None:
-        raise ValueError(
-            f"{out_dir}: no {MANIFEST}: not a dataset written by run_study "
-            "(if its parts are intact, 'belote-sim dataset rebuild-manifest "
-            "DIR' rebuilds it)"
-        )
-    chunks = sorted(manifest["chunks"], key=lambda e: e["chunk"])
-    n_chunks = manifest["n_chunks"]
-    problems = []
-    paths = []
-    for entry in chunks:
-        path = os.path.join(out_dir, entry["file"])
-        problem = _part_problem(path, entry)
-        if problem:
-            problems.append(problem)
-        else:
-            paths.append(path)
-    missing = sorted(set(range(n_chunks)) - {e["chunk"] for e in chunks})
-    complete = bool(manifest.get("complete")) and not missing and not problems
-    if not allow_incomplete:
-        if problems:
-            raise ValueError(
-                f"{out_dir}: dataset incomplete or damaged: {problems[0]}"
-                + (f" (and {len(problems) - 1} more)" if len(problems) > 1 else "")
-                + "; rerun the same command to redo it, or pass "
-                "--allow-incomplete (allow_incomplete=True) to leave it out"
-            )
-        if not complete:
-            raise ValueError(
-                f"{out_dir}: dataset incomplete ({len(missing)} of {n_chunks} "
-                "chunks missing"
-                + (f", first {missing[:5]}" if missing else ", a run did not finish")
-                + "); rerun the same command to finish it, or pass "
-                "--allow-incomplete (allow_incomplete=True) to read what is there"
-            )
-    return {
-        "manifest": manifest,
-        "paths": paths,
-        "chunks": len(paths),
-        "n_chunks": n_chunks,
-        "complete": complete,
-        "problems": problems,
-    }
-
-
-def _part_paths(out_dir: str | os.PathLike, allow_incomplete: bool) -> tuple[dict, list[str]]:
-    status = dataset_status(out_dir, allow_incomplete)
-    return status["manifest"], status["paths"]
-
-
-def read_dataset(out_dir: str | os.PathLike, allow_incomplete: bool = False):
-    """The finished parts of a dataset as a ``pyarrow.dataset.Dataset`` (deal order).
-
-    Only files recorded in the manifest are part of it (never a temporary or stray
-    file), each checked against it first (``dataset_status``).
-    ``dataset.to_table().to_pandas()`` gives the deals table;
-    ``dataset.to_batches(columns=...)`` streams it.  The schema metadata holds the
-    provenance under ``belote_sim``.  An incomplete dataset is an error unless
-    ``allow_incomplete``.
-    """
-    import pyarrow.dataset as ds
-
-    _, paths = _part_paths(out_dir, allow_incomplete)
-    if not paths:
-        import pyarrow as pa
-
-        return ds.dataset(pa.Table.from_pandas(deals_frame(None), preserve_index=False))
-    return ds.dataset(paths, format="parquet")
-
-
-def verify_dataset(out_dir: str | os.PathLike) -> list[str]:
-    """Problems of a dataset (missing chunks, missing or altered files); [] if none."""
-    manifest = load_manifest(out_dir)
-    if manifest is None:
-        raise ValueError(f"{out_dir}: no {MANIFEST}: not a dataset written by run_study")
-    problems = []
-    seen = {e["chunk"] for e in manifest["chunks"]}
-    for c in sorted(set(range(manifest["n_chunks"])) - seen):
-        problems.append(f"chunk {c}: not finished")
-    for e in manifest["chunks"]:
-        path = os.path.join(out_dir, e["file"])
-        if not os.path.exists(path):
-            problems.append(f"chunk {e['chunk']}: {e['file']} missing")
-        elif file_sha256(path) != e["sha256"]:
-            problems.append(f"chunk {e['chunk']}: {e['file']} checksum mismatch")
-    return problems
 
 
 def _strain_codes(array) -> np.ndarray:
@@ -393,7 +146,7 @@ def dataset_summary(
     import pyarrow.compute as pc
 
     dataset = read_dataset(out_dir, allow_incomplete)
-    agg = _empty_aggregates()
+    agg = empty_aggregates()
     deals = 0
     mp_columns = [f"mp{k}" for k in range(3) if f"mp{k}" in dataset.schema.names]
     for batch in dataset.to_batches(
@@ -421,7 +174,7 @@ def dataset_summary(
             [_ints(batch.column(c), 0) for c in mp_columns],
             agg,
         )
-    return {"deals": deals, **_with_means(agg)}
+    return {"deals": deals, **with_means(agg)}
 
 
 def rebuild_manifest(out_dir: str | os.PathLike, force: bool = False) -> dict[str, Any]:
@@ -509,13 +262,13 @@ def rebuild_manifest(out_dir: str | os.PathLike, force: bool = False) -> dict[st
             )
         if provenance is None:
             raise ValueError(f"{out_dir}: no readable part file to rebuild from")
-        manifest = _new_manifest(
+        manifest = new_manifest(
             provenance, provenance["n"], provenance["chunk_size"], provenance["seed"], trick_log
         )
         manifest["chunks"] = entries
         manifest["complete"] = len(entries) == manifest["n_chunks"]
         manifest["rebuilt"] = True
-        _write_manifest(out_dir, manifest)
+        write_manifest(out_dir, manifest)
     return {
         "chunks": len(entries),
         "n_chunks": manifest["n_chunks"],

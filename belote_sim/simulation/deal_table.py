@@ -46,6 +46,7 @@ face-down card in bits 12k..12k+5 and its face-up card in bits 12k+6..12k+11; se
 from __future__ import annotations
 
 import json
+import os
 from typing import Any
 
 import numpy as np
@@ -61,6 +62,32 @@ from belote_sim.kernels.tables import (
     OUTCOME_THROWN_IN,
     STRAIN_NAMES,
 )
+from belote_sim.simulation.manifest import CHUNK_KEY, dataset_status, load_manifest
+
+__all__ = [
+    "CARD_NAMES",
+    "DEAL_COLUMNS",
+    "NULLABLE_COLUMNS",
+    "OUTCOME_DTYPE",
+    "PER_PLAYER",
+    "PROVENANCE_KEY",
+    "STRAIN_DTYPE",
+    "deal_columns",
+    "deals_frame",
+    "deals_table",
+    "format_summary",
+    "games_frame",
+    "incomplete_error",
+    "kernel_columns",
+    "parquet_schema",
+    "parquet_write_options",
+    "read_dataset",
+    "read_deals",
+    "summary_counts",
+    "summary_counts_of_codes",
+    "table_piles",
+    "table_status",
+]
 
 PROVENANCE_KEY = b"belote_sim"
 STRAIN_DTYPE = pd.CategoricalDtype(list(STRAIN_NAMES))
@@ -480,9 +507,6 @@ def format_summary(summary: dict[str, Any]) -> str:
     return "\n".join(lines)
 
 
-CHUNK_KEY = b"belote_sim_chunk"
-
-
 def table_status(path: str) -> dict[str, Any]:
     """What a deals Parquet file is and whether it is whole (reads only its footer).
 
@@ -565,6 +589,24 @@ def incomplete_error(path: str, problem: str) -> ValueError:
     )
 
 
+def read_dataset(out_dir: str | os.PathLike, allow_incomplete: bool = False):
+    """The finished parts of a dataset as a ``pyarrow.dataset.Dataset`` (deal order).
+
+    Only files recorded in the manifest are part of it (never a temporary or stray
+    file), each checked against it first (``manifest.dataset_status``).
+    ``dataset.to_table().to_pandas()`` gives the deals table;
+    ``dataset.to_batches(columns=...)`` streams it.  The schema metadata holds the
+    provenance under ``belote_sim``.  An incomplete dataset is an error unless
+    ``allow_incomplete``.
+    """
+    import pyarrow.dataset as ds
+
+    paths = dataset_status(out_dir, allow_incomplete)["paths"]
+    if not paths:
+        return ds.dataset(pa.Table.from_pandas(deals_frame(None), preserve_index=False))
+    return ds.dataset(paths, format="parquet")
+
+
 def read_deals(
     path: str, columns: list[str] | None = None, allow_incomplete: bool = False
 ) -> pd.DataFrame:
@@ -575,13 +617,9 @@ def read_deals(
     an incomplete one (no completion mark, a row count that differs from its metadata,
     an unfinished dataset) unless ``allow_incomplete``.
     """
-    import os
-
     import pyarrow.parquet as pq
 
     if os.path.isdir(path):
-        from belote_sim.simulation.dataset import load_manifest, read_dataset
-
         dataset = read_dataset(path, allow_incomplete=allow_incomplete)
         df = dataset.to_table(columns=columns).to_pandas()
         df.attrs["belote_sim"] = (load_manifest(path) or {}).get("provenance", {})

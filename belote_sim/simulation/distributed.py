@@ -57,7 +57,17 @@ from typing import Any
 
 import numpy as np
 
-from belote_sim.simulation.dataset import (  # noqa: F401 (public names re-exported)
+from belote_sim.simulation.dataset import (
+    SUMMARY_COLUMNS,
+    dataset_summary,
+    empty_aggregates,
+    frame_aggregates,
+    merge_aggregates,
+    rebuild_manifest,
+    with_means,
+)
+from belote_sim.simulation.deal_table import PROVENANCE_KEY, deals_frame, read_dataset
+from belote_sim.simulation.manifest import (
     CHUNK_KEY,
     LEGACY_MANIFEST,
     LOCK,
@@ -65,27 +75,60 @@ from belote_sim.simulation.dataset import (  # noqa: F401 (public names re-expor
     MANIFEST_FORMAT,
     PART_RE,
     PART_TEMPLATE,
-    SUMMARY_COLUMNS,
-    TEMP_MARK,
-    _atomic_write,
-    _check_visible,
-    _empty_aggregates,
-    _is_temp,
-    _merge,
-    _new_manifest,
-    _with_means,
-    _write_manifest,
     dataset_status,
-    dataset_summary,
     file_sha256,
-    frame_aggregates,
     load_manifest,
-    read_dataset,
-    rebuild_manifest,
+    new_manifest,
     verify_dataset,
+    write_manifest,
 )
-from belote_sim.simulation.deal_table import PROVENANCE_KEY, deals_frame
-from belote_sim.simulation.safe_io import check_free_space, run_lock
+from belote_sim.simulation.safe_io import (
+    TEMP_MARK,
+    atomic_write,
+    check_free_space,
+    is_temp,
+    run_lock,
+)
+
+# run_study, and re-exported, the readers and names of a dataset (this module is the
+# door to datasets: ``manifest``, ``dataset`` and ``deal_table.read_dataset``)
+__all__ = [
+    "CHUNK_KEY",
+    "LEGACY_MANIFEST",
+    "LOCK",
+    "MANIFEST",
+    "MANIFEST_FORMAT",
+    "PART_RE",
+    "PART_TEMPLATE",
+    "SUMMARY_COLUMNS",
+    "TEMP_MARK",
+    "DaskMissing",
+    "dataset_status",
+    "dataset_summary",
+    "file_sha256",
+    "frame_aggregates",
+    "load_manifest",
+    "read_dataset",
+    "rebuild_manifest",
+    "require_dask",
+    "run_study",
+    "verify_dataset",
+]
+
+
+def _check_visible(path: str, size: int) -> None:
+    """The client sees the part a worker wrote or checked (shared filesystem)."""
+    try:
+        seen = os.path.getsize(path)
+    except OSError:
+        seen = None
+    if seen != size:
+        raise RuntimeError(
+            f"{path}: a worker wrote or checked this part ({size} bytes) but the client "
+            f"{'does not see it' if seen is None else f'sees {seen} bytes'}: the output "
+            "directory must be on a filesystem shared by the client and every worker, at "
+            "the same path"
+        )
 
 
 def _chunk_task(
@@ -131,7 +174,7 @@ def _chunk_task(
     pq.write_table(table, sink)
     data = sink.getvalue()
     sha = hashlib.sha256(memoryview(data)).hexdigest()
-    _atomic_write(path, memoryview(data))
+    atomic_write(path, memoryview(data))
     return {
         "chunk": chunk,
         "skipped": False,
@@ -180,7 +223,7 @@ def _prepare_dir(out_dir: str, manifest: dict[str, Any]) -> dict[str, Any]:
             e for e in old.get("chunks", []) if 0 <= e["chunk"] < manifest["n_chunks"]
         ]
     for name in names:  # leftovers of a crash: never counted, removed
-        if _is_temp(name):
+        if is_temp(name):
             try:
                 os.unlink(os.path.join(out_dir, name))
             except OSError:
@@ -313,11 +356,11 @@ def run_study(
         raise ValueError(f"{out_dir} is a file: a study on dask writes a dataset directory")
     os.makedirs(out_dir, exist_ok=True)
     with run_lock(os.path.join(out_dir, LOCK), out_dir):
-        manifest = _new_manifest(provenance, n_deals, study.chunk_size, study.seed, trick_log)
+        manifest = new_manifest(provenance, n_deals, study.chunk_size, study.seed, trick_log)
         manifest = _prepare_dir(out_dir, manifest)
         left = n_deals - sum(e["rows"] for e in manifest["chunks"])
         check_free_space(out_dir, left, trick_log)
-        _write_manifest(out_dir, manifest)
+        write_manifest(out_dir, manifest)
 
         start = time.perf_counter()
         n_chunks = manifest["n_chunks"]
@@ -393,7 +436,7 @@ def run_study(
                                 if time.monotonic() >= next_write:
                                     took = time.monotonic()
                                     manifest["chunks"] = list(done.values())
-                                    _write_manifest(out_dir, manifest)
+                                    write_manifest(out_dir, manifest)
                                     took = time.monotonic() - took
                                     # a big manifest: keep its rewriting under ~5% of the time
                                     next_write = time.monotonic() + max(
@@ -407,7 +450,7 @@ def run_study(
                     finally:
                         manifest["chunks"] = list(done.values())
                         manifest["complete"] = len(computed) + len(skipped) == n_chunks
-                        _write_manifest(out_dir, manifest)
+                        write_manifest(out_dir, manifest)
             except KeyboardInterrupt:
                 _quiet_dask()  # the workers' complaints about the closing cluster
                 if cluster is not None:
@@ -423,18 +466,18 @@ def run_study(
                     cluster.close()
         else:
             manifest["complete"] = True
-            _write_manifest(out_dir, manifest)
+            write_manifest(out_dir, manifest)
 
     elapsed = time.perf_counter() - start
-    total = _empty_aggregates()
+    total = empty_aggregates()
     for c in sorted(done):
-        _merge(total, done[c]["aggregates"])
+        merge_aggregates(total, done[c]["aggregates"])
     return {
         "deals": n_deals,
         "computed": computed_deals,
         "seconds": elapsed,
         "deals_per_s": computed_deals / elapsed if elapsed > 0 else float("inf"),
-        **_with_means(total),
+        **with_means(total),
         "chunks": n_chunks,
         "computed_chunks": sorted(computed),
         "skipped_chunks": sorted(skipped),

@@ -22,6 +22,8 @@ from belote_sim.rules import Rules
 from belote_sim.simulation.deal_table import deals_frame, read_deals, table_piles
 from belote_sim.simulation.runner import make_study
 
+__all__ = ["CHECK_COLUMNS", "export_replay", "parse_rows", "read_rows", "records", "study_of"]
+
 CHECK_COLUMNS = ("strain", "taker", "doubling", "raw0", "raw1", "mp0", "mp1")
 
 

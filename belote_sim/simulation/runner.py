@@ -39,8 +39,26 @@ from belote_sim.policies import (
     search_bits,
 )
 from belote_sim.rules import Rules
-from belote_sim.simulation.deal_table import deals_frame, games_frame
-from belote_sim.simulation.study import (  # noqa: F401 (re-exported)
+from belote_sim.simulation.deal_table import (
+    PROVENANCE_KEY,
+    deals_frame,
+    deals_table,
+    games_frame,
+    kernel_columns,
+    parquet_schema,
+    parquet_write_options,
+    summary_counts,
+    summary_counts_of_codes,
+    table_status,
+)
+from belote_sim.simulation.safe_io import (
+    check_free_space,
+    completion_mark,
+    fsync_dir,
+    fsync_file,
+    run_lock,
+)
+from belote_sim.simulation.study import (
     DEFAULT_CHUNK,
     MAX_TRIES,
     Study,
@@ -48,9 +66,26 @@ from belote_sim.simulation.study import (  # noqa: F401 (re-exported)
     make_study,
 )
 
+# Study, make_study and their constants re-exported: the runner is where studies are run
+__all__ = [
+    "DEFAULT_CHUNK",
+    "MAX_TRIES",
+    "RunInterrupted",
+    "Study",
+    "iter_chunks",
+    "make_study",
+    "numba_threads",
+    "output_paths",
+    "simulate",
+    "simulate_games",
+    "simulate_to_parquet",
+]
+
 
 @contextlib.contextmanager
-def _threads(threads: int | None) -> Iterator[int]:
+def numba_threads(threads: int | None) -> Iterator[int]:
+    """Run the block with ``threads`` numba threads (None: all), then restore the
+    previous number; yields the number used.  ``ValueError`` outside 1..the maximum."""
     previous = numba.get_num_threads()
     if threads is None:
         threads = numba.config.NUMBA_NUM_THREADS
@@ -70,7 +105,7 @@ def iter_chunks(
     if isinstance(n_deals, bool) or not isinstance(n_deals, (int, np.integer)) or n_deals < 0:
         raise ValueError(f"n_deals must be a non-negative integer, got {n_deals!r}")
     study.check_feasible()
-    with _threads(threads):
+    with numba_threads(threads):
         n_chunks = -(-n_deals // study.chunk_size)
         for chunk in range(n_chunks):
             length = min(study.chunk_size, n_deals - chunk * study.chunk_size)
@@ -183,8 +218,6 @@ def _resumable(
     (0, None) if it is unreadable (a killed run); ``ValueError`` for another study."""
     import pyarrow.parquet as pq
 
-    from belote_sim.simulation.deal_table import table_status
-
     try:
         status = table_status(partial)
         pf = pq.ParquetFile(partial)
@@ -220,8 +253,6 @@ def _old_chunks(pf, kept: int, chunk_size: int):
 
 def _summary_of(path: str) -> dict[str, Any]:
     import pyarrow.parquet as pq
-
-    from belote_sim.simulation.deal_table import summary_counts
 
     counts: dict[str, Any] = {}
     for batch in pq.ParquetFile(path).iter_batches(
@@ -269,40 +300,18 @@ def simulate_to_parquet(
 
     Returns a summary: deals, computed (deals simulated in this run), resumed_chunks,
     seconds, deals per second (simulated in this run), contract mix and success.
+
+    The steps: check the arguments (``_checked_output``), return at once for a complete
+    table of this study (``_already_complete``), find the chunks to resume
+    (``_resumable``), write the chunks (``_write_chunks`` into a ``_ChunkFile``), then
+    rename the finished file into place (``_ChunkFile.complete``) or keep what was
+    finished (``_ChunkFile.keep_partial``).
     """
-    import pyarrow as pa
-    import pyarrow.parquet as pq
-
-    from belote_sim.simulation.deal_table import (
-        PROVENANCE_KEY,
-        deals_table,
-        kernel_columns,
-        parquet_schema,
-        parquet_write_options,
-        summary_counts,
-        summary_counts_of_codes,
-        table_status,
-    )
-    from belote_sim.simulation.safe_io import (
-        check_free_space,
-        completion_mark,
-        fsync_dir,
-        fsync_file,
-        run_lock,
-    )
-
     if isinstance(n_deals, bool) or not isinstance(n_deals, (int, np.integer)) or n_deals < 1:
         raise ValueError(f"n_deals must be a positive integer, got {n_deals!r}")
     n_deals = int(n_deals)
     path = os.fspath(path)
-    directory = os.path.dirname(os.path.abspath(path))
-    if os.path.isdir(path):
-        raise ValueError(
-            f"{path} is a directory: give a file name (or a dataset directory "
-            "with --workers/--scheduler)"
-        )
-    if not os.path.isdir(directory):
-        raise ValueError(f"{directory}: no such directory")
+    directory = _checked_output(path)
     side = output_paths(path)
     provenance = json.loads(json.dumps(study.provenance(n_deals)))
     size = study.chunk_size
@@ -310,28 +319,16 @@ def simulate_to_parquet(
     start = time.perf_counter()
     with run_lock(side["lock"], path):
         if os.path.lexists(path) and not overwrite:
-            try:
-                status = table_status(path)
-                same = status["complete"] and _same_study(
-                    status, provenance, trick_log, pq.read_schema(path).names
-                )
-            except (ValueError, OSError):
-                same = False
-            if same:
-                return {
-                    "deals": n_deals,
-                    "computed": 0,
-                    "resumed_chunks": n_chunks,
-                    "already_complete": True,
-                    "seconds": time.perf_counter() - start,
-                    "deals_per_s": 0.0,
-                    **_summary_of(path),
-                }
-            raise ValueError(
-                f"{path} exists (not a complete table of this study); add --overwrite "
-                "(overwrite=True) to replace it (it is kept until the new table "
-                "is complete), or choose another output"
-            )
+            summary = _already_complete(path, provenance, trick_log)
+            return {
+                "deals": n_deals,
+                "computed": 0,
+                "resumed_chunks": n_chunks,
+                "already_complete": True,
+                "seconds": time.perf_counter() - start,
+                "deals_per_s": 0.0,
+                **summary,
+            }
         with contextlib.suppress(FileNotFoundError):
             os.unlink(side["writing"])  # a killed run's file: never complete
         kept, old = 0, None
@@ -342,106 +339,23 @@ def simulate_to_parquet(
                 kept, old = _resumable(side["partial"], provenance, trick_log, size, n_chunks)
         check_free_space(directory, n_deals - kept * size, trick_log)
         study.check_feasible()
-        writer: Any = None
-        done = rows = computed = synced = 0
-        counts: dict[str, Any] = {}
-        in_flight: Any = None  # the writer thread's job under way
-        fresh_schema = None  # a fresh chunk's schema, to append to a resumed file
-        if old is not None:  # computed here: kernels run in this thread only
-            fresh_schema = pa.Table.from_pandas(
-                deals_frame(study.run_chunk(0, 1, trick_log)), preserve_index=False
-            ).schema
-
-        def write(table) -> None:
-            with _signals_deferred():  # the counts must be those of the file
-                _write(table)
-
-        def _write(table) -> None:
-            nonlocal writer, done, rows, synced
-            if writer is None:
-                schema = table.schema
-                if fresh_schema is not None:  # reading back gives other types
-                    schema = fresh_schema
-                schema = parquet_schema(schema)  # never-null columns: required
-                meta = dict(schema.metadata or {})
-                meta[PROVENANCE_KEY] = json.dumps(study.provenance(n_deals)).encode()
-                writer = pq.ParquetWriter(
-                    side["writing"],
-                    schema.with_metadata(meta),
-                    **parquet_write_options(schema.names),
-                )
-            table = table.replace_schema_metadata(writer.schema.metadata)
-            if table.schema != writer.schema:
-                table = table.cast(writer.schema)
-            writer.write_table(table)
-            done += 1
-            rows += table.num_rows
-            if rows - synced >= _SYNC_ROWS:  # to disk while computing, not all at the end
-                fsync_file(side["writing"])
-                synced = rows
-
-        def convert_and_write(raw: dict[str, Any]) -> int:
-            if raw.get("rules") is not None and raw["rules"].solo:
-                table = deals_table(raw)  # through pandas
-                write(table)
-                summary_counts(table.select(["strain", "outcome"]).to_pandas(), counts)
-                return table.num_rows
-            cols = kernel_columns(raw["out"])  # contiguous columns, once
-            table = deals_table(raw, cols)  # from the kernel arrays, no DataFrame on the way
-            write(table)
-            summary_counts_of_codes(cols[COL_STRAIN], cols[COL_OUTCOME], counts)
-            return table.num_rows
-
-        def finish(job) -> int:
-            n = job.result()
-            if progress:
-                progress(n)
-            return n
-
+        out = _ChunkFile(
+            side["writing"],
+            json.dumps(study.provenance(n_deals)).encode(),
+            # to append fresh chunks to a resumed file (computed here: kernels run in this
+            # thread only)
+            _fresh_schema(study, trick_log) if old is not None else None,
+        )
         try:
-            if old is not None:
-                for table in _old_chunks(old, kept, size):
-                    write(table)
-                    summary_counts(table.select(["strain", "outcome"]).to_pandas(), counts)
-                    if progress:
-                        progress(table.num_rows)
-            with _threads(threads), ThreadPoolExecutor(1) as pool:
-                # The writer thread turns chunk c into a table and writes it while the
-                # kernels (which release the GIL) compute chunk c + 1.  A chunk counts
-                # (progress, the partial file) once its write is over.
-                for chunk in range(kept, n_chunks):
-                    length = min(size, n_deals - chunk * size)
-                    raw = study.run_chunk(chunk, length, trick_log)
-                    if in_flight is not None:
-                        in_flight, job = None, in_flight
-                        computed += finish(job)
-                    in_flight = pool.submit(convert_and_write, raw)
-                if in_flight is not None:
-                    in_flight, job = None, in_flight
-                    computed += finish(job)
-            with _signals_deferred():
-                writer.add_key_value_metadata(completion_mark(rows, done, n_chunks))
-                writer.close()
-                fsync_file(side["writing"])
-                os.replace(side["writing"], path)
+            computed = _write_chunks(out, study, n_deals, old, kept, threads, trick_log, progress)
+            out.complete(n_chunks, path)
         except BaseException as exc:
-            if in_flight is not None:  # let the write under way end: its chunk is kept
-                with contextlib.suppress(BaseException):
-                    in_flight.result()
             with _signals_deferred(redeliver=False):
-                saved = _keep_partial(writer, side, rows, done, kept, n_chunks)
+                saved = out.keep_partial(side["partial"], kept, n_chunks)
             if not isinstance(exc, KeyboardInterrupt):
                 raise
-            if saved:
-                what = (
-                    f"kept {saved} of {n_chunks} chunks ({saved * size:,} of "
-                    f"{n_deals:,} deals) in {side['partial']}; run the same command "
-                    "again to resume, or add --overwrite to start over"
-                )
-            else:
-                what = "no chunk was finished, nothing kept; run the same command again"
             raise RunInterrupted(
-                f"interrupted: {what}" + (f" ({path} is untouched)" if os.path.exists(path) else "")
+                _interrupted_message(saved, n_chunks, size, n_deals, side["partial"], path)
             ) from None
         finally:
             if old is not None:
@@ -456,32 +370,206 @@ def simulate_to_parquet(
         "resumed_chunks": kept,
         "seconds": elapsed,
         "deals_per_s": computed / elapsed if elapsed > 0 else float("inf"),
-        **counts,
+        **out.counts,
     }
 
 
-def _keep_partial(
-    writer, side: dict[str, str], rows: int, done: int, kept: int, n_chunks: int
-) -> int:
-    """After an interruption: close the file being written with an "incomplete" mark
-    and keep it as the partial file if it has more chunks than the one resumed from.
-    Returns the number of chunks the partial file now holds."""
-    from belote_sim.simulation.safe_io import completion_mark, fsync_file
+def _checked_output(path: str) -> str:
+    """The directory of a single-file output ``path``; ``ValueError`` for a directory
+    given as the file, or a file in a directory that does not exist."""
+    directory = os.path.dirname(os.path.abspath(path))
+    if os.path.isdir(path):
+        raise ValueError(
+            f"{path} is a directory: give a file name (or a dataset directory "
+            "with --workers/--scheduler)"
+        )
+    if not os.path.isdir(directory):
+        raise ValueError(f"{directory}: no such directory")
+    return directory
 
-    saved = kept
+
+def _already_complete(path: str, provenance: dict[str, Any], trick_log: bool) -> dict[str, Any]:
+    """The contract counts of an existing ``path`` that is a complete table of this
+    study; ``ValueError`` for any other existing file (it is not replaced without
+    ``overwrite``)."""
+    import pyarrow.parquet as pq
+
     try:
-        if writer is not None:
-            writer.add_key_value_metadata(completion_mark(rows, done, n_chunks))
-            writer.close()
-            if done > kept:
-                fsync_file(side["writing"])
-                os.replace(side["writing"], side["partial"])
-                saved = done
-    except BaseException:  # keep the older partial file; the writing one is unusable
-        pass
-    with contextlib.suppress(OSError):
-        os.unlink(side["writing"])
-    return saved
+        status = table_status(path)
+        same = status["complete"] and _same_study(
+            status, provenance, trick_log, pq.read_schema(path).names
+        )
+    except (ValueError, OSError):
+        same = False
+    if not same:
+        raise ValueError(
+            f"{path} exists (not a complete table of this study); add --overwrite "
+            "(overwrite=True) to replace it (it is kept until the new table "
+            "is complete), or choose another output"
+        )
+    return _summary_of(path)
+
+
+def _fresh_schema(study: Study, trick_log: bool) -> Any:
+    """The Arrow schema of a freshly simulated chunk (one deal)."""
+    import pyarrow as pa
+
+    return pa.Table.from_pandas(
+        deals_frame(study.run_chunk(0, 1, trick_log)), preserve_index=False
+    ).schema
+
+
+class _ChunkFile:
+    """The file being written (``.NAME.writing``): one or more row groups per chunk, the
+    study's provenance in its schema metadata, and the counts of what it holds
+    (``done`` chunks, ``rows``, the contract ``counts`` of the summary)."""
+
+    def __init__(self, path: str, provenance: bytes, fresh_schema: Any = None):
+        self.path = path
+        self.provenance = provenance
+        self.fresh_schema = fresh_schema  # reading a resumed file back gives other types
+        self.writer: Any = None
+        self.done = self.rows = self.synced = 0
+        self.counts: dict[str, Any] = {}
+
+    def write(self, table: Any) -> None:
+        """Append one chunk (an Arrow table); signals wait, so that the counts are
+        those of the file."""
+        with _signals_deferred():
+            self._write(table)
+
+    def _write(self, table: Any) -> None:
+        import pyarrow.parquet as pq
+
+        if self.writer is None:
+            schema = table.schema if self.fresh_schema is None else self.fresh_schema
+            schema = parquet_schema(schema)  # never-null columns: required
+            meta = dict(schema.metadata or {})
+            meta[PROVENANCE_KEY] = self.provenance
+            self.writer = pq.ParquetWriter(
+                self.path,
+                schema.with_metadata(meta),
+                **parquet_write_options(schema.names),
+            )
+        table = table.replace_schema_metadata(self.writer.schema.metadata)
+        if table.schema != self.writer.schema:
+            table = table.cast(self.writer.schema)
+        self.writer.write_table(table)
+        self.done += 1
+        self.rows += table.num_rows
+        if self.rows - self.synced >= _SYNC_ROWS:  # to disk while computing, not at the end
+            fsync_file(self.path)
+            self.synced = self.rows
+
+    def write_kept(self, table: Any) -> int:
+        """Append a chunk of the file resumed from; its number of deals."""
+        self.write(table)
+        summary_counts(table.select(["strain", "outcome"]).to_pandas(), self.counts)
+        return table.num_rows
+
+    def write_raw(self, raw: dict[str, Any]) -> int:
+        """Append a chunk from the kernel arrays of ``Study.run_chunk``; its number of
+        deals.  Runs in the writer thread."""
+        if raw.get("rules") is not None and raw["rules"].solo:
+            return self.write_kept(deals_table(raw))  # through pandas
+        cols = kernel_columns(raw["out"])  # contiguous columns, once
+        table = deals_table(raw, cols)  # from the kernel arrays, no DataFrame on the way
+        self.write(table)
+        summary_counts_of_codes(cols[COL_STRAIN], cols[COL_OUTCOME], self.counts)
+        return table.num_rows
+
+    def complete(self, n_chunks: int, path: str) -> None:
+        """Mark the file complete, flush it to disk and rename it to ``path``."""
+        with _signals_deferred():
+            self.writer.add_key_value_metadata(completion_mark(self.rows, self.done, n_chunks))
+            self.writer.close()
+            fsync_file(self.path)
+            os.replace(self.path, path)
+
+    def keep_partial(self, partial: str, kept: int, n_chunks: int) -> int:
+        """After an interruption: close the file with an "incomplete" mark and keep it
+        as ``partial`` if it has more chunks than the ``kept`` ones resumed from.
+        Returns the number of chunks the partial file now holds."""
+        saved = kept
+        try:
+            if self.writer is not None:
+                self.writer.add_key_value_metadata(completion_mark(self.rows, self.done, n_chunks))
+                self.writer.close()
+                if self.done > kept:
+                    fsync_file(self.path)
+                    os.replace(self.path, partial)
+                    saved = self.done
+        except BaseException:  # keep the older partial file; the writing one is unusable
+            pass
+        with contextlib.suppress(OSError):
+            os.unlink(self.path)
+        return saved
+
+
+def _write_chunks(
+    out: _ChunkFile,
+    study: Study,
+    n_deals: int,
+    old: Any,
+    kept: int,
+    threads: int | None,
+    trick_log: bool,
+    progress: Callable[[int], None] | None,
+) -> int:
+    """Write the ``kept`` chunks of the file resumed from (``old``, or None), then
+    simulate and write the others; returns the number of deals simulated."""
+    size = study.chunk_size
+    n_chunks = -(-n_deals // size)
+    computed = 0
+    in_flight: Any = None  # the writer thread's job under way
+
+    def finish(job: Any) -> int:
+        n = job.result()
+        if progress:
+            progress(n)
+        return n
+
+    try:
+        if old is not None:
+            for table in _old_chunks(old, kept, size):
+                n = out.write_kept(table)
+                if progress:
+                    progress(n)
+        with numba_threads(threads), ThreadPoolExecutor(1) as pool:
+            # The writer thread turns chunk c into a table and writes it while the
+            # kernels (which release the GIL) compute chunk c + 1.  A chunk counts
+            # (progress, the partial file) once its write is over.
+            for chunk in range(kept, n_chunks):
+                length = min(size, n_deals - chunk * size)
+                raw = study.run_chunk(chunk, length, trick_log)
+                if in_flight is not None:
+                    in_flight, job = None, in_flight
+                    computed += finish(job)
+                in_flight = pool.submit(out.write_raw, raw)
+            if in_flight is not None:
+                in_flight, job = None, in_flight
+                computed += finish(job)
+    except BaseException:
+        if in_flight is not None:  # let the write under way end: its chunk is kept
+            with contextlib.suppress(BaseException):
+                in_flight.result()
+        raise
+    return computed
+
+
+def _interrupted_message(
+    saved: int, n_chunks: int, size: int, n_deals: int, partial: str, path: str
+) -> str:
+    """What an interrupted run kept (``saved`` chunks in ``partial``) and how to resume."""
+    if saved:
+        what = (
+            f"kept {saved} of {n_chunks} chunks ({saved * size:,} of "
+            f"{n_deals:,} deals) in {partial}; run the same command "
+            "again to resume, or add --overwrite to start over"
+        )
+    else:
+        what = "no chunk was finished, nothing kept; run the same command again"
+    return f"interrupted: {what}" + (f" ({path} is untouched)" if os.path.exists(path) else "")
 
 
 def simulate_games(
@@ -521,7 +609,7 @@ def simulate_games(
     log = np.zeros(
         (n_games, max_deals if deal_log else 0, NUM_SOLO_COLS if solo else NUM_COLS), dtype=np.int64
     )
-    with _threads(threads):
+    with numba_threads(threads):
         if solo:
             failed = simulate_solo_games(
                 seeds.view(np.int64),

@@ -10,6 +10,8 @@
   without it or whose row count differs (``table_status``).
 * ``check_free_space(directory, n_bytes)``: refuses a run whose estimated output does
   not fit on the disk.
+* ``atomic_write(path, data)``: a file appears whole or not at all (a fsynced
+  temporary, ``.NAME.tmp-...``, renamed over it).
 """
 
 from __future__ import annotations
@@ -24,6 +26,27 @@ import time
 import uuid
 from collections.abc import Iterator
 from typing import Any
+
+__all__ = [
+    "BYTES_PER_DEAL",
+    "BYTES_PER_DEAL_TRICK_LOG",
+    "COMPLETE_KEY",
+    "TEMP_MARK",
+    "atomic_write",
+    "check_free_space",
+    "completion_mark",
+    "estimated_bytes",
+    "fsync_dir",
+    "fsync_file",
+    "human_bytes",
+    "is_temp",
+    "read_lock",
+    "read_mark",
+    "run_lock",
+]
+
+#: the mark of ``atomic_write``'s temporary files
+TEMP_MARK = ".tmp-"
 
 #: key of the completion mark in a single-file table's Parquet key-value metadata
 COMPLETE_KEY = b"belote_sim_complete"
@@ -47,6 +70,30 @@ def fsync_dir(path: str) -> None:
         pass
     finally:
         os.close(fd)
+
+
+def atomic_write(path: str, data: bytes | memoryview) -> None:
+    """Write ``data`` to ``path`` via a fsynced temporary file and ``os.replace``."""
+    directory, name = os.path.split(path)
+    tmp = os.path.join(directory, f".{name}{TEMP_MARK}{uuid.uuid4().hex}")
+    try:
+        with open(tmp, "wb") as f:
+            f.write(data)
+            f.flush()
+            os.fsync(f.fileno())
+        os.replace(tmp, path)
+    except BaseException:
+        try:
+            os.unlink(tmp)
+        except OSError:
+            pass
+        raise
+    fsync_dir(directory)
+
+
+def is_temp(name: str) -> bool:
+    """Whether ``name`` is a temporary file left by ``atomic_write``."""
+    return name.startswith(".") and TEMP_MARK in name
 
 
 def fsync_file(path: str) -> None:

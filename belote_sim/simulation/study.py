@@ -40,6 +40,16 @@ from belote_sim.policies import (
 )
 from belote_sim.rules import Rules
 
+__all__ = [
+    "CONSTRAINT_KEYS",
+    "DEFAULT_CHUNK",
+    "MAX_TRIES",
+    "PILOT_DEALS",
+    "Study",
+    "check_no_failed",
+    "make_study",
+]
+
 DEFAULT_CHUNK = 1 << 16
 
 
