@@ -120,7 +120,7 @@ def test_the_policy_plays_the_best_scored_card_of_the_training_features(model):
             continue  # a tie: broken by card cost inside the policy
         work = np.zeros((4, 4), np.int64)
         work[0] = obs[r, OBS_KNOWN : OBS_KNOWN + 4]
-        rules = Rules.preset("common").to_array()
+        rules = Rules.preset("common").to_array().copy()
         rules[R_RAISE_OVER_PARTNER] = obs[r, OBS_RAISE_OVER_PARTNER]
         rules[R_UNDERTRUMP] = obs[r, OBS_UNDERTRUMP]
         card = expert_decide(

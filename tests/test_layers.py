@@ -7,8 +7,10 @@ relative imports resolved -- together with the attributes read off an imported
 every module (``kernels/`` included):
 
 * **Layers.**  Imports run one way: kernels < stats/cards/rules/policies < deal <
-  simulation < atlas < analysis < cli < the package's ``__init__``.  A module may
-  import its own layer or lower ones only.
+  simulation < atlas < analysis < cli < the package's ``__init__``, and inside the
+  kernels floor by floor (``KERNEL_FLOORS``: the play loop sits above the policy
+  switchboard, which sits above the policies).  A module may import its own layer or
+  lower ones only.
 * **No circles.**  The graph "module A imports module B" (``from pkg import sub``
   is an edge to ``pkg.sub``; the parent packages that Python initialises first are
   not edges: each ``__init__`` is checked through its own imports) has no strongly
@@ -41,9 +43,28 @@ import pytest
 TOP = "belote_sim"
 PACKAGE = Path(__file__).resolve().parents[1] / TOP
 
+#: The floors inside ``kernels/`` (docs/architecture.md): numba's machinery and the
+#: tables; bit helpers and the generator; the rules; the deal record and what policies
+#: are shown; the policies' kernels; their adapters to a seat; the switchboard; the
+#: play loop and the auction; the drivers that loop over many deals.
+KERNEL_FLOORS = [
+    (0.00, ("numba_internals", "tables", "expert_weights")),
+    (0.01, ("_cache",)),
+    (0.02, ("_jit",)),
+    (0.03, ("bits", "rng", "atomics")),
+    (0.10, ("core", "declarations", "scoring", "dealing")),
+    (0.20, ("records",)),
+    (0.30, ("greedy", "bidding", "solver", "expert", "expert_model")),
+    (0.40, ("search_policies", "expert_seat")),
+    (0.50, ("switchboard",)),
+    (0.60, ("play", "auction")),
+    (0.70, ("simulate", "atlas", "playouts", "expert_data", "perft")),
+]
+
 #: Layer of a module by its dotted name; the first matching prefix wins.
 LAYERS = [
-    ("belote_sim.kernels", 0),
+    *[(f"belote_sim.kernels.{name}", floor) for floor, names in KERNEL_FLOORS for name in names],
+    ("belote_sim.kernels", 0.7),  # the package's __init__ (it installs the cache locators)
     ("belote_sim._version", 0),
     ("belote_sim.stats", 1),
     ("belote_sim.cards", 1),
@@ -536,3 +557,16 @@ def test_a_package_may_list_its_submodules(tmp_path):
         {"analysis/__init__.py": '__all__ = ["plots"]\n', "analysis/plots.py": "__all__ = []\n"},
     )
     assert not interface_problems(tree, "belote_sim.analysis")
+
+
+def test_every_kernel_module_has_a_floor():
+    """A new kernel module is placed on a floor of ``KERNEL_FLOORS`` (else it would
+    silently take the top floor of the ``belote_sim.kernels`` package)."""
+    floors = [f"belote_sim.kernels.{n}" for _, names in KERNEL_FLOORS for n in names]
+    homeless = [
+        m
+        for m in NAMES
+        if m.startswith("belote_sim.kernels.")
+        and not any(m == f or m.startswith(f + ".") for f in floors)
+    ]
+    assert not homeless

@@ -41,7 +41,7 @@ ALL_CARDS = np.arange(32, dtype=np.int64)
 
 def play_rules(raise_op, undertrump):
     """A rules array with the two play options set (the rest as ``common``)."""
-    rules = Rules.preset("common").to_array()
+    rules = Rules.preset("common").to_array().copy()
     rules[R_RAISE_OVER_PARTNER] = raise_op
     rules[R_UNDERTRUMP] = undertrump
     return rules
@@ -64,11 +64,10 @@ def random_positions(n, seed):
     return hands, tricks, n_played, strains
 
 
-def shown_by_play(tricks, n_played, strains, cards, raise_op, undertrump):
+def shown_by_play(tricks, n_played, strains, cards, rules):
     """Per position, the mask of cards ``x`` such that holding ``{card, x}`` would have
     made ``card`` illegal (what playing ``card`` shows the player does not hold),
     from ``legal_mask`` alone."""
-    rules = play_rules(raise_op, undertrump)
     n = len(cards)
     pair_hands = (np.int64(1) << cards)[:, None] | (np.int64(1) << ALL_CARDS)[None, :]
     legal = legal_masks_batch(
@@ -165,7 +164,7 @@ def test_infer_forbidden_agrees_with_legal_mask(raise_op, undertrump):
             if n == 3:
                 _, _, win_pos = trick_state(trick, 4, strain)
                 leader = (leader + win_pos) & 3
-        shown = shown_by_play(tricks, n_in_trick, np.full(32, strain), plays, raise_op, undertrump)
+        shown = shown_by_play(tricks, n_in_trick, np.full(32, strain), plays, rules)
         expected = np.zeros(4, dtype=np.int64)
         out = np.zeros(4, dtype=np.int64)
         for i in range(32):

@@ -257,7 +257,7 @@ def test_cheap_bounds_match_rank_by_rank_reference():
     """The table-driven cheap bounds (``_sure_trumps``, ``_quick_points``) equal a
     rank-by-rank reference on positions at trick boundaries, every strain and
     leader, from full deals down to one card each."""
-    hands, _leaders, _, _, strains = positions(77, 3000, 0, 28, 0, 1)
+    hands, _leaders, _, _, strains = positions(77, 3000, 0, 28, options("common")[0])
     for i in range(hands.shape[0]):
         h = _at_trick_boundary(hands[i])
         st = int(strains[i])
@@ -311,7 +311,7 @@ def py_tt_keys(hands, strain):
 def test_table_keys_pack_zero_point_cards():
     """The table key (zero-point cards packed by the ``PACK`` lookup) equals a
     card-by-card reference, every strain, from full deals down to one card each."""
-    hands, _, _, _, _ = positions(78, 2000, 0, 28, 0, 1)
+    hands, _, _, _, _ = positions(78, 2000, 0, 28, options("common")[0])
     for i in range(hands.shape[0]):
         h = hands[i]
         for st in range(6):
@@ -683,8 +683,7 @@ def test_pimc_card_is_legal_and_reproducible():
         14,
         first,
         STRAIN_NAMES.index(rec["contract"]["strain"]),
-        0,
-        1,
+        options("common")[0],
         12,
         5,
         s.tt,
