@@ -59,8 +59,8 @@ def main():
 
     rules = Rules.preset("common").to_array()
     hands, tricks, n_played, strains = random_positions(args.positions)
-    legal_masks_batch(hands[:10], tricks[:10], n_played[:10], strains[:10], 0, 1)
-    t_legal = best_of(lambda: legal_masks_batch(hands, tricks, n_played, strains, 0, 1))
+    legal_masks_batch(hands[:10], tricks[:10], n_played[:10], strains[:10], rules)
+    t_legal = best_of(lambda: legal_masks_batch(hands, tricks, n_played, strains, rules))
 
     out = np.zeros((args.deals, 8), dtype=np.int64)
     random_playouts(10, 0, rules, out[:10])

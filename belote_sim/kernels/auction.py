@@ -45,7 +45,7 @@ from belote_sim.kernels.tables import (
 FAILED = -1
 
 
-@lean_kernel
+@lean_kernel(inline="always")
 def run_auction(bid_cards, dealer, turned, rules, policies, out_calls, atlas):
     """The bidding of one deal.
 

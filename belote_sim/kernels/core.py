@@ -52,7 +52,7 @@ def beats(card, win_card, led_suit, strain):
     return key > WIN_KEY[strain, win_card]
 
 
-@kernel
+@lean_kernel
 def legal_mask(hand, led_suit, n_played, win_card, win_pos, strain, rules):
     """Mask of the cards the player to move may play (docs/rules.md section 5).
 
@@ -91,7 +91,7 @@ def legal_mask(hand, led_suit, n_played, win_card, win_pos, strain, rules):
     return trumps
 
 
-@kernel
+@lean_kernel
 def broken_duty(hand, card, led_suit, n_played, win_card, win_pos, strain, rules):
     """Which duty playing ``card`` breaks (a ``DUTY_*`` code, 0 if the card is legal)."""
     bit = 1 << card
@@ -155,7 +155,7 @@ def trick_winner(trick, leader, strain):
     return (leader + win_pos) & 3
 
 
-@kernel
+@lean_kernel
 def legal_mask_of_trick(hand, trick, n_played, strain, rules):
     """``legal_mask`` for a trick given as an array of its first ``n_played`` cards."""
     led_suit, win_card, win_pos = trick_state(trick, n_played, strain)

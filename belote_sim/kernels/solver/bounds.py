@@ -6,7 +6,7 @@ boundary from the hands alone (no search; ``cheap_bounds`` combines them);
 one.  See the package docstring for how the search uses them.
 """
 
-from belote_sim.kernels._jit import kernel
+from belote_sim.kernels._jit import kernel, lean_kernel
 from belote_sim.kernels.bits import lowest_card, popcount
 from belote_sim.kernels.core import beats, legal_mask
 from belote_sim.kernels.solver.stack import INF
@@ -124,7 +124,7 @@ def _quick_points(hands, leader, strain):
     return total
 
 
-@kernel
+@lean_kernel
 def two_tricks(hands, lead, strain, max_team, rules, alpha, beta):
     """Points ``max_team`` wins in the last two tricks (two cards per hand): a
     fail-soft alpha-beta over the at most 16 ways to play the first of them (exact

@@ -22,7 +22,7 @@ here take and return scalars only.
 
 import numpy as np
 
-from belote_sim.kernels._jit import kernel
+from belote_sim.kernels._jit import kernel, lean_kernel
 from belote_sim.kernels.solver.suit_tables import is_trump_suit
 from belote_sim.kernels.tables import R_RAISE_OVER_PARTNER, R_UNDERTRUMP
 
@@ -30,7 +30,7 @@ HASH_M0 = -7046029254386353131  # 0x9E3779B97F4A7C15 as int64
 HASH_M1 = -4417276706812531889  # 0xC2B2AE3D27D4EB4F as int64
 
 
-@kernel
+@lean_kernel
 def tt_meta(leader, strain, max_team, rules):
     """Low 10 bits of a data word: the part of the key that is not the hands (bit 9 set:
     the entry is in use)."""
