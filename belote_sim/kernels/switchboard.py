@@ -299,16 +299,17 @@ def decide(policy, params, turn, deal, rules, state, search):
 
 @kernel
 def policy_buffers(bits):
-    """The scratch of the play policies ``(tt, ws, moves, work, feats)``: the solver's,
-    with a ``2**bits``-entry transposition table (bits = 1 for deals without a search
-    policy), and the ``expert``'s work rows (4, 4) and features, so that a deal
-    allocates nothing."""
+    """The scratch of the play policies ``(tt, ws, moves, work, feats, cards)``: the
+    solver's, with a ``2**bits``-entry transposition table (bits = 1 for deals without
+    a search policy), and the ``expert``'s work rows (4, 4), features and a copy of the
+    cards played (32,), so that a deal allocates nothing."""
     return (
         np.zeros((1 << bits, 3), dtype=np.int64),
         np.zeros((MAX_PLY + 1, NUM_FIELDS), dtype=np.int64),
         np.zeros((MAX_PLY, 16), dtype=np.int64),
         np.zeros((4, 4), dtype=np.int64),
         np.zeros(MODEL_SCRATCH, dtype=np.float64),
+        np.zeros(32, dtype=np.int64),
     )
 
 
