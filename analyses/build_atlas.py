@@ -18,6 +18,7 @@ import sys
 import time
 
 from belote_sim.atlas import DEFAULT_SEED, build_atlas
+from belote_sim.policies import DEFAULT_PLAY
 from belote_sim.simulation.atlas_table import DEFAULT_ATLAS
 
 
@@ -30,6 +31,8 @@ def main() -> int:
     parser.add_argument("--threads", type=int, default=None)
     parser.add_argument("--workers", type=int, default=None)
     parser.add_argument("--seed", type=int, default=DEFAULT_SEED)
+    parser.add_argument("--ruleset", default="common")
+    parser.add_argument("--play", default=DEFAULT_PLAY)
     args = parser.parse_args()
     from tqdm import tqdm
 
@@ -37,8 +40,8 @@ def main() -> int:
     start = time.perf_counter()
     table = build_atlas(
         args.output,
-        "common",
-        "greedy",
+        args.ruleset,
+        args.play,
         seed=args.seed,
         threads=args.threads,
         workers=args.workers,

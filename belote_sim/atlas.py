@@ -12,7 +12,13 @@ x1, x2 and x4.
 Building is adaptive: round 0 gives every cell ``first_deals`` deals; each later round
 tops a cell up to the deals its P(made) needs for a standard error of ``se_target``
 (``p(1 - p) / se_target**2`` with p estimated as (made + 0.5) / (n + 1)), at most
-``max_deals``, until no cell needs more or ``rounds`` is reached.  Round r, chunk c
+``max_deals``, and, where the sign of net MP x1 is not settled (|mean| < 2 s.e.), to
+the deals its standard error needs to reach ``net_se_target`` (0.25 MP), at most
+``net_max_deals`` (5,000): precision where the bid-or-pass call is decided
+(``needed_deals``), until no cell needs more or ``rounds`` is reached.  Every deal is
+played under a random relabelling of the suits (``kernels.suit_symmetry``), so a cell's
+value is the average over every member of its class, not that of its representative
+hand.  Round r, chunk c
 (``chunk_cells`` cells) takes its cell seeds from ``SeedSequence(seed, spawn_key=(r,
 c))``; the allocation of a round depends only on earlier rounds, so a build is a pure
 function of its arguments (any thread count, any number of workers).  With a work
@@ -58,6 +64,10 @@ from belote_sim.stats import Z95, wilson_interval
 STRAIN_NAMES = ["C", "D", "H", "S", "NT", "AT"]
 #: Seed of the shipped atlas (``analyses/build_atlas.py``).
 DEFAULT_SEED = 2026
+#: Standard error (MP) that net MP x1 is topped up to where its sign is not settled.
+NET_SE_TARGET = 0.25
+#: The most deals a cell gets for its net MP x1 (the cap of that top-up).
+NET_MAX_DEALS = 5000
 
 
 def cell_grid(
@@ -76,11 +86,35 @@ def cell_grid(
     return cells[:, 0], cells[:, 1], cells[:, 2]
 
 
-def _needed(made: np.ndarray, n: np.ndarray, se_target: float, max_deals: int) -> np.ndarray:
-    """Deals each cell still needs for its P(made) standard error to reach the target."""
+def needed_deals(
+    totals: np.ndarray,
+    se_target: float,
+    max_deals: int,
+    net_se_target: float | None = None,
+    net_max_deals: int = 0,
+) -> np.ndarray:
+    """Deals each cell still needs (``totals``: cell sums (n, NUM_FIELDS)).
+
+    P(made): until its standard error reaches ``se_target`` (``p(1 - p) /
+    se_target**2`` deals, p estimated as (made + 0.5) / (n + 1)), at most
+    ``max_deals``.  Net MP x1 (with ``net_se_target``, MP): where its sign is not
+    settled (|mean| < 2 s.e.), until its standard error reaches ``net_se_target``
+    (``variance / net_se_target**2`` deals), at most ``net_max_deals``.
+    """
+    n = totals[:, KA.F_N].astype(np.float64)
+    made = totals[:, KA.F_MADE]
     p = (made + 0.5) / (n + 1.0)
-    want = np.ceil(p * (1 - p) / se_target**2).astype(np.int64)
-    return np.clip(np.minimum(want, max_deals) - n, 0, None)
+    want = np.minimum(np.ceil(p * (1 - p) / se_target**2), max_deals).astype(np.int64)
+    if net_se_target is not None:
+        safe_n = np.maximum(n, 1.0)
+        mean = totals[:, KA.F_LEVEL + KA.L_NET] / safe_n
+        var = np.maximum(totals[:, KA.F_LEVEL + KA.L_NET2] / safe_n - mean * mean, 0.0)
+        var *= safe_n / np.maximum(safe_n - 1.0, 1.0)  # the unbiased variance
+        se = np.sqrt(var / safe_n)
+        unsettled = (n > 1) & (np.abs(mean) < 2 * se)
+        net_want = np.minimum(np.ceil(var / net_se_target**2), net_max_deals).astype(np.int64)
+        want = np.where(unsettled, np.maximum(want, net_want), want)
+    return np.clip(want - totals[:, KA.F_N], 0, None)
 
 
 @dataclass(frozen=True)
@@ -153,6 +187,8 @@ def build_atlas(
     kinds: Sequence[str] = KINDS,
     positions: Sequence[int] = (1, 2, 3, 4),
     class_rows: Sequence[int] | None = None,
+    net_se_target: float | None = NET_SE_TARGET,
+    net_max_deals: int = NET_MAX_DEALS,
 ) -> AtlasTable:
     """Build an atlas (module docstring) and write it to ``path`` (if given).
 
@@ -171,6 +207,8 @@ def build_atlas(
         raise ValueError(f"se_target must be in (0, 0.5), got {se_target!r}")
     if not 1 <= first_deals <= max_deals:
         raise ValueError("need 1 <= first_deals <= max_deals")
+    if net_se_target is not None and not (net_se_target > 0 and net_max_deals >= 1):
+        raise ValueError("need net_se_target > 0 and net_max_deals >= 1 (or net_se_target None)")
     bad = set(kinds) - set(KINDS)
     if bad or not kinds:
         raise ValueError(f"kinds must be among {', '.join(KINDS)}, got {sorted(bad)}")
@@ -198,6 +236,8 @@ def build_atlas(
             "se_target": se_target,
             "first_deals": first_deals,
             "max_deals": max_deals,
+            "net_se_target": net_se_target,
+            "net_max_deals": net_max_deals,
             "chunk_cells": chunk_cells,
             "kinds": list(kinds),
             "positions": sorted(set(positions)),
@@ -238,7 +278,7 @@ def build_atlas(
             counts = (
                 np.full(len(kind), first_deals, dtype=np.int64)
                 if r == 0
-                else _needed(totals[:, KA.F_MADE], totals[:, KA.F_N], se_target, max_deals)
+                else needed_deals(totals, se_target, max_deals, net_se_target, net_max_deals)
             )
             todo = np.flatnonzero(counts)
             if len(todo) == 0:
@@ -292,6 +332,8 @@ def build_atlas(
         "se_target": se_target,
         "first_deals": first_deals,
         "max_deals": max_deals,
+        "net_se_target": net_se_target,
+        "net_max_deals": net_max_deals,
         "rounds": rounds,
         "chunk_cells": chunk_cells,
         "kinds": list(kinds),
@@ -512,6 +554,9 @@ def best_call(table: pd.DataFrame) -> str:
 
 
 __all__ = [
+    "NET_MAX_DEALS",
+    "NET_SE_TARGET",
+    "needed_deals",
     "DEFAULT_ATLAS",
     "Z95",
     "AtlasPlay",

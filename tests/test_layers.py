@@ -52,7 +52,7 @@ KERNEL_FLOORS = [
     (0.01, ("_cache",)),
     (0.02, ("_jit",)),
     (0.03, ("bits", "rng", "atomics")),
-    (0.10, ("core", "declarations", "scoring", "dealing")),
+    (0.10, ("core", "declarations", "scoring", "dealing", "suit_symmetry")),
     (0.20, ("records",)),
     (0.30, ("greedy", "bidding", "solver", "expert", "expert_model")),
     (0.40, ("search_policies", "expert_seat")),

@@ -10,6 +10,10 @@ and belote announcements, and when every card is played it scores the deal
 (``score_deal_record``: declarations, raw points, outcome, MP).  A lean kernel: it
 allocates nothing, so simulation loops call it once per deal on one record.
 
+Every deal is played under a random relabelling of its suits (``suit_symmetry``), so
+that a policy's ties by index fall on a per-deal random suit order and no result
+depends on which physical suits hold the cards.
+
 The random number generator is a xorshift64* kept in a uint64[1] array, so a deal is
 a pure function of its seed.
 """
@@ -33,6 +37,7 @@ from belote_sim.kernels.declarations import (
 )
 from belote_sim.kernels.records import Turn
 from belote_sim.kernels.scoring import score_deal, score_players
+from belote_sim.kernels.suit_symmetry import INVERSE_PERM, random_suit_perm, relabel_deal
 from belote_sim.kernels.switchboard import POLICY_NONE, play_card
 from belote_sim.kernels.tables import (
     BELOTE_POINTS,
@@ -116,11 +121,17 @@ def play_deal(deal, policies, rules, state, search):
     played while the other one is still his to play (in hand, or face up on his
     table), if ``belote_on_discard`` allows the card (6.2).
     """
+    # Played under a random relabelling of the suits (``suit_symmetry``): a policy's
+    # ties by card or suit index fall on a per-deal random suit order, so no hand
+    # plays better for being in clubs.
+    perm = random_suit_perm(state)
+    relabel_deal(deal, perm)
     players = rules[R_PLAYERS]
     if players == 4:
         play_cards(deal, policies, rules, state, search, 4, False)
     else:
         play_cards(deal, policies, rules, state, search, players, rules[R_VARIANT] == VARIANT_OPEN)
+    relabel_deal(deal, INVERSE_PERM[perm])
 
 
 @lean_kernel
