@@ -171,7 +171,7 @@ def run_cells(
 def build_atlas(
     path: str | os.PathLike | None,
     rules: Rules | str = "common",
-    play: Any = "greedy",
+    play: Any = None,
     seed: int = DEFAULT_SEED,
     se_target: float = 0.02,
     first_deals: int = 200,
@@ -439,7 +439,7 @@ def hand_from_atlas(
     position: int = 1,
     table: AtlasTable | None = None,
     rules: Rules | str = "common",
-    play: Any = "greedy",
+    play: Any = None,
     options: dict[str, Any] | None = None,
 ) -> pd.DataFrame | None:
     """Answer one 5-card hand from the atlas, or None when the atlas does not cover the
@@ -459,8 +459,10 @@ def hand_from_atlas(
         if not DEFAULT_ATLAS.exists():
             return None
         table = load_atlas(None)
-    from belote_sim.policies import PLAY_POLICIES, parse_policy
+    from belote_sim.policies import PLAY_POLICIES, default_play, parse_policy
 
+    if play is None:
+        play = default_play(rules.players, rules.variant)
     if not table.covers(rules) or str(parse_policy(play, PLAY_POLICIES, "play")) != table.meta.get(
         "play"
     ):
@@ -494,7 +496,7 @@ def hand_by_simulation(
     dealer: int = 3,
     deals: int = 20_000,
     rules: Rules | str = "common",
-    play: Any = "greedy",
+    play: Any = None,
     seed: int = 0,
     options: dict[str, Any] | None = None,
     threads: int | None = None,
@@ -554,10 +556,9 @@ def best_call(table: pd.DataFrame) -> str:
 
 
 __all__ = [
+    "DEFAULT_ATLAS",
     "NET_MAX_DEALS",
     "NET_SE_TARGET",
-    "needed_deals",
-    "DEFAULT_ATLAS",
     "Z95",
     "AtlasPlay",
     "atlas_frame",
@@ -569,6 +570,7 @@ __all__ = [
     "hand_from_atlas",
     "kind_of",
     "load_atlas",
+    "needed_deals",
     "position_of",
     "run_cells",
 ]

@@ -177,18 +177,18 @@ def policy_usage(table: dict[str, PolicyInfo]) -> str:
 
 
 __all__ = [
-    "DEFAULT_PLAY",
-    "SOLO_DEFAULT_PLAY",
-    "default_play",
     "BID_POLICIES",
+    "DEFAULT_PLAY",
     "EXPERT_SEARCH_BITS",
     "MAX_PARAMS",
     "MAX_PIMC_SAMPLES",
     "PLAY_POLICIES",
     "SEARCH_BITS",
+    "SOLO_DEFAULT_PLAY",
     "PolicyInfo",
     "PolicySpec",
     "bid_biddings",
+    "default_play",
     "parse_policy",
     "per_seat",
     "play_players",

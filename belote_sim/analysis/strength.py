@@ -44,7 +44,7 @@ def hand_strength(
     dealer: int = 3,
     deals: int = 20_000,
     rules: Rules | str = "common",
-    play: Any = "greedy",
+    play: Any = None,
     seed: int = 0,
     threads: int | None = None,
     options: dict | None = None,

@@ -16,10 +16,13 @@ __all__ = ["cmd_atlas", "cmd_duel", "cmd_hand", "cmd_study"]
 
 def cmd_hand(args: argparse.Namespace) -> int:
     from belote_sim.analysis.strength import hand_strength
+    from belote_sim.policies import default_play
     from belote_sim.rules import Rules
 
     options = dict(parse_option(o) for o in args.option or [])
     rules = Rules.from_spec(args.ruleset, options)
+    if args.play is None:
+        args.play = default_play(rules.players, rules.variant)
     unit = "pts" if rules.options().get("scoring") == "french" else "MP"
     start = time.perf_counter()
     if args.position is not None:  # the seat that is `position` after the dealer
@@ -182,7 +185,7 @@ def _cmd_bid_duel(args: argparse.Namespace) -> int:
         raise ValueError("give both --bid-a and --bid-b")
     if args.a and args.b and args.a != args.b:
         raise ValueError("a bidding duel plays one play policy for everyone: give --a only")
-    play = args.a or args.b or "greedy"
+    play = args.a or args.b
     start = time.perf_counter()
     r = bidding_duel(
         args.bid_a,

@@ -18,7 +18,7 @@ from belote_sim.cli.study_commands import (
     cmd_report,
     cmd_simulate,
 )
-from belote_sim.policies import PLAY_POLICIES, policy_usage
+from belote_sim.policies import DEFAULT_PLAY, PLAY_POLICIES, SOLO_DEFAULT_PLAY, policy_usage
 
 __all__ = ["build_parser", "main"]
 
@@ -120,9 +120,10 @@ def _add_policy_options(p: argparse.ArgumentParser) -> None:
     p.add_argument("--bid-seat", action="append", metavar="SEAT:POLICY")
     p.add_argument(
         "--play",
-        default="greedy",
-        help=f"play policy (default greedy): {policy_usage(PLAY_POLICIES)}; expert is the "
-        "strong one (~1,800 deals/s per thread; expert:0, its card model alone, ~60,000), "
+        default=None,
+        help=f"play policy (default {DEFAULT_PLAY}; {SOLO_DEFAULT_PLAY} in the 2/3-player games "
+        f"and open belot): {policy_usage(PLAY_POLICIES)}; expert is the strong one "
+        "(~1,800 deals/s per thread; expert:0, its card model alone, ~60,000), "
         "see README 'The expert player'",
     )
     p.add_argument("--play-seat", action="append", metavar="SEAT:POLICY")
@@ -250,8 +251,9 @@ def _add_hand(sub: _Subparsers) -> None:
     )
     p.add_argument(
         "--play",
-        default="greedy",
-        help=f"play policy of all four seats: {policy_usage(PLAY_POLICIES)}",
+        default=None,
+        help=f"play policy of all four seats (default {DEFAULT_PLAY}): "
+        f"{policy_usage(PLAY_POLICIES)}",
     )
     p.add_argument("--seed", type=int, default=0, help="seed of the deals")
     p.add_argument(
@@ -285,7 +287,11 @@ def _add_atlas(sub: _Subparsers) -> None:
     )
     p.add_argument("--ruleset", default="common")
     p.add_argument("--option", action="append", metavar="NAME=VALUE")
-    p.add_argument("--play", default="greedy")
+    p.add_argument(
+        "--play",
+        default=None,
+        help=f"build: play policy of all four seats (default {DEFAULT_PLAY})",
+    )
     p.add_argument("--seed", type=int, default=2026)
     p.add_argument("--se", type=float, default=0.02, help="target s.e. of P(made) per cell")
     p.add_argument("--first-deals", type=int, default=200)
@@ -327,8 +333,9 @@ def _add_study(sub: _Subparsers) -> None:
     p.add_argument("--ruleset", default="common", help="common or bulgarian")
     p.add_argument(
         "--play",
-        default="greedy",
-        help=f"play policy of all four seats: {policy_usage(PLAY_POLICIES)}",
+        default=None,
+        help=f"play policy of all four seats (default {DEFAULT_PLAY}): "
+        f"{policy_usage(PLAY_POLICIES)}",
     )
     p.add_argument("--seed", type=int, default=0, help="seed of the deals")
     p.add_argument("--threads", type=int, default=None, help="numba threads (default: all)")

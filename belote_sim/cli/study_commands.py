@@ -139,11 +139,11 @@ def cmd_main(args: argparse.Namespace) -> int:
 
     out_dir = Path(args.output)
     out_dir.mkdir(parents=True, exist_ok=True)
-    study = make_study("common", None, "greedy", seed=args.seed)
+    study = make_study("common", "atlas", None, seed=args.seed)
     path = out_dir / "deals.parquet"
     print(
         f"belote-sim {__version__}: default study, {args.deals:,} deals, rules common, "
-        f"threshold bidding, greedy play, seed {args.seed}"
+        f"atlas bidding, {study.play[0]} play, seed {args.seed}"
     )
     progress = Progress(args.deals, "deal", sys.stderr.isatty())
     try:

@@ -21,9 +21,9 @@ import numpy as np
 from numba import prange
 
 from belote_sim.kernels._jit import kernel
+from belote_sim.kernels.atomics import fetch_add
 from belote_sim.kernels.dealing import SEAT_POSITIONS, french_hands, hands_from_deck
 from belote_sim.kernels.play import play_deal, score_deal_record
-from belote_sim.kernels.atomics import fetch_add
 from belote_sim.kernels.rng import random_below, reseed
 from belote_sim.kernels.simulate import thread_buffers
 from belote_sim.kernels.tables import (

@@ -116,7 +116,7 @@ def simulate(
     n_deals: int,
     rules: Rules | str = "common",
     bidding: Any = None,
-    play: Any = "greedy",
+    play: Any = None,
     seed: int = 0,
     threads: int | None = None,
     predeal: Mapping[int, Any] | None = None,
@@ -135,7 +135,8 @@ def simulate(
     rules, options : a ``Rules`` or preset name, and option overrides.
     bidding : bidding policy spec -- ``"threshold"`` (default), ``"fixed:seat,strain,
         doubling"``, ``"take"`` (french); one for all seats or a list of four.
-    play : play policy spec (``"greedy"``, ``"random"``, ``"greedy:1,0"``), or four.
+    play : play policy spec (``"greedy"``, ``"random"``, ``"expert:0"``), or four; None:
+        ``policies.default_play`` (``expert:0``; ``greedy`` in the 2/3-player games).
     seed : the study's seed (``SeedSequence`` entropy).
     threads : numba threads (default: all); the table does not depend on it.
     predeal : ``{seat: "JH 9H AH TS 7C"}`` cards fixed in a seat's hand, in dealing
@@ -576,7 +577,7 @@ def simulate_games(
     n_games: int,
     rules: Rules | str = "common",
     bidding: Any = None,
-    play: Any = "greedy",
+    play: Any = None,
     seed: int = 0,
     threads: int | None = None,
     max_deals: int = 200,

@@ -32,6 +32,7 @@ from belote_sim.policies import (
     PLAY_POLICIES,
     PolicySpec,
     bid_biddings,
+    default_play,
     per_seat,
     play_players,
     search_bits,
@@ -333,7 +334,7 @@ class Study:
 def make_study(
     rules: Rules | str = "common",
     bidding: Any = None,
-    play: Any = "greedy",
+    play: Any = None,
     seed: int = 0,
     predeal: Mapping[int, Any] | None = None,
     constraints: Mapping[int, Mapping[str, Any]] | None = None,
@@ -346,6 +347,8 @@ def make_study(
     rules = Rules.from_spec(rules, options)
     if bidding is None:
         bidding = "take" if rules.bidding == "two_round" else "threshold"
+    if play is None:
+        play = default_play(rules.players, rules.variant)
     predeal_lists = {}
     for seat, cards in (predeal or {}).items():
         seat = _seat(seat, "predeal")
