@@ -29,6 +29,7 @@ from belote_sim.kernels.records import (
     BID_TAKE_OR_PASS,
     BidTurn,
 )
+from belote_sim.kernels.suit_symmetry import random_suit_perm
 from belote_sim.kernels.switchboard import bid_call
 from belote_sim.kernels.tables import (
     BIDDING_TAKE_OR_PASS,
@@ -46,7 +47,7 @@ FAILED = -1
 
 
 @lean_kernel(inline="always")
-def run_auction(bid_cards, dealer, turned, rules, policies, out_calls, atlas):
+def run_auction(bid_cards, dealer, turned, rules, policies, out_calls, atlas, state):
     """The bidding of one deal.
 
     ``bid_cards`` (P,): the cards each seat sees while bidding (masks); ``turned``:
@@ -54,13 +55,15 @@ def run_auction(bid_cards, dealer, turned, rules, policies, out_calls, atlas):
     (4, k))``; ``atlas``: the ``atlas`` policy's lookup arrays (tiny ones when no
     seat uses it).  Writes the calls to ``out_calls`` (uint8, MAX_CALLS, zeros after
     the last) and returns ``(strain, taker, doubling, n_calls)``, strain -1 when the
-    deal is thrown in.
+    deal is thrown in.  ``state``: the deal's generator (the french rounds draw their
+    random suit order from it, ``BidTurn.suit_order``).
     """
     for k in range(MAX_CALLS):
         out_calls[k] = 0
     bidding = rules[R_BIDDING]
     if bidding == BIDDING_TWO_ROUND:
-        return french_rounds(bid_cards, dealer, turned, rules, policies, out_calls, atlas)
+        order = random_suit_perm(state)
+        return french_rounds(bid_cards, dealer, turned, rules, policies, out_calls, atlas, order)
     if bidding == BIDDING_TAKE_OR_PASS:
         return take_or_pass(bid_cards, dealer, rules, policies, out_calls, atlas)
     return open_auction(bid_cards, dealer, rules, policies, out_calls, atlas)
@@ -106,6 +109,7 @@ def open_auction(bid_cards, dealer, rules, policies, out_calls, atlas):
             n_calls,
             must_bid,
             -1,
+            0,
         )
         call, bid = bid_call(bid_ids[seat], bid_params[seat], turn, rules, atlas)
         if call == CALL_NONE:
@@ -137,10 +141,11 @@ def open_auction(bid_cards, dealer, rules, policies, out_calls, atlas):
 
 
 @lean_kernel
-def french_rounds(bid_cards, dealer, turned, rules, policies, out_calls, atlas):
+def french_rounds(bid_cards, dealer, turned, rules, policies, out_calls, atlas, suit_order):
     """The french two rounds of section 4.2: in round one a seat takes the turned suit
     or passes, in round two it names another strain or passes; the first to take
-    ends the bidding (``run_auction``'s arguments and result; never doubled)."""
+    ends the bidding (``run_auction``'s arguments and result; never doubled); the
+    second round's suits are visited in ``suit_order`` (``BidTurn.suit_order``)."""
     bid_ids, bid_params = policies
     n_calls = 0
     for kind in (BID_FRENCH_ROUND1, BID_FRENCH_ROUND2):
@@ -159,6 +164,7 @@ def french_rounds(bid_cards, dealer, turned, rules, policies, out_calls, atlas):
                 n_calls,
                 False,
                 turned,
+                suit_order,
             )
             call, bid = bid_call(bid_ids[seat], bid_params[seat], turn, rules, atlas)
             if call == CALL_NONE:
@@ -199,6 +205,7 @@ def take_or_pass(bid_cards, dealer, rules, policies, out_calls, atlas):
             n_calls,
             False,
             -1,
+            0,
         )
         call, bid = bid_call(bid_ids[seat], bid_params[seat], turn, rules, atlas)
         if call == CALL_NONE:

@@ -56,6 +56,7 @@ from belote_sim.kernels.records import (
     BID_FRENCH_ROUND2,
     BID_TAKE_OR_PASS,
 )
+from belote_sim.kernels.suit_symmetry import SUIT_PERMS
 from belote_sim.kernels.tables import (
     NUM_CARDS,
     NUM_STRAINS,
@@ -224,6 +225,17 @@ def packed_field(packed, strain):
 
 
 @kernel(inline="always")
+def second_round_strain(suit_order, i):
+    """The i-th strain a policy visits in the french second round: the suits in the
+    deal's random ``suit_order`` (``BidTurn.suit_order``), then NT and AT.  A policy
+    keeps the first of equally good strains, so a tie between suits falls on a random
+    suit, not on the lowest index (the second round's calls are not ranked)."""
+    if i < 4:
+        return SUIT_PERMS[suit_order, i]
+    return i
+
+
+@kernel(inline="always")
 def threshold_of(params, strain):
     """``threshold``'s bidding threshold of a strain (its parameters suit, nt, at)."""
     if strain == STRAIN_NT:
@@ -289,7 +301,8 @@ def take_call(params, turn, rules, atlas):
     last = NUM_STRAINS if rules[R_FRENCH_ALLOW_NT_AT] else STRAIN_NT
     best = -1
     best_margin = 0.0
-    for strain in range(last):
+    for i in range(last):
+        strain = second_round_strain(turn.suit_order, i)
         if strain == turned_suit:
             continue
         threshold = params[TAKE_ROUND2]
@@ -353,7 +366,8 @@ def atlas_bid_call(params, turn, rules, atlas):
         last = NUM_STRAINS if rules[R_FRENCH_ALLOW_NT_AT] else STRAIN_NT
         best = -1
         best_value = 0.0
-        for strain in range(last):
+        for i in range(last):
+            strain = second_round_strain(turn.suit_order, i)
             if strain == turned_suit:
                 continue
             value = atlas_value(atlas, hand, strain, seat, dealer, A_NET1)
@@ -412,6 +426,7 @@ __all__ = [
     "fixed_call",
     "packed_field",
     "packed_score",
+    "second_round_strain",
     "strain_score",
     "take_call",
     "threshold_call",

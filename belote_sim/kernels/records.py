@@ -103,7 +103,10 @@ BID_AUCTION, BID_FRENCH_ROUND1, BID_FRENCH_ROUND2, BID_TAKE_OR_PASS = range(4)
 #: scores packed (``bidding.SCORE_PACKED``: strain s in bits 10s..10s+9); ``current``
 #: the strain bid so far (-1 none), by ``bidder``, doubled ``level`` times; ``n_calls``
 #: calls so far; ``must_bid``: the dealer must take (``dealer_must_take``, three
-#: passes); ``turned``: the french turned card (-1 none).
+#: passes); ``turned``: the french turned card (-1 none); ``suit_order``: a per-deal
+#: random order of the suits (``suit_symmetry.SUIT_PERMS`` row) in which a policy
+#: visits suits whose choice is not ranked (the french second round), so that a tie
+#: between equally good suits never falls by suit index.
 BidTurn = namedtuple(
     "BidTurn",
     [
@@ -119,6 +122,7 @@ BidTurn = namedtuple(
         "n_calls",
         "must_bid",
         "turned",
+        "suit_order",
     ],
 )
 

@@ -180,7 +180,7 @@ def deal_and_play(deck, dealer, rules, policies, state, calls, deal, bid, search
             deck, dealer, players, rules[R_VARIANT] == VARIANT_OPEN, deal.hands, bid, deal.table
         )
     strain, taker, doubling, n_calls = run_auction(
-        bid, dealer, turned, rules, (bid_ids, bid_params), calls, atlas
+        bid, dealer, turned, rules, (bid_ids, bid_params), calls, atlas, state
     )
     if n_calls < 0:
         return FAILED, -1, -1, 0
