@@ -59,6 +59,32 @@ DEFAULT_PLAY = "expert:0"
 SOLO_DEFAULT_PLAY = "greedy"
 
 
+#: How strong each common play setting is: MP per deal over ``greedy`` on 20,000
+#: mirrored deals under ``common`` rules (``belote-sim duel --a SPEC --b greedy
+#: --deals 20000``; docs/benchmarks.md, 2026-12-01), for reports and answers that
+#: name their players.
+PLAY_STRENGTH = {
+    "random": "-5.7 MP per deal against greedy",
+    "greedy": "rules of thumb, the reference of the strength ladder",
+    "expert:0,0,32,0,1": "+1.62 MP per deal over greedy",
+    "expert:0": "+2.27 MP per deal over greedy",
+    "expert:3,8": "+2.58 MP per deal over greedy",
+    "expert": "+2.94 MP per deal over greedy",
+    "pimc:30": "+0.51 MP per deal over expert",
+}
+
+
+def play_strength(spec: str) -> str | None:
+    """``PLAY_STRENGTH`` of a play spec, its default parameters written or not."""
+    if spec in PLAY_STRENGTH:
+        return PLAY_STRENGTH[spec]
+    name = spec.split(":")[0]
+    entry = _PLAY_ENTRIES.get(name)
+    if entry is not None and spec == f"{name}:" + ",".join(f"{v:g}" for v in entry.defaults):
+        return PLAY_STRENGTH.get(name)
+    return None
+
+
 def default_play(players: int = 4, variant: str = "standard") -> str:
     """The default play policy for a game of ``players`` players (``variant`` "open"
     for open belot): ``DEFAULT_PLAY`` where ``expert`` plays, else ``SOLO_DEFAULT_PLAY``."""
@@ -183,6 +209,7 @@ __all__ = [
     "MAX_PARAMS",
     "MAX_PIMC_SAMPLES",
     "PLAY_POLICIES",
+    "PLAY_STRENGTH",
     "SEARCH_BITS",
     "SOLO_DEFAULT_PLAY",
     "PolicyInfo",
@@ -192,6 +219,7 @@ __all__ = [
     "parse_policy",
     "per_seat",
     "play_players",
+    "play_strength",
     "policy_usage",
     "search_bits",
     "to_arrays",

@@ -12,6 +12,8 @@ one JSON object.
 
     python benchmarks/bench_atlas.py [--cells N] [--per-cell N] [--play greedy]
         [--threads N] [--repeat K]
+
+``--play`` defaults to the default play policy (``policies.DEFAULT_PLAY``).
 """
 
 import argparse
@@ -22,6 +24,7 @@ import time
 import numpy as np
 
 from belote_sim.atlas import AtlasPlay, cell_grid, run_cells
+from belote_sim.policies import DEFAULT_PLAY
 from belote_sim.simulation.atlas_table import KIND_STRAIN, hand_classes, key_hands
 from belote_sim.simulation.runner import make_study, numba_threads, simulate
 
@@ -30,7 +33,7 @@ def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__)
     parser.add_argument("--cells", type=int, default=4000)
     parser.add_argument("--per-cell", type=int, default=100)
-    parser.add_argument("--play", default="greedy")
+    parser.add_argument("--play", default=DEFAULT_PLAY)
     parser.add_argument("--threads", type=int, default=None)
     parser.add_argument("--repeat", type=int, default=3)
     args = parser.parse_args()

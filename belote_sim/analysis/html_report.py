@@ -39,6 +39,7 @@ from belote_sim.analysis.report_tables import (
     report_columns,
     report_tables,
 )
+from belote_sim.policies import play_strength
 
 __all__ = ["STYLE", "check_source", "write_report"]
 
@@ -128,6 +129,14 @@ def _summary(tables: dict, provenance: dict, n_deals: int) -> tuple[str, str]:
             f"Bidding: {html.escape(seat_list(provenance['bidding']))}; play: "
             f"{html.escape(seat_list(provenance.get('play', [])))}. "
         )
+        strengths = sorted(
+            {f"{p}: {play_strength(p)}" for p in provenance.get("play", []) if play_strength(p)}
+        )
+        if strengths:
+            text += (
+                "How strong the players are (the strength ladder, README 'Who the players "
+                f"are'): {html.escape('; '.join(strengths))}. "
+            )
     cond = conditions_text(provenance)
     if cond:
         text += f"<b>Conditioned deals</b>: {html.escape(cond)}. "
