@@ -57,12 +57,22 @@ def cmd_atlas(args: argparse.Namespace) -> int:
 
 def _cmd_bid_duel(args: argparse.Namespace) -> int:
     from belote_sim.analysis.comparisons import bidding_duel
+    from belote_sim.atlas import rules_words
+    from belote_sim.policies import default_play
+    from belote_sim.rules import Rules
 
     if not (args.bid_a and args.bid_b):
         raise ValueError("give both --bid-a and --bid-b")
     if args.a and args.b and args.a != args.b:
         raise ValueError("a bidding duel plays one play policy for everyone: give --a only")
-    play = args.a or args.b
+    if args.bid is not None:
+        raise ValueError(
+            "--bid is everyone's bidding policy in a play duel: a bidding duel "
+            "takes --bid-a and --bid-b only"
+        )
+    options = dict(parse_option(o) for o in args.option or [])
+    rules = Rules.from_spec(args.ruleset, options)
+    play = args.a or args.b or default_play(rules.players, rules.variant)
     start = time.perf_counter()
     r = bidding_duel(
         args.bid_a,
@@ -73,13 +83,14 @@ def _cmd_bid_duel(args: argparse.Namespace) -> int:
         seed=args.seed,
         threads=args.threads,
         games=args.games,
+        options=options or None,
     )
     if args.json:
         print(json.dumps(r))
         return 0
     print(
         f"bidding duel {r['a']} vs {r['b']}, {play} play: {r['deals']:,} mirrored deals "
-        f"({args.ruleset}, seed {args.seed}) in {time.perf_counter() - start:.1f} s"
+        f"({rules_words(rules)}, seed {args.seed}) in {time.perf_counter() - start:.1f} s"
     )
     print(
         f"{r['a']} gains {r['mean']:+.3f} MP per deal over {r['b']} (paired s.e. "
