@@ -434,6 +434,95 @@ def position_of(seat: int, dealer: int) -> int:
     return (seat - dealer - 1) % 4 + 1
 
 
+#: A bidding position in words (1 = first after the dealer .. 4 = the dealer).
+POSITION_WORDS = {
+    1: "speaks first and leads",
+    2: "speaks second: the dealer's partner",
+    3: "speaks third: the leader's partner",
+    4: "speaks last: the dealer",
+}
+#: Deals per strain of ``hand_by_simulation`` when none are asked for.
+HAND_DEALS = 20_000
+#: The columns of a hand's table, whichever path answers (``hand_from_atlas``,
+#: ``hand_by_simulation``): per strain the rules allow, the deals ``n``, P(made) with
+#: its Wilson 95% interval, the net MP per deal (the taker's team's MP minus the
+#: defenders', added now) at x1, x2 and x4 with their standard errors (NaN where the
+#: rules do not double that far), the paired difference of net MP x1 from the best
+#: strain on the same deals with its s.e. (simulation only: NaN from the atlas, whose
+#: cells are measured on separate deals) and ``source`` ("atlas" or "simulation").
+HAND_COLUMNS = (
+    "strain",
+    "n",
+    "p_made",
+    "p_made_low",
+    "p_made_high",
+    "net_mp_x1",
+    "net_mp_x1_se",
+    "net_mp_x2",
+    "net_mp_x2_se",
+    "net_mp_x4",
+    "net_mp_x4_se",
+    "vs_best",
+    "vs_best_se",
+    "source",
+)
+_NAN = float("nan")
+
+
+def play_spec(play: Any, rules: Rules) -> str:
+    """The play policy of all four seats as a full spec (``"expert:0"`` ->
+    ``"expert:0,24,32,0,2"``, the form an atlas's ``meta["play"]`` records); None:
+    ``policies.default_play`` for these rules."""
+    from belote_sim.policies import PLAY_POLICIES, default_play, parse_policy
+
+    if play is None:
+        play = default_play(rules.players, rules.variant)
+    return str(parse_policy(play, PLAY_POLICIES, "play"))
+
+
+def rules_words(rules: Rules) -> str:
+    """``common rules`` or ``common rules with kirtik=true`` (the options that differ
+    from the preset's)."""
+    changed = _options_diff(Rules.preset(rules.name).options(), rules.options())
+    return f"{rules.name} rules" + (f" with {changed}" if changed else "")
+
+
+def _options_diff(base: dict[str, Any], other: dict[str, Any]) -> str:
+    base, other = json.loads(json.dumps(base)), json.loads(json.dumps(other))
+    return ", ".join(
+        f"{k}={json.dumps(other.get(k))}" for k in sorted(other) if base.get(k) != other.get(k)
+    )
+
+
+def atlas_gaps(hand: str, position: int, table: AtlasTable, rules: Rules, play: Any) -> list[str]:
+    """Why the atlas ``table`` cannot answer ``hand`` at ``position`` under ``rules`` and
+    ``play`` (every seat): one phrase per reason, [] when it can."""
+    gaps = []
+    cards = parse_cards(hand)
+    if len(cards) != 5:
+        gaps.append(f"the atlas holds 5-card bidding hands, not {len(cards)}-card hands")
+    if not table.covers(rules):
+        name = table.meta.get("ruleset")
+        if name != rules.name:
+            gaps.append(f"the atlas covers the {name} rules, not the {rules.name} rules")
+        else:
+            theirs = _options_diff(rules.options(), table.meta.get("options") or {})
+            gaps.append(
+                f"the atlas covers the {name} rules with {theirs or 'other options'}, "
+                f"not {_options_diff(table.meta.get('options') or {}, rules.options())}"
+            )
+    want, have = play_spec(play, rules), table.meta.get("play")
+    if want != have:
+        gaps.append(f"the atlas's players play {have}, not {want}")
+    if not gaps:
+        mask = sum(1 << c for c in cards)
+        for strain in range(6):
+            if rules.strain_allowed(strain) and table.lookup(mask, strain, position)[KA.F_N] == 0:
+                gaps.append(f"the atlas has no deals for this hand at position {position}")
+                break
+    return gaps
+
+
 def hand_from_atlas(
     hand: str,
     position: int = 1,
@@ -442,16 +531,13 @@ def hand_from_atlas(
     play: Any = None,
     options: dict[str, Any] | None = None,
 ) -> pd.DataFrame | None:
-    """Answer one 5-card hand from the atlas, or None when the atlas does not cover the
-    rules (preset and options) and play policy asked for.
+    """Answer one 5-card hand from the atlas (default: the shipped one), or None when
+    the atlas does not cover the hand size, the rules (preset and options), the play
+    policy (None: the default play) or this hand's cells (``atlas_gaps``).
 
-    Returns one row per strain allowed by the rules: ``strain``, ``n``, ``p_made`` with
-    ``p_made_low``/``p_made_high`` (Wilson 95%), ``net_mp_x1``, ``net_mp_x2`` (taker's
-    team's MP minus the defenders', added now, per deal), ``source`` = "atlas".
+    Returns one row per strain allowed by the rules, the columns ``HAND_COLUMNS``
+    (``source`` = "atlas"; ``vs_best`` NaN).
     """
-    cards = parse_cards(hand)
-    if len(cards) != 5:
-        return None
     if position not in (1, 2, 3, 4):
         raise ValueError(f"position must be 1..4, got {position!r}")
     rules = Rules.from_spec(rules, options)
@@ -459,110 +545,349 @@ def hand_from_atlas(
         if not DEFAULT_ATLAS.exists():
             return None
         table = load_atlas(None)
-    from belote_sim.policies import PLAY_POLICIES, default_play, parse_policy
-
-    if play is None:
-        play = default_play(rules.players, rules.variant)
-    if not table.covers(rules) or str(parse_policy(play, PLAY_POLICIES, "play")) != table.meta.get(
-        "play"
-    ):
+    if atlas_gaps(hand, position, table, rules, play):
         return None
-    mask = sum(1 << c for c in cards)
+    mask = sum(1 << c for c in parse_cards(hand))
     rows = []
     for strain, name in enumerate(STRAIN_NAMES):
         if not rules.strain_allowed(strain):
             continue
         stats = cell_stats(table.lookup(mask, strain, position))
-        if stats["n"] == 0:
-            return None
-        rows.append(
-            {
-                "strain": name,
-                "n": int(stats["n"]),
-                "p_made": float(stats["p_made"]),
-                "p_made_low": float(stats["p_made_low"]),
-                "p_made_high": float(stats["p_made_high"]),
-                "net_mp_x1": float(stats["net_mp_x1"]),
-                "net_mp_x2": float(stats["net_mp_x2"]),
-                "source": "atlas",
-            }
-        )
-    return pd.DataFrame(rows)
+        row: dict[str, Any] = {"strain": name, "n": int(stats["n"])}
+        for key in ("p_made", "p_made_low", "p_made_high", "net_mp_x1", "net_mp_x1_se"):
+            row[key] = float(stats[key])
+        for level, x in ((1, 2), (2, 4)):
+            ok = level <= rules.max_doubling
+            row[f"net_mp_x{x}"] = float(stats[f"net_mp_x{x}"]) if ok else _NAN
+            row[f"net_mp_x{x}_se"] = float(stats[f"net_mp_x{x}_se"]) if ok else _NAN
+        row.update(vs_best=_NAN, vs_best_se=_NAN, source="atlas")
+        rows.append(row)
+    return pd.DataFrame(rows, columns=list(HAND_COLUMNS))
+
+
+def _mean_se(x: np.ndarray) -> tuple[float, float]:
+    return float(x.mean()), float(x.std(ddof=1) / np.sqrt(len(x))) if len(x) > 1 else _NAN
 
 
 def hand_by_simulation(
     hand: str,
     seat: int = 0,
     dealer: int = 3,
-    deals: int = 20_000,
+    deals: int = HAND_DEALS,
     rules: Rules | str = "common",
     play: Any = None,
     seed: int = 0,
     options: dict[str, Any] | None = None,
     threads: int | None = None,
 ) -> pd.DataFrame:
-    """The columns of ``hand_from_atlas`` by direct simulation (``source`` =
-    "simulation"): per strain, ``deals`` deals with the hand predealt to ``seat`` (5
-    bidding cards or all 8), that seat taking undoubled and, on the same deals (same
-    seed, so the same cards and the same play), doubled; NaN for x2 where the rules
-    have no doubling."""
+    """The table of ``hand_from_atlas`` by direct simulation (``source`` =
+    "simulation"), for 5 bidding cards or all 8, any rules and play policy: per
+    strain, ``deals`` deals with the hand predealt to ``seat``, that seat taking
+    undoubled, every strain on the same deals (the same seed: the same cards); each
+    deal's play is scored again at x2 and x4 (as the atlas does: the play does not
+    depend on the doubling; NaN where the rules do not double that far).
+    ``vs_best``/``vs_best_se``: the paired difference of net MP x1 from the best
+    strain (``best_strain``) on the same deals."""
+    from belote_sim.kernels.scoring import score_deal
     from belote_sim.simulation.runner import simulate
 
+    if isinstance(deals, bool) or not isinstance(deals, (int, np.integer)) or deals < 2:
+        raise ValueError(f"deals must be an integer of at least 2, got {deals!r}")
+    cards = parse_cards(hand)
+    if len(cards) not in (5, 8):
+        raise ValueError(f"hand: give the 5 bidding cards or all 8 cards, got {len(cards)}")
     rules = Rules.from_spec(rules, options)
+    rules_array = rules.to_array()
     team = seat % 2
-    rows = []
+    fields = ["card_points", "decl", "belote", "tricks"]
+    rows, nets = [], {}
     for strain, name in enumerate(STRAIN_NAMES):
         if not rules.strain_allowed(strain):
             continue
-        nets = []
-        for doubling in (0, 1):
-            if doubling > rules.max_doubling:
-                nets.append(float("nan"))
-                continue
-            df = simulate(
-                deals,
-                rules=rules,
-                bidding=f"fixed:{seat},{strain},{doubling}",
-                play=play,
-                seed=seed,
-                predeal={seat: hand},
-                dealer=dealer,
-                threads=threads,
-            )
-            net = (df[f"mp{team}"] - df[f"mp{1 - team}"]).to_numpy(float)
-            nets.append(float(net.mean()))
-            if doubling == 0:
-                made = int((df["outcome"] == "made").sum())
-        low, high = wilson_interval(made, deals)
-        rows.append(
-            {
-                "strain": name,
-                "n": int(deals),
-                "p_made": made / deals,
-                "p_made_low": float(low),
-                "p_made_high": float(high),
-                "net_mp_x1": nets[0],
-                "net_mp_x2": nets[1],
-                "source": "simulation",
-            }
+        df = simulate(
+            deals,
+            rules=rules,
+            bidding=f"fixed:{seat},{strain},0",
+            play=play,
+            seed=seed,
+            predeal={seat: hand},
+            dealer=dealer,
+            threads=threads,
         )
-    return pd.DataFrame(rows)
+        made = int((df["outcome"] == "made").sum())
+        low, high = wilson_interval(made, deals)
+        net = (df[f"mp{team}"] - df[f"mp{1 - team}"]).to_numpy(float)
+        nets[name] = net
+        row: dict[str, Any] = {
+            "strain": name,
+            "n": int(deals),
+            "p_made": made / deals,
+            "p_made_low": float(low),
+            "p_made_high": float(high),
+        }
+        row["net_mp_x1"], row["net_mp_x1_se"] = _mean_se(net)
+        # the same play scored at x2 and x4, once per distinct tally of the deals
+        tallies = np.stack(
+            [df[f"{f}{t}"].to_numpy(np.int64) for f in fields for t in (0, 1)], axis=1
+        )
+        distinct, inverse = np.unique(tallies, axis=0, return_inverse=True)
+        for level, x in ((1, 2), (2, 4)):
+            if level > rules.max_doubling:
+                row[f"net_mp_x{x}"], row[f"net_mp_x{x}_se"] = _NAN, _NAN
+                continue
+            scored = np.array(
+                [
+                    score_deal(*(int(v) for v in t), strain, team, level, 8, rules_array)[4:6]
+                    for t in distinct
+                ],
+                dtype=np.float64,
+            )
+            per_deal = (scored[:, team] - scored[:, 1 - team])[inverse.reshape(-1)]
+            row[f"net_mp_x{x}"], row[f"net_mp_x{x}_se"] = _mean_se(per_deal)
+        row["source"] = "simulation"
+        rows.append(row)
+    out = pd.DataFrame(rows)
+    best = best_strain(out)
+    for i, name in enumerate(out["strain"]):
+        out.loc[i, "vs_best"], out.loc[i, "vs_best_se"] = (
+            _mean_se(nets[name] - nets[best]) if name != best else (0.0, 0.0)
+        )
+    return out[list(HAND_COLUMNS)]
+
+
+def best_strain(table: pd.DataFrame) -> str:
+    """The strain with the highest expected net MP x1 (whatever its sign)."""
+    return str(table.loc[table["net_mp_x1"].idxmax(), "strain"])
 
 
 def best_call(table: pd.DataFrame) -> str:
-    """The call with the best expected net MP at x1 (``pass`` when none is positive)."""
+    """The call a hand's table advises: ``pass`` unless a strain's expected net MP x1 is
+    above 0, else the strain with the highest net MP x1."""
     best = table.loc[table["net_mp_x1"].idxmax()]
     return str(best["strain"]) if best["net_mp_x1"] > 0 else "pass"
 
 
+def within_noise(table: pd.DataFrame) -> bool:
+    """Whether bid-or-pass is within noise: the best strain's (the call's, or for
+    ``pass`` the best strain's) |net MP x1| < 1.96 s.e. (True when no s.e.)."""
+    best = table.loc[table["net_mp_x1"].idxmax()]
+    se = best["net_mp_x1_se"]
+    return not bool(abs(best["net_mp_x1"]) >= Z95 * se)
+
+
+@dataclass
+class HandAnswer:
+    """One hand's answer, whichever path gave it (``answer_hand``)."""
+
+    hand: str
+    seat: int
+    dealer: int
+    rules: Rules
+    play: str
+    table: pd.DataFrame
+    source: str
+    reason: str
+    deals: int | None = None
+    seed: int | None = None
+    atlas: str | None = None
+
+    @property
+    def position(self) -> int:
+        return position_of(self.seat, self.dealer)
+
+    @property
+    def best_strain(self) -> str:
+        return best_strain(self.table)
+
+    @property
+    def best_call(self) -> str:
+        return best_call(self.table)
+
+    @property
+    def within_noise(self) -> bool:
+        return within_noise(self.table)
+
+    def records(self) -> list[dict[str, Any]]:
+        """JSON-ready rows (``HAND_COLUMNS``; NaN as None) with ``best_call``,
+        ``within_noise``, ``reason`` (the path and why), ``position`` and ``play``
+        repeated on every row."""
+        extra = {
+            "best_call": self.best_call,
+            "within_noise": self.within_noise,
+            "reason": self.reason,
+            "position": self.position,
+            "play": self.play,
+        }
+        return [
+            {k: _plain(v) for k, v in row.items()} | extra for row in self.table.to_dict("records")
+        ]
+
+
+def _plain(v: Any) -> Any:
+    if isinstance(v, (np.integer,)):
+        return int(v)
+    if isinstance(v, (float, np.floating)):
+        return float(v) if np.isfinite(v) else None
+    return v
+
+
+def answer_hand(
+    hand: str,
+    seat: int = 0,
+    dealer: int = 3,
+    rules: Rules | str = "common",
+    options: dict[str, Any] | None = None,
+    play: Any = None,
+    deals: int | None = None,
+    seed: int | None = None,
+    simulate: bool = False,
+    atlas: AtlasTable | str | os.PathLike | None = None,
+    threads: int | None = None,
+    allow_simulation: bool = True,
+) -> HandAnswer:
+    """One answer for one hand (5 bidding cards or all 8) at ``seat`` with ``dealer``.
+
+    From the atlas (``atlas``: a table or a file, default the shipped one) when it
+    covers the hand size, the rules, the play policy (None: the default play) and the
+    hand's cells, and nothing asks for what it cannot honour: ``simulate``, a number of
+    ``deals`` or a ``seed`` (its cells have their own).  Otherwise by simulation
+    (``hand_by_simulation``, ``deals`` default ``HAND_DEALS``, ``seed`` default 0), or,
+    with ``allow_simulation`` False, ``ValueError`` naming what the atlas lacks.  The
+    answer's ``reason`` names the path and why.
+    """
+    rules = Rules.from_spec(rules, options)
+    play = play_spec(play, rules)
+    cards = parse_cards(hand)
+    if len(cards) not in (5, 8):
+        raise ValueError(f"hand: give the 5 bidding cards or all 8 cards, got {len(cards)}")
+    text = " ".join(format_cards(cards))
+    position = position_of(seat, dealer)
+    reasons = []
+    table = None
+    if simulate:
+        reasons.append("--simulate was given")
+    else:
+        if deals is not None:
+            reasons.append(f"--deals {deals} was given (the atlas's cells have their own deals)")
+        if seed is not None:
+            reasons.append(f"--seed {seed} was given (the atlas was built from its own seed)")
+        if isinstance(atlas, AtlasTable):
+            table = atlas
+        elif atlas is not None:
+            table = load_atlas(str(atlas))
+        elif DEFAULT_ATLAS.exists():
+            table = load_atlas(None)
+        else:
+            reasons.append("no atlas is installed")
+        if table is not None:
+            reasons += atlas_gaps(text, position, table, rules, play)
+    if not reasons and table is not None:
+        found = hand_from_atlas(text, position, table, rules, play)
+        assert found is not None
+        name = Path(table.path).name if table.path else "(in memory)"
+        return HandAnswer(
+            text,
+            seat,
+            dealer,
+            rules,
+            play,
+            found,
+            "atlas",
+            f"from the atlas {name}: it covers these rules ({rules_words(rules)}), this "
+            f"play policy ({play}) and a 5-card hand",
+            atlas=table.path,
+        )
+    if not allow_simulation:
+        raise ValueError("the atlas cannot answer this hand: " + "; ".join(reasons))
+    deals = HAND_DEALS if deals is None else deals
+    seed = 0 if seed is None else seed
+    found = hand_by_simulation(text, seat, dealer, deals, rules, play, seed, threads=threads)
+    return HandAnswer(
+        text,
+        seat,
+        dealer,
+        rules,
+        play,
+        found,
+        "simulation",
+        f"by simulation ({deals:,} deals per strain, the same deals for every strain, "
+        f"seed {seed}): " + "; ".join(reasons),
+        deals=deals,
+        seed=seed,
+    )
+
+
+def measured_cells(table: AtlasTable) -> pd.DataFrame:
+    """One row per measured cell (n > 0) of an atlas: ``kind`` (``suit``, ``NT``,
+    ``AT``), ``position`` (1..4), ``hand`` (the class's canonical hand as text: for suit
+    classes trump is clubs, the other suits' holdings on diamonds, hearts, spades in
+    descending order; for NT/AT the four suit holdings in descending order from
+    clubs), ``key`` (the class key, ``simulation.atlas_table``), ``multiplicity``
+    (hands in the class), then every ``cell_stats`` column (``n``, ``p_made``,
+    ``p_made_low``, ``p_made_high``, ``p_made_se``, ``net_mp_x1``, ``net_mp_x1_se``,
+    ``net_mp_x2``, ``net_mp_x4``, ...)."""
+    frames = []
+    for k, name in enumerate(("suit", "NT", "AT")):
+        measured = np.flatnonzero((table.sums[k][..., KA.F_N] > 0).any(axis=1))
+        keys = table.keys[k][measured]
+        text = np.array([" ".join(format_cards(int(h))) for h in key_hands(keys, k)], dtype=object)
+        for position in range(1, 5):
+            sums = table.sums[k][measured, position - 1]
+            keep = sums[:, KA.F_N] > 0
+            frames.append(
+                pd.DataFrame(
+                    {
+                        "kind": name,
+                        "position": position,
+                        "hand": text[keep],
+                        "key": keys[keep],
+                        "multiplicity": table.mult[k][measured][keep],
+                        **cell_stats(sums[keep]),
+                    }
+                )
+            )
+    return pd.concat(frames, ignore_index=True)
+
+
+def atlas_parquet(table: AtlasTable, path: str | os.PathLike) -> int:
+    """Write ``measured_cells`` (one row per measured cell) to a Parquet file (via a
+    temporary file, replaced atomically); returns the number of rows.  The atlas's
+    ``meta`` is kept as the file's metadata (key ``belote_sim_atlas``)."""
+    import pyarrow as pa
+    import pyarrow.parquet as pq
+
+    from belote_sim.simulation.safe_io import atomic_write
+
+    frame = measured_cells(table)
+    first = ["kind", "position", "hand", "key", "multiplicity"]
+    frame = frame[first + [c for c in frame.columns if c not in first]]
+    frame = frame.astype({"position": np.int8, "multiplicity": np.int32, "key": np.int64})
+    arrow = pa.Table.from_pandas(frame, preserve_index=False)
+    arrow = arrow.replace_schema_metadata(
+        {**(arrow.schema.metadata or {}), b"belote_sim_atlas": json.dumps(table.meta).encode()}
+    )
+    sink = pa.BufferOutputStream()
+    pq.write_table(arrow, sink, compression="zstd")
+    atomic_write(str(path), sink.getvalue().to_pybytes())
+    return len(frame)
+
+
 __all__ = [
     "DEFAULT_ATLAS",
+    "HAND_COLUMNS",
+    "HAND_DEALS",
     "NET_MAX_DEALS",
     "NET_SE_TARGET",
+    "POSITION_WORDS",
     "Z95",
     "AtlasPlay",
+    "HandAnswer",
+    "answer_hand",
     "atlas_frame",
+    "atlas_gaps",
+    "atlas_parquet",
     "best_call",
+    "best_strain",
     "build_atlas",
     "cell_grid",
     "cell_stats",
@@ -570,7 +895,11 @@ __all__ = [
     "hand_from_atlas",
     "kind_of",
     "load_atlas",
+    "measured_cells",
     "needed_deals",
+    "play_spec",
     "position_of",
+    "rules_words",
     "run_cells",
+    "within_noise",
 ]

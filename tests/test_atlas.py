@@ -6,7 +6,7 @@ from math import comb
 import numpy as np
 import pytest
 
-from belote_sim.atlas import build_atlas, cell_stats, hand_from_atlas, position_of
+from belote_sim.atlas import HAND_COLUMNS, build_atlas, cell_stats, hand_from_atlas, position_of
 from belote_sim.cards import parse_cards
 from belote_sim.simulation.atlas_table import hand_classes, hand_keys, key_hands, load_atlas
 from belote_sim.simulation.runner import simulate
@@ -205,16 +205,7 @@ def test_adaptive_rounds_reach_the_standard_error():
 def test_hand_from_atlas_and_fallback(sample_atlas):
     table, _ = sample_atlas
     out = hand_from_atlas("JH 9H AH TS 7C", position=1, table=table)
-    assert list(out.columns) == [
-        "strain",
-        "n",
-        "p_made",
-        "p_made_low",
-        "p_made_high",
-        "net_mp_x1",
-        "net_mp_x2",
-        "source",
-    ]
+    assert list(out.columns) == list(HAND_COLUMNS)
     assert list(out["strain"]) == ["C", "D", "H", "S", "NT", "AT"]
     assert (out["source"] == "atlas").all()
     assert (out["p_made_low"] <= out["p_made"]).all()
@@ -327,15 +318,12 @@ def test_cli_atlas_hand_and_bidding_duel(full_atlas, tmp_path, capsys):
     )
     rows = json.loads(capsys.readouterr().out)
     assert [r["strain"] for r in rows] == ["C", "D", "H", "S", "NT", "AT"]
-    assert set(rows[0]) == {
-        "strain",
-        "n",
-        "p_made",
-        "p_made_low",
-        "p_made_high",
-        "net_mp_x1",
-        "net_mp_x2",
-        "source",
+    assert set(rows[0]) == set(HAND_COLUMNS) | {
+        "best_call",
+        "within_noise",
+        "reason",
+        "position",
+        "play",
     }
     assert {r["source"] for r in rows} == {"simulation"}
     assert (

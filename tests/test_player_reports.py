@@ -199,11 +199,13 @@ def test_hand_command_net_best_call_and_rejects_zero_deals(capsys):
     assert "at least 2" in capsys.readouterr().err
     assert main(["hand", "JH 9H AH TH KH", "--deals", "300", "--simulate"]) == 0
     out = capsys.readouterr().out
-    assert "net MP" in out and "same 300 deals" in out and "best call: H" in out
+    assert "net MP" in out and "300 deals per strain, the same deals" in out
+    assert "best call: H" in out
     assert main(["hand", "JH 9H AH TS 7C", "--deals", "200", "--ruleset", "french"]) == 0
     out = capsys.readouterr().out
     assert "French points" in out and "not played under these rules: NT, AT" in out
-    assert " MP " not in out.splitlines()[3]
+    header = next(line for line in out.splitlines() if line.startswith("strain"))
+    assert "net x1" in header and " MP " not in out
 
 
 def test_duel_reports_thrown_in_deals(capsys):

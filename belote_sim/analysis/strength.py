@@ -59,7 +59,10 @@ def hand_strength(
     excluded; French points under french scoring), ``mean_net`` (the taker's team's MP
     minus the defenders') with ``net_low``/``net_high``, and ``vs_best``/
     ``vs_best_se``: the paired difference of net MP from the best strain (the one with
-    the highest ``mean_net``, marked ``best``) on the same deals.
+    the highest ``mean_net``, marked ``best``) on the same deals.  ``best`` is the best
+    strain, not the call: the call is ``pass`` unless its net MP is above 0
+    (``belote_sim.atlas.best_call``); ``belote-sim hand`` answers with
+    ``belote_sim.atlas.answer_hand``, the same table from the atlas or a simulation.
     """
     cards = parse_cards(hand)
     if len(cards) not in (5, 8):

@@ -1,4 +1,5 @@
-"""Commands that answer questions: hand, atlas, study bidding, duel."""
+"""Commands that answer questions: atlas, study bidding, duel (``hand`` and ``atlas
+show``: ``hand_commands``)."""
 
 from __future__ import annotations
 
@@ -6,138 +7,29 @@ import argparse
 import json
 import sys
 import time
-from typing import Any
 
 from belote_sim.cli.common import Progress, parse_option
-from belote_sim.stats import Z95
+from belote_sim.cli.hand_commands import show_atlas
 
-__all__ = ["cmd_atlas", "cmd_duel", "cmd_hand", "cmd_study"]
-
-
-def cmd_hand(args: argparse.Namespace) -> int:
-    from belote_sim.analysis.strength import hand_strength
-    from belote_sim.policies import default_play
-    from belote_sim.rules import Rules
-
-    options = dict(parse_option(o) for o in args.option or [])
-    rules = Rules.from_spec(args.ruleset, options)
-    if args.play is None:
-        args.play = default_play(rules.players, rules.variant)
-    unit = "pts" if rules.options().get("scoring") == "french" else "MP"
-    start = time.perf_counter()
-    if args.position is not None:  # the seat that is `position` after the dealer
-        args.seat, args.dealer = 0, (4 - args.position) % 4
-    if _hand_from_atlas(args, options, start):
-        return 0
-    table = hand_strength(
-        args.cards,
-        seat=args.seat,
-        dealer=args.dealer,
-        deals=args.deals,
-        rules=rules,
-        play=args.play,
-        seed=args.seed,
-    )
-    elapsed = time.perf_counter() - start
-    print(
-        f"hand {args.cards} at seat {args.seat}, dealer {args.dealer}, {args.ruleset} "
-        f"rules, {args.play} play; every strain forced on the same {args.deals:,} deals "
-        f"(seed {args.seed}); taker's team, 95% intervals"
-    )
-    if unit == "pts":
-        print("french scoring: points are French points (pts), not match points")
-    missing = [s for s in ("C", "D", "H", "S", "NT", "AT") if s not in set(table["strain"])]
-    if missing:
-        print(f"not played under these rules: {', '.join(missing)}")
-    print(
-        f"{'strain':<7}{'P(made)':>9}{'interval':>17}{'raw':>8}{'interval':>17}"
-        f"{unit:>7}{'interval':>15}{'net ' + unit:>9}{'interval':>17}{'vs best':>16}"
-    )
-    for r in table.itertuples():
-        versus = "best" if r.best else f"{r.vs_best:+.2f} ± {r.vs_best_se:.2f}"
-        print(
-            f"{r.strain:<7}{r.p_made:>9.3f}   [{r.p_low:.3f}, {r.p_high:.3f}]"
-            f"{r.mean_raw:>8.1f}   [{r.raw_low:6.1f}, {r.raw_high:6.1f}]"
-            f"{r.mean_mp:>7.2f}   [{r.mp_low:5.2f}, {r.mp_high:5.2f}]"
-            f"{r.mean_net:>9.2f}   [{r.net_low:6.2f}, {r.net_high:6.2f}]{versus:>16}"
-        )
-    best = table[table["best"]].iloc[0]
-    others = table[~table["best"]]
-    line = (
-        f"best call: {best['strain']} (net {best['mean_net']:+.2f} {unit} per deal "
-        "against the defenders)"
-    )
-    if len(others):
-        runner = others.loc[others["vs_best"].idxmax()]
-        if runner["vs_best"] + Z95 * runner["vs_best_se"] >= 0:
-            line += (
-                f"; not significantly better than {runner['strain']} "
-                f"({runner['vs_best']:+.2f} ± {runner['vs_best_se']:.2f} {unit} on the "
-                "same deals)"
-            )
-        else:
-            line += (
-                f", {-runner['vs_best']:.2f} ± {runner['vs_best_se']:.2f} {unit} "
-                f"better than the next, {runner['strain']}, on the same deals"
-            )
-    print(line)
-    print(f"({elapsed:.1f} s)")
-    return 0
-
-
-def _hand_from_atlas(args: argparse.Namespace, options: dict[str, Any], start: float) -> bool:
-    """``hand`` answered from the atlas (or, with --json, by simulation); False when the
-    caller's simulation table should answer instead."""
-    from belote_sim.atlas import best_call, hand_by_simulation, hand_from_atlas, position_of
-
-    position = position_of(args.seat, args.dealer)
-    table = None
-    if not args.simulate:
-        table = hand_from_atlas(
-            args.cards, position, rules=args.ruleset, play=args.play, options=options
-        )
-    if args.json:
-        if table is None:
-            table = hand_by_simulation(
-                args.cards,
-                args.seat,
-                args.dealer,
-                args.deals,
-                args.ruleset,
-                args.play,
-                args.seed,
-                options,
-            )
-        print(json.dumps(table.to_dict("records")))
-        return True
-    if table is None:
-        return False
-    print(
-        f"hand {args.cards} at position {position} (1 = leads, 4 = dealer), "
-        f"{args.ruleset} rules, {args.play} play, from the atlas; taker's team, net MP "
-        "= taker's MP - defenders' MP per deal, 95% intervals"
-    )
-    print(f"{'strain':<7}{'n':>6}{'P(made)':>9}{'interval':>17}{'net x1':>9}{'net x2':>9}")
-    for r in table.itertuples():
-        print(
-            f"{r.strain:<7}{r.n:>6}{r.p_made:>9.3f}   [{r.p_made_low:.3f}, "
-            f"{r.p_made_high:.3f}]{r.net_mp_x1:>9.2f}{r.net_mp_x2:>9.2f}"
-        )
-    print(f"best call: {best_call(table)} ({(time.perf_counter() - start) * 1000:.0f} ms)")
-    return True
+__all__ = ["cmd_atlas", "cmd_duel", "cmd_study"]
 
 
 def cmd_atlas(args: argparse.Namespace) -> int:
     from belote_sim import atlas
 
     if args.action == "build":
+        for name in ("cards", "position", "strain", "csv", "parquet"):
+            if getattr(args, name) is not None:
+                raise ValueError(
+                    f"{'CARDS' if name == 'cards' else '--' + name} is for 'atlas show'"
+                )
         options = dict(parse_option(o) for o in args.option or [])
         output = args.output or "atlas.npz"
         progress = Progress(None, "deal", sys.stderr.isatty() and not args.quiet)
         try:
             table = atlas.build_atlas(
                 output,
-                args.ruleset,
+                args.ruleset or "common",
                 args.play,
                 seed=args.seed,
                 se_target=args.se,
@@ -160,32 +52,27 @@ def cmd_atlas(args: argparse.Namespace) -> int:
         )
         print(f"wrote {output}")
         return 0
-    table = atlas.load_atlas(args.output)
-    print(json.dumps(table.meta))
-    frame = atlas.atlas_frame(table)
-    frame = frame[frame["n"] > 0]
-    if args.csv:
-        frame.to_csv(args.csv, index=False)
-        print(f"wrote {args.csv} ({len(frame):,} cells)")
-    summary = frame.groupby(["kind", "position"]).agg(
-        cells=("n", "size"),
-        mean_n=("n", "mean"),
-        max_p_made_se=("p_made_se", "max"),
-        p_made=("p_made", "mean"),
-        net_mp_x1=("net_mp_x1", "mean"),
-    )
-    print(summary.to_string(float_format=lambda v: f"{v:.3f}"))
-    return 0
+    return show_atlas(args)
 
 
 def _cmd_bid_duel(args: argparse.Namespace) -> int:
     from belote_sim.analysis.comparisons import bidding_duel
+    from belote_sim.atlas import rules_words
+    from belote_sim.policies import default_play
+    from belote_sim.rules import Rules
 
     if not (args.bid_a and args.bid_b):
         raise ValueError("give both --bid-a and --bid-b")
     if args.a and args.b and args.a != args.b:
         raise ValueError("a bidding duel plays one play policy for everyone: give --a only")
-    play = args.a or args.b
+    if args.bid is not None:
+        raise ValueError(
+            "--bid is everyone's bidding policy in a play duel: a bidding duel "
+            "takes --bid-a and --bid-b only"
+        )
+    options = dict(parse_option(o) for o in args.option or [])
+    rules = Rules.from_spec(args.ruleset, options)
+    play = args.a or args.b or default_play(rules.players, rules.variant)
     start = time.perf_counter()
     r = bidding_duel(
         args.bid_a,
@@ -196,13 +83,14 @@ def _cmd_bid_duel(args: argparse.Namespace) -> int:
         seed=args.seed,
         threads=args.threads,
         games=args.games,
+        options=options or None,
     )
     if args.json:
         print(json.dumps(r))
         return 0
     print(
         f"bidding duel {r['a']} vs {r['b']}, {play} play: {r['deals']:,} mirrored deals "
-        f"({args.ruleset}, seed {args.seed}) in {time.perf_counter() - start:.1f} s"
+        f"({rules_words(rules)}, seed {args.seed}) in {time.perf_counter() - start:.1f} s"
     )
     print(
         f"{r['a']} gains {r['mean']:+.3f} MP per deal over {r['b']} (paired s.e. "

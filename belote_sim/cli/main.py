@@ -7,10 +7,11 @@ import sys
 from typing import TypeAlias
 
 from belote_sim._version import __version__
-from belote_sim.cli.analysis_commands import cmd_atlas, cmd_duel, cmd_hand, cmd_study
+from belote_sim.cli.analysis_commands import cmd_atlas, cmd_duel, cmd_study
 from belote_sim.cli.commands_doc import COMMANDS
 from belote_sim.cli.common import DefaultsFormatter, Terminated, at_least_2, one_line
 from belote_sim.cli.deal_commands import cmd_perft, cmd_replay, cmd_solve
+from belote_sim.cli.hand_commands import cmd_hand
 from belote_sim.cli.study_commands import (
     cmd_dataset,
     cmd_export,
@@ -222,29 +223,44 @@ def _add_dataset(sub: _Subparsers) -> None:
 def _add_hand(sub: _Subparsers) -> None:
     p = sub.add_parser(
         "hand",
-        help="strength of one hand per strain (conditional Monte Carlo)",
-        description="Strength of one hand: the hand is predealt to --seat, "
-        "the rest dealt at random; each strain is forced (that seat takes, "
-        "undoubled) and played out on the same deals, then compared.",
+        help="one hand per strain: P(made), net MP, the best call (atlas or simulation)",
+        description="How strong one hand is in each strain when its seat takes, and "
+        "the best call: pass unless a strain's net MP x1 is above 0 (then the best "
+        "strain), and whether bid-or-pass is within noise (|net x1| < 1.96 s.e.).  "
+        "Answered from the hand atlas when it covers the hand (5 bidding cards), the "
+        "rules, the play policy and the position, and no --deals or --seed is given "
+        "(its cells have their own); else by simulation: the hand is predealt, each "
+        "strain forced (that seat takes, undoubled) on the same deals and scored at "
+        "x1, x2, x4.  Both paths print the same table; a line says which path "
+        "answered and why.",
         formatter_class=DefaultsFormatter,
     )
     p.add_argument("cards", help='5 bidding cards or 8 cards, e.g. "JH 9H AH TS 7C"')
     p.add_argument(
-        "--seat", type=int, default=0, choices=range(4), help="seat holding the hand (and taking)"
+        "--seat",
+        type=int,
+        choices=range(4),
+        help="seat holding the hand (and taking); default 0",
     )
     p.add_argument(
         "--dealer",
         type=int,
-        default=3,
         choices=range(4),
-        help="dealer seat (seat dealer+1 speaks first and leads)",
+        help="dealer seat (seat dealer+1 speaks first and leads); default 3",
+    )
+    p.add_argument(
+        "--position",
+        type=int,
+        choices=range(1, 5),
+        help="1 (first after the dealer, leads) .. 4 (dealer): instead of --seat/--dealer",
     )
     p.add_argument(
         "--deals",
         type=at_least_2,
-        default=20_000,
-        help="deals per strain (the same deals for every strain)",
+        help="simulate this many deals per strain (the same deals for every strain); "
+        "default 20,000 when simulating",
     )
+    p.add_argument("--seed", type=int, help="simulate with this seed of the deals; default 0")
     p.add_argument("--ruleset", default="common", help="common, bulgarian or french")
     p.add_argument(
         "--option", action="append", metavar="NAME=VALUE", help="rule option override (repeatable)"
@@ -255,42 +271,65 @@ def _add_hand(sub: _Subparsers) -> None:
         help=f"play policy of all four seats (default {DEFAULT_PLAY}): "
         f"{policy_usage(PLAY_POLICIES)}",
     )
-    p.add_argument("--seed", type=int, default=0, help="seed of the deals")
-    p.add_argument(
-        "--position",
-        type=int,
-        choices=range(1, 5),
-        help="1 (first after the dealer, leads) .. 4 (dealer); sets --seat/--dealer",
-    )
     p.add_argument(
         "--simulate",
         action="store_true",
-        help="simulate even when the atlas covers the rules and play policy",
+        help="simulate even when the atlas covers the hand, rules and play policy",
+    )
+    p.add_argument(
+        "--atlas", metavar="PATH", help="the atlas file to answer from (default: the shipped one)"
     )
     p.add_argument(
         "--json",
         action="store_true",
-        help="print a JSON list, one object per "
-        "strain: strain, n, p_made, p_made_low, p_made_high, net_mp_x1, "
-        "net_mp_x2, source",
+        help="print a JSON list, one object per strain: strain, n, p_made, p_made_low, "
+        "p_made_high, net_mp_x1, net_mp_x1_se, net_mp_x2, net_mp_x2_se, net_mp_x4, "
+        "net_mp_x4_se, vs_best, vs_best_se (null: none), source (atlas or simulation), "
+        "and on every row best_call, within_noise, reason, position, play",
     )
     p.set_defaults(func=cmd_hand)
 
 
 def _add_atlas(sub: _Subparsers) -> None:
-    p = sub.add_parser("atlas", help="the hand atlas: build one, or show one")
+    p = sub.add_parser(
+        "atlas",
+        help="the hand atlas: build one, or show one (a hand, a summary, every cell)",
+        description="atlas build: measure every (hand class, strain kind, position) cell "
+        "by simulation.  atlas show: the atlas's metadata and a summary per kind and "
+        "position; atlas show CARDS: one hand's table (as 'belote-sim hand'); --csv and "
+        "--parquet write every cell, suit classes shown with clubs as trump "
+        "(docs/atlas.md).",
+    )
     p.add_argument("action", choices=["build", "show"])
+    p.add_argument(
+        "cards",
+        nargs="?",
+        help='show: a 5-card bidding hand to answer, e.g. "JC TD AD AH 9S"',
+    )
     p.add_argument(
         "-o",
         "--output",
         help="atlas file (build: default atlas.npz; show: default the shipped atlas)",
     )
-    p.add_argument("--ruleset", default="common")
+    p.add_argument(
+        "--position",
+        type=int,
+        choices=range(1, 5),
+        help="show CARDS: only this position, 1 (first after the dealer, leads) .. 4 "
+        "(dealer); default all four",
+    )
+    p.add_argument("--strain", help="show CARDS: only this strain's row (C D H S NT AT)")
+    p.add_argument(
+        "--ruleset",
+        default=None,
+        help="build: common, bulgarian or french (default common); show CARDS: must be the atlas's",
+    )
     p.add_argument("--option", action="append", metavar="NAME=VALUE")
     p.add_argument(
         "--play",
         default=None,
-        help=f"build: play policy of all four seats (default {DEFAULT_PLAY})",
+        help=f"build: play policy of all four seats (default {DEFAULT_PLAY}); show "
+        "CARDS: must be the atlas's",
     )
     p.add_argument("--seed", type=int, default=2026)
     p.add_argument("--se", type=float, default=0.02, help="target s.e. of P(made) per cell")
@@ -301,7 +340,19 @@ def _add_atlas(sub: _Subparsers) -> None:
     p.add_argument("--workers", type=int, help="start a local dask cluster of N workers")
     p.add_argument("--scheduler", metavar="tcp://HOST:8786", help="dask.distributed scheduler")
     p.add_argument("--work-dir", help="keep every chunk here (rerunning resumes)")
-    p.add_argument("--csv", help="show: write every cell to this CSV")
+    p.add_argument(
+        "--csv",
+        help="show: write every measured cell to this CSV: one row per cell (239,680 "
+        "and ~130 MB for a full atlas), suit hands shown with clubs as trump",
+    )
+    p.add_argument(
+        "--parquet",
+        metavar="FILE",
+        help="show: write every measured cell to this Parquet file: kind (suit, NT, "
+        "AT), position (1-4), hand (the class's canonical hand; suit classes with "
+        "clubs as trump), key, multiplicity, n, p_made, net_mp_x1, net_mp_x1_se, "
+        "net_mp_x2, net_mp_x4 and the other statistics",
+    )
     p.add_argument("-q", "--quiet", action="store_true", help="no progress bar")
     p.set_defaults(func=cmd_atlas)
 
@@ -362,7 +413,8 @@ def _add_duel(sub: _Subparsers) -> None:
         description="Play policy A against B: every deal is played twice, "
         "A in team 0 then in team 1, with the same cards and auction; "
         "thrown-in deals are counted and left out.  With --bid-a/--bid-b: "
-        "bidding policy A against B, everyone playing --a (default greedy).",
+        "bidding policy A against B, everyone playing --a (default: the default play "
+        "policy), under --ruleset and --option.",
         formatter_class=DefaultsFormatter,
     )
     p.add_argument(
