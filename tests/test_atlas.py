@@ -123,6 +123,7 @@ def sample_atlas(tmp_path_factory):
     path = tmp_path_factory.mktemp("atlas") / "sample.npz"
     table = build_atlas(
         path,
+        play="greedy",
         seed=5,
         first_deals=600,
         max_deals=600,
@@ -156,6 +157,7 @@ def test_cells_agree_with_direct_simulation(sample_atlas, text, strain, position
             predeal={0: text},
             dealer=dealer,
             seed=11 + doubling,
+            play="greedy",
         )
         made = (df["outcome"] == "made").to_numpy(float)
         net = (df["mp0"] - df["mp1"]).to_numpy(float)
@@ -167,6 +169,7 @@ def test_cells_agree_with_direct_simulation(sample_atlas, text, strain, position
 
 def test_build_is_reproducible_and_resumable(tmp_path):
     kw = dict(
+        play="greedy",
         seed=3,
         first_deals=20,
         max_deals=80,
@@ -189,6 +192,7 @@ def test_build_is_reproducible_and_resumable(tmp_path):
 def test_adaptive_rounds_reach_the_standard_error():
     t = build_atlas(
         None,
+        play="greedy",
         seed=1,
         first_deals=30,
         max_deals=2000,
@@ -220,7 +224,7 @@ def test_hand_from_atlas_and_fallback(sample_atlas):
 def full_atlas(tmp_path_factory):
     """A complete (every cell) but tiny atlas: 2 deals per cell."""
     path = tmp_path_factory.mktemp("atlas") / "tiny.npz"
-    build_atlas(path, seed=9, first_deals=2, max_deals=2, rounds=1)
+    build_atlas(path, play="greedy", seed=9, first_deals=2, max_deals=2, rounds=1)
     return path
 
 
@@ -350,6 +354,7 @@ def test_cli_atlas_hand_and_bidding_duel(full_atlas, tmp_path, capsys):
 def test_build_on_a_local_dask_cluster_matches_threads():
     pytest.importorskip("dask.distributed")
     kw = dict(
+        play="greedy",
         seed=8,
         first_deals=10,
         max_deals=10,
@@ -366,7 +371,9 @@ def test_build_on_a_local_dask_cluster_matches_threads():
 
 def test_atlas_bidding_french_two_rounds(tmp_path):
     path = tmp_path / "french.npz"
-    t = build_atlas(path, rules="french", seed=6, first_deals=1, max_deals=1, rounds=1)
+    t = build_atlas(
+        path, rules="french", play="greedy", seed=6, first_deals=1, max_deals=1, rounds=1
+    )
     assert t.sums[1][..., 0].sum() == 0 and t.sums[0][..., 0].sum() == 38_304 * 4
     df = simulate(300, rules="french", bidding=f"atlas:{path}", seed=3)
     played = df[df["strain"].notna()]
