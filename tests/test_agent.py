@@ -15,6 +15,7 @@ def test_agent_plays_what_the_simulator_played(policy):
     df = simulate(60, play=policy, seed=5, trick_log=True)
     df = df[df["outcome"] != "thrown_in"]
     for row in df.itertuples():
+        perms = set(range(24))  # the simulator's relabelling of the suits: unknown
         plays = row.plays.split()
         hands = [set(format_cards(int(getattr(row, f"hand{s}")))) for s in range(4)]
         leader = (row.dealer + 1) % 4
@@ -41,7 +42,10 @@ def test_agent_plays_what_the_simulator_played(policy):
                 sorted(hands[seat]), plays[4 * t : k], leader, strain, {"ruleset": "common"}
             )
             if policy.startswith("greedy"):
-                assert chosen == card
+                # one relabelling of the suits played the whole deal: some relabelling
+                # must give every card the simulator played
+                perms = {p for p in perms if choose_card(obs, policy, suit_perm=p) == card}
+                assert perms, (row.deal_id, k, card)
             hands[seat].discard(card)
 
 
@@ -128,6 +132,7 @@ def test_agent_expert_plays_what_the_simulator_played():
     df = df[df["outcome"] != "thrown_in"]
     checked = 0
     for row in df.itertuples():
+        perms = set(range(24))  # the simulator's relabelling of the suits: unknown
         plays = row.plays.split()
         hands = [set(format_cards(int(getattr(row, f"hand{s}")))) for s in range(4)]
         leader0 = leader = (row.dealer + 1) % 4
@@ -145,7 +150,8 @@ def test_agent_expert_plays_what_the_simulator_played():
                 "plays": plays[:k],
                 "declarations": _announced(row, plays, k, leader0, strain),
             }
-            assert choose_card(obs, "expert") == card
+            perms = {p for p in perms if choose_card(obs, "expert", suit_perm=p) == card}
+            assert perms, (row.deal_id, k, card)
             checked += 1
             hands[seat].discard(card)
     assert checked > 500

@@ -39,6 +39,13 @@ from belote_sim.cards import (
 from belote_sim.kernels.core import legal_mask, trick_state, trick_winner
 from belote_sim.kernels.records import Turn, new_deal
 from belote_sim.kernels.rng import seed_state
+from belote_sim.kernels.suit_symmetry import (
+    INVERSE_PERM,
+    NUM_SUIT_PERMS,
+    relabel_card,
+    relabel_mask,
+    relabel_strain,
+)
 from belote_sim.kernels.switchboard import EXPERT_SEARCH_BITS, decide, policy_buffers
 from belote_sim.kernels.tables import RANK_K, RANK_Q, STRAIN_AT, STRAIN_NT
 from belote_sim.policies import MAX_PARAMS, MAX_PIMC_SAMPLES, PLAY_POLICIES, parse_policy
@@ -256,14 +263,43 @@ def read_observation(obs: dict[str, Any]) -> dict[str, Any]:
     )
 
 
+def relabel_observation(obs: dict[str, Any], perm: int) -> dict[str, Any]:
+    """A read observation (``read_observation``) with its suits relabelled by
+    ``suit_symmetry.SUIT_PERMS[perm]``: every card, mask and the strain."""
+    out = dict(obs)
+    out["hand"] = int(relabel_mask(obs["hand"], perm))
+    out["plays"] = [int(relabel_card(c, perm)) for c in obs["plays"]]
+    out["trick"] = [int(relabel_card(c, perm)) for c in obs["trick"]]
+    out["by_seat"] = [[int(relabel_card(c, perm)) for c in cards] for cards in obs["by_seat"]]
+    out["known"] = [int(relabel_mask(m, perm)) for m in obs["known"]]
+    out["strain"] = int(relabel_strain(obs["strain"], perm))
+    return out
+
+
 def choose_card(
-    observation: dict[str, Any], policy: str = "greedy", seed: int = 0, samples: int = 30
+    observation: dict[str, Any],
+    policy: str = "greedy",
+    seed: int = 0,
+    samples: int = 30,
+    suit_perm: int | None = None,
 ) -> str:
     """The card (text) that ``policy`` plays in this observation.
 
+    As in the simulator, ``random``, ``greedy`` and ``expert`` decide under a random
+    relabelling of the suits, so that their ties never fall by suit index:
+    ``suit_perm`` (0..23, a row of ``kernels.suit_symmetry.SUIT_PERMS``) is the
+    relabelling, by default drawn from ``seed``.  (``dd`` and ``pimc`` do not use it.)
     ``ValueError`` (one line) for a bad observation, policy, seed or sample count."""
     if isinstance(seed, bool) or not isinstance(seed, (int, np.integer)) or seed < 0:
         raise ValueError(f"seed must be a non-negative integer, got {seed!r}")
+    if suit_perm is None:
+        suit_perm = int(np.random.default_rng(int(seed)).integers(NUM_SUIT_PERMS))
+    elif (
+        isinstance(suit_perm, bool)
+        or not isinstance(suit_perm, (int, np.integer))
+        or not 0 <= suit_perm < NUM_SUIT_PERMS
+    ):
+        raise ValueError(f"suit_perm must be an integer 0..{NUM_SUIT_PERMS - 1}, got {suit_perm!r}")
     if (
         isinstance(samples, bool)
         or not isinstance(samples, (int, np.integer))
@@ -315,6 +351,8 @@ def choose_card(
             seed=seed,
             known=known,
         )
+    obs = relabel_observation(obs, int(suit_perm))
+    back = int(INVERSE_PERM[suit_perm])
     rules = obs["rules"]
     params = np.zeros(MAX_PARAMS)
     params[: len(parsed.params)] = parsed.params
@@ -341,8 +379,9 @@ def choose_card(
             moves,
             work,
         )
-        return format_card(int(card))
-    return format_card(_switchboard_card(obs, PLAY_POLICIES[parsed.name].id, params, seed))
+        return format_card(int(relabel_card(int(card), back)))
+    card = _switchboard_card(obs, PLAY_POLICIES[parsed.name].id, params, seed)
+    return format_card(int(relabel_card(card, back)))
 
 
 def _switchboard_card(obs: dict[str, Any], policy: int, params: np.ndarray, seed: int) -> int:
@@ -373,4 +412,4 @@ def _switchboard_card(obs: dict[str, Any], policy: int, params: np.ndarray, seed
     return int(decide(policy, params, turn, deal, rules_array, seed_state(seed), policy_buffers(1)))
 
 
-__all__ = ["choose_card", "read_observation"]
+__all__ = ["choose_card", "read_observation", "relabel_observation"]

@@ -349,6 +349,8 @@ def make_study(
         bidding = "take" if rules.bidding == "two_round" else "threshold"
     if play is None:
         play = default_play(rules.players, rules.variant)
+    elif isinstance(play, (list, tuple)):  # a seat left None plays the default
+        play = [default_play(rules.players, rules.variant) if p is None else p for p in play]
     predeal_lists = {}
     for seat, cards in (predeal or {}).items():
         seat = _seat(seat, "predeal")
