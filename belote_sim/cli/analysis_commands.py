@@ -9,6 +9,7 @@ import time
 from typing import Any
 
 from belote_sim.cli.common import Progress, parse_option
+from belote_sim.cli.page_command import cmd_atlas_page
 from belote_sim.stats import Z95
 
 __all__ = ["cmd_atlas", "cmd_duel", "cmd_hand", "cmd_study"]
@@ -127,6 +128,8 @@ def _hand_from_atlas(args: argparse.Namespace, options: dict[str, Any], start: f
 def cmd_atlas(args: argparse.Namespace) -> int:
     from belote_sim import atlas
 
+    if args.action == "page":
+        return cmd_atlas_page(args)
     if args.action == "build":
         options = dict(parse_option(o) for o in args.option or [])
         output = args.output or "atlas.npz"

@@ -276,12 +276,26 @@ def _add_hand(sub: _Subparsers) -> None:
 
 
 def _add_atlas(sub: _Subparsers) -> None:
-    p = sub.add_parser("atlas", help="the hand atlas: build one, or show one")
-    p.add_argument("action", choices=["build", "show"])
+    p = sub.add_parser(
+        "atlas",
+        help="the hand atlas: build one, show one, or write the hand evaluator page",
+        description="atlas build: build an atlas file; atlas show: its metadata and a "
+        "summary; atlas page: write the hand evaluator, a static page that answers any "
+        "5-card hand from the shipped atlases in a browser, offline (open DIR/index.html).",
+    )
+    p.add_argument("action", choices=["build", "show", "page"])
     p.add_argument(
         "-o",
         "--output",
-        help="atlas file (build: default atlas.npz; show: default the shipped atlas)",
+        help="atlas file (build: default atlas.npz; show: default the shipped atlas); "
+        "page: the directory to write (default hand_page)",
+    )
+    p.add_argument(
+        "--atlas",
+        action="append",
+        metavar="FILE",
+        help="page: an atlas file to offer (repeatable; default: every shipped atlas, "
+        "belote_sim/data/atlas_*.npz)",
     )
     p.add_argument("--ruleset", default="common")
     p.add_argument("--option", action="append", metavar="NAME=VALUE")
