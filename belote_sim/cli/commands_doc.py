@@ -20,6 +20,7 @@ Commands::
     belote-sim duel --a pimc --b greedy --deals N         compare two play policies
     belote-sim duel --bid-a atlas --bid-b threshold       compare two bidding policies
     belote-sim atlas build -o atlas.npz | atlas show      the hand atlas
+    belote-sim atlas page -o DIR                          the hand evaluator (a web page)
     belote-sim main [-o DIR]                              the default study and report
 
 Outputs are crash-safe: a file under the output name is always complete; Ctrl-C or
