@@ -277,13 +277,15 @@ def _same(a: float, b: float) -> bool:
 
 def _other_atlas(path: Path) -> Path:
     """A second atlas for the rules menu: the shipped one's sums with the positions
-    rolled, under another rules preset and play policy (the page must read each file's
-    own meta and sums); written as ``save_atlas`` does, uncompressed (faster)."""
+    rolled and no AT deals (AT not played), under another rules preset and play policy
+    (the page must read each file's own meta and sums); written as ``save_atlas`` does,
+    uncompressed (faster)."""
     table = load_atlas(str(DEFAULT_ATLAS))
     meta = dict(table.meta, ruleset="bulgarian", play="random")
     arrays = {"meta": np.frombuffer(json.dumps(meta).encode(), np.uint8)}
     for kind, name in enumerate(("suit", "nt", "at")):
-        arrays[f"sums_{name}"] = np.roll(table.sums[kind], 1, axis=1).astype(np.int32)
+        sums = np.roll(table.sums[kind], 1, axis=1).astype(np.int32)
+        arrays[f"sums_{name}"] = sums * 0 if name == "at" else sums
         arrays[f"mult_{name}"] = table.mult[kind].astype(np.int32)
     arrays["keys_suit"] = table.keys[0].astype(np.uint32)
     arrays["keys_all"] = table.keys[1].astype(np.uint32)
