@@ -299,7 +299,6 @@ def test_atlas_page(full_atlas, tmp_path):
     page = write_atlas_page(tmp_path, table)
     assert page.exists()
     for kind in ("suit", "nt", "at"):
-        assert (tmp_path / "figures" / f"atlas_{kind}.png").exists()
         csv = tmp_path / "tables" / f"atlas_{kind}.csv"
         long = heatmap_table(table, kind)
         assert long["hands"].sum() == 201_376 and csv.exists()

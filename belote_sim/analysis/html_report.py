@@ -39,35 +39,10 @@ from belote_sim.analysis.report_tables import (
     report_columns,
     report_tables,
 )
+from belote_sim.analysis.style import STYLE
 from belote_sim.policies import play_strength
 
 __all__ = ["STYLE", "check_source", "write_report"]
-
-STYLE = """
-body { font-family: system-ui, -apple-system, "Segoe UI", sans-serif; max-width: 1040px;
-       margin: 1.5em auto; color: #1a202c; line-height: 1.5; padding: 0 1.2em; }
-h1 { border-bottom: 3px solid #2b6cb0; padding-bottom: .25em; margin-bottom: .4em; }
-h2 { margin-top: 2.2em; color: #2b6cb0; border-bottom: 1px solid #e2e8f0; }
-h3 { margin-bottom: .3em; }
-p.lead { font-size: 1.05em; }
-.cards { display: flex; flex-wrap: wrap; gap: .8em; margin: 1em 0; }
-.card { border: 1px solid #cbd5e0; border-radius: 8px; padding: .5em .9em; min-width: 9em;
-        background: #f7fafc; }
-.card b { display: block; font-size: 1.6em; color: #2b6cb0; }
-.card span { font-size: 12px; color: #4a5568; }
-nav ol { columns: 2; font-size: 15px; }
-table { border-collapse: collapse; font-size: 13px; margin: .6em 0 1.2em; }
-th, td { border: 1px solid #cbd5e0; padding: 3px 8px; text-align: right; }
-th { background: #edf2f7; font-weight: 600; }
-td.l, th.l { text-align: left; }
-td .ci, td .n { display: block; font-size: 11px; color: #4a5568; }
-td.small { color: #a0aec0; background: #fafafa; }
-td.small .ci { display: none; }
-.prov td { text-align: left; }
-figure { margin: 1em 0; display: inline-block; vertical-align: top; }
-figcaption { font-size: 13px; color: #4a5568; max-width: 640px; }
-.note { font-size: 13px; color: #4a5568; }
-"""
 
 
 def check_source(source: Any) -> None:

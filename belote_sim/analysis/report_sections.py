@@ -221,47 +221,73 @@ def _calibration(source: Any, page: Page) -> str | None:
 
 
 def atlas_section(page: Page, out: Path) -> None:
-    """A section on the shipped hand atlas (its own page, atlas.html, holds the three
-    heatmaps and their CSVs); nothing when the package ships no atlas."""
+    """A section on the shipped hand atlas, with links to its page (``atlas.html``: one
+    table per strain kind, and the CSVs) and to the hand evaluator (``hand/``, every
+    shipped atlas); nothing when the package ships no atlas."""
     from belote_sim.simulation.atlas_table import DEFAULT_ATLAS
 
     if not DEFAULT_ATLAS.exists():
         return
-    from belote_sim.analysis.atlas_report import write_atlas_page
-    from belote_sim.atlas import atlas_frame, load_atlas
+    from belote_sim.analysis.atlas_report import (
+        TITLES,
+        net_distribution,
+        position_table,
+        write_atlas_page,
+    )
+    from belote_sim.analysis.hand_page import play_words, write_hand_page
+    from belote_sim.atlas import load_atlas
 
     atlas = load_atlas(None)
-    write_atlas_page(out, atlas)
-    frame = atlas_frame(atlas)
-    frame = frame[frame["n"] > 0]
+    write_hand_page(out / "hand", back_link=("../index.html", "the report"))
+    write_atlas_page(out, atlas, hand_page="hand/index.html")
+    pos = position_table(atlas)
     rows = []
-    for kind, label in (("suit", "a suit (trumps)"), ("nt", "NT"), ("at", "AT")):
-        cells = []
-        for position in (1, 2, 3, 4):
-            part = frame[(frame["kind"] == kind) & (frame["position"] == position)]
-            weight = part["multiplicity"].sum()
-            pays = part.loc[part["net_mp_x1"] > 0, "multiplicity"].sum()
-            cells.append(pct(pays / weight) if weight else "–")
+    for kind, label in TITLES.items():
+        part = pos[pos["kind"] == kind].set_index("position")
+        if part.empty:
+            continue
+        cells = [
+            (
+                f"{pct(part.loc[p, 'bid'])}<span class='ci'>P(made) "
+                f"{pct(part.loc[p, 'p_made'])}</span>"
+                if p in part.index
+                else "–"
+            )
+            for p in (1, 2, 3, 4)
+        ]
         rows.append([label] + cells)
     table = _simple_table(
         ["contract", "position 1 (leads)", "position 2", "position 3", "position 4 (dealer)"], rows
     )
+    meta = atlas.meta
     page.section(
         "atlas",
-        "The hand atlas: every bidding hand",
+        "The hand atlas: should I bid this hand?",
         [
+            "<p>The package ships an atlas of every 5-card bidding hand: for each strain "
+            "and each position of the taker, P(made) and the expected net MP (the taker's "
+            "team's match points minus the defenders') from many deals of each hand class "
+            f"({html.escape(str(meta.get('ruleset', '?')))} rules; all four players play "
+            f"{html.escape(play_words(str(meta.get('play', '?'))))}; "
+            f"{int(meta.get('deals', 0)):,} deals).</p>",
+            "<p class='lead'><b><a href='hand/index.html'>The hand evaluator</a></b>: pick "
+            "five cards and a position, read the call, P(made) and net MP of every strain "
+            "(a page that works offline). <b><a href='atlas.html'>The atlas by holding"
+            "</a></b>: P(made) and net MP by trump holding and side aces, aces and tens "
+            "(NT), jacks and nines (AT), strongest first. <code>belote-sim hand CARDS "
+            "--position P</code> answers one hand in a terminal.</p>",
+            page.figure(
+                net_distribution(atlas),
+                "atlas_net.png",
+                "Expected net MP x1 of every 5-card bidding hand when its holder takes, by "
+                "contract kind (hands weighted by how often they are dealt, the four "
+                "positions equally; source: the shipped atlas): the height at 0 is the "
+                "share of hands the atlas tells to bid.",
+            ),
             "<p class='note'>Share of 5-card bidding hands for which taking the contract "
-            "undoubled has a positive expected net MP (taker's team minus defenders), from the "
-            f"shipped atlas ({html.escape(str(atlas.meta.get('play', '')))} play).</p>",
-            table,
-            "<p>The package ships an atlas of every 5-card bidding hand (by strain and the "
-            "taker's position): P(made) and expected net MP from direct simulation of each "
-            "hand class. <a href='atlas.html'>Its page</a> shows P(made) heatmaps by trump "
-            "holding and side aces (suit contracts), aces and tens (NT), jacks and nines (AT), "
-            "each with its CSV (tables/atlas_*.csv). <code>belote-sim hand CARDS --position "
-            "P</code> answers one hand from it.</p>",
-            "<img src='figures/atlas_suit.png' width='640' alt='suit contracts: P(made) by "
-            "trump holding and side aces'>",
+            "undoubled has a positive expected net MP (the atlas says bid), and the mean "
+            "P(made) over all hands:</p>",
+            f"<div class='wrap'>{table}</div>",
         ],
     )
 

@@ -10,6 +10,7 @@ import time
 
 from belote_sim.cli.common import Progress, parse_option
 from belote_sim.cli.hand_commands import show_atlas
+from belote_sim.cli.page_command import cmd_atlas_page
 
 __all__ = ["cmd_atlas", "cmd_duel", "cmd_study"]
 
@@ -17,6 +18,8 @@ __all__ = ["cmd_atlas", "cmd_duel", "cmd_study"]
 def cmd_atlas(args: argparse.Namespace) -> int:
     from belote_sim import atlas
 
+    if args.action == "page":
+        return cmd_atlas_page(args)
     if args.action == "build":
         for name in ("cards", "position", "strain", "csv", "parquet"):
             if getattr(args, name) is not None:
@@ -35,6 +38,8 @@ def cmd_atlas(args: argparse.Namespace) -> int:
                 se_target=args.se,
                 first_deals=args.first_deals,
                 max_deals=args.max_deals,
+                net_se_target=args.net_se,
+                net_max_deals=args.net_max_deals,
                 rounds=args.rounds,
                 threads=args.threads,
                 workers=args.workers,

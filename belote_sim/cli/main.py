@@ -293,14 +293,17 @@ def _add_hand(sub: _Subparsers) -> None:
 def _add_atlas(sub: _Subparsers) -> None:
     p = sub.add_parser(
         "atlas",
-        help="the hand atlas: build one, or show one (a hand, a summary, every cell)",
+        help="the hand atlas: build one, show one (a hand, a summary, every cell), or "
+        "write the hand evaluator page",
         description="atlas build: measure every (hand class, strain kind, position) cell "
         "by simulation.  atlas show: the atlas's metadata and a summary per kind and "
         "position; atlas show CARDS: one hand's table (as 'belote-sim hand'); --csv and "
         "--parquet write every cell, suit classes shown with clubs as trump "
-        "(docs/atlas.md).",
+        "(docs/atlas.md).  atlas page: write the hand evaluator, a static page that "
+        "answers any 5-card hand from the shipped atlases in a browser, offline (open "
+        "DIR/index.html).",
     )
-    p.add_argument("action", choices=["build", "show"])
+    p.add_argument("action", choices=["build", "show", "page"])
     p.add_argument(
         "cards",
         nargs="?",
@@ -309,7 +312,15 @@ def _add_atlas(sub: _Subparsers) -> None:
     p.add_argument(
         "-o",
         "--output",
-        help="atlas file (build: default atlas.npz; show: default the shipped atlas)",
+        help="atlas file (build: default atlas.npz; show: default the shipped atlas); "
+        "page: the directory to write (default hand_page)",
+    )
+    p.add_argument(
+        "--atlas",
+        action="append",
+        metavar="FILE",
+        help="page: an atlas file to offer (repeatable; default: every shipped atlas, "
+        "belote_sim/data/atlas_*.npz)",
     )
     p.add_argument(
         "--position",
@@ -335,6 +346,19 @@ def _add_atlas(sub: _Subparsers) -> None:
     p.add_argument("--se", type=float, default=0.02, help="target s.e. of P(made) per cell")
     p.add_argument("--first-deals", type=int, default=200)
     p.add_argument("--max-deals", type=int, default=1000)
+    p.add_argument(
+        "--net-se",
+        type=float,
+        default=0.25,
+        help="build: where a cell's net MP x1 has no settled sign (|mean| < 2 s.e.), top it "
+        "up to this s.e. (MP; default 0.25) ...",
+    )
+    p.add_argument(
+        "--net-max-deals",
+        type=int,
+        default=5000,
+        help="... with at most this many deals a cell (default 5000)",
+    )
     p.add_argument("--rounds", type=int, default=16)
     p.add_argument("--threads", type=int, default=None)
     p.add_argument("--workers", type=int, help="start a local dask cluster of N workers")
