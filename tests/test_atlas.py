@@ -395,7 +395,7 @@ def test_shipped_atlas_against_direct_simulation():
     if not DEFAULT_ATLAS.exists():
         pytest.skip("no shipped atlas")
     table = load_atlas(None)
-    assert table.meta["ruleset"] == "common" and table.meta["play"].startswith("greedy")
+    assert table.meta["ruleset"] == "common" and table.meta["play"].startswith("expert:0")
     for kind in range(3):
         stats = cell_stats(table.sums[kind])
         assert (stats["n"] > 0).all() and np.nanmax(stats["p_made_se"]) <= 0.02

@@ -26,7 +26,7 @@ from belote_sim.kernels.suit_symmetry import (
     relabel_strain,
     relabel_suit_bits,
 )
-from belote_sim.policies import DEFAULT_PLAY
+from belote_sim.policies import DEFAULT_PLAY, PLAY_POLICIES, parse_policy
 from belote_sim.simulation.atlas_table import (
     DEFAULT_ATLAS,
     KIND_STRAIN,
@@ -145,7 +145,7 @@ def shipped_atlas():
 
 
 def test_shipped_atlas_is_made_by_the_default_players(shipped_atlas):
-    assert shipped_atlas.meta["play"] == DEFAULT_PLAY
+    assert shipped_atlas.meta["play"] == str(parse_policy(DEFAULT_PLAY, PLAY_POLICIES, "play"))
     assert shipped_atlas.meta["ruleset"] == "common"
 
 

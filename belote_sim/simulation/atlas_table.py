@@ -52,7 +52,7 @@ KINDS = ("suit", "nt", "at")
 #: Strain code used for each kind when a class is played (suit classes: clubs trump).
 KIND_STRAIN = (0, 4, 5)
 #: The atlas shipped with the package (common rules, greedy play).
-DEFAULT_ATLAS = Path(__file__).resolve().parent.parent / "data" / "atlas_common_greedy.npz"
+DEFAULT_ATLAS = Path(__file__).resolve().parent.parent / "data" / "atlas_common.npz"
 NUM_HANDS = 201_376
 
 
