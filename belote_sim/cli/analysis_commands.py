@@ -8,7 +8,7 @@ import sys
 import time
 from typing import Any
 
-from belote_sim.cli.common import Progress, parse_option
+from belote_sim.cli.common import Progress, csv_output, parse_option, write_csv
 from belote_sim.stats import Z95
 
 __all__ = ["cmd_atlas", "cmd_duel", "cmd_hand", "cmd_study"]
@@ -147,6 +147,7 @@ def cmd_atlas(args: argparse.Namespace) -> int:
                 work_dir=args.work_dir,
                 progress=progress,
                 options=options,
+                overwrite=args.overwrite,
             )
         finally:
             progress.close()
@@ -157,13 +158,14 @@ def cmd_atlas(args: argparse.Namespace) -> int:
         )
         print(f"wrote {output}")
         return 0
-    table = atlas.load_atlas(args.output)
-    print(json.dumps(table.meta))
-    frame = atlas.atlas_frame(table)
-    frame = frame[frame["n"] > 0]
-    if args.csv:
-        frame.to_csv(args.csv, index=False)
-        print(f"wrote {args.csv} ({len(frame):,} cells)")
+    with csv_output(args.csv, "the cells", args.overwrite) as out:  # checked first
+        table = atlas.load_atlas(args.output)
+        print(json.dumps(table.meta))
+        frame = atlas.atlas_frame(table)
+        frame = frame[frame["n"] > 0]
+        if out is not None:
+            write_csv(frame, out)
+            print(f"wrote {args.csv} ({len(frame):,} cells)")
     summary = frame.groupby(["kind", "position"]).agg(
         cells=("n", "size"),
         mean_n=("n", "mean"),
@@ -221,16 +223,19 @@ def cmd_study(args: argparse.Namespace) -> int:
         if args.values is None
         else [float(v) for v in args.values.split(",")]
     )
-    table = bidding_sweep(
-        args.param,
-        values,
-        deals=args.deals,
-        rules=args.ruleset,
-        play=args.play,
-        seed=args.seed,
-        games=args.games,
-        threads=args.threads,
-    )
+    with csv_output(args.output, "the table", args.overwrite) as out:  # checked first
+        table = bidding_sweep(
+            args.param,
+            values,
+            deals=args.deals,
+            rules=args.ruleset,
+            play=args.play,
+            seed=args.seed,
+            games=args.games,
+            threads=args.threads,
+        )
+        if out is not None:
+            write_csv(table, out)
     base = table[table["baseline"]].iloc[0]
     print(
         f"bidding study: threshold '{args.param}' against its default "
@@ -269,7 +274,6 @@ def cmd_study(args: argparse.Namespace) -> int:
             f"{base['value']:g} at 95%"
         )
     if args.output:
-        table.to_csv(args.output, index=False)
         print(f"wrote {args.output}")
     return 0
 
