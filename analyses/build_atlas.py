@@ -51,6 +51,7 @@ def main() -> int:
         workers=args.workers,
         work_dir=args.work_dir,
         progress=bar.update,
+        overwrite=True,  # this script rebuilds the shipped atlas
     )
     bar.close()
     print(json.dumps({**table.meta, "wall_seconds": round(time.perf_counter() - start, 1)}))

@@ -30,6 +30,8 @@ intervals); ``hand_from_atlas`` answers one hand in milliseconds.
 
 from __future__ import annotations
 
+import contextlib
+import io
 import json
 import os
 import time
@@ -55,9 +57,11 @@ from belote_sim.simulation.atlas_table import (
     key_hands,
     kind_of,
     load_atlas,
-    save_atlas,
+    write_atlas,
 )
+from belote_sim.simulation.output import Output, RunInterrupted, check_destination, remove_path
 from belote_sim.simulation.runner import make_study, numba_threads
+from belote_sim.simulation.safe_io import atomic_write, is_temp, run_lock
 from belote_sim.simulation.study import Study
 from belote_sim.stats import Z95, wilson_interval
 
@@ -189,6 +193,8 @@ def build_atlas(
     class_rows: Sequence[int] | None = None,
     net_se_target: float | None = NET_SE_TARGET,
     net_max_deals: int = NET_MAX_DEALS,
+    *,
+    overwrite: bool = False,
 ) -> AtlasTable:
     """Build an atlas (module docstring) and write it to ``path`` (if given).
 
@@ -196,9 +202,16 @@ def build_atlas(
     (tests, previews);
     cells left out have no deals.  ``workers``/``scheduler`` run the chunks on a local
     dask cluster / a dask.distributed scheduler; ``work_dir`` keeps every chunk's sums
-    (resumable).  ``progress(n)`` is called with the deals of each finished chunk.
+    (resumable: a chunk file that is missing, unreadable or not the chunk's is computed
+    again).  ``progress(n)`` is called with the deals of each finished chunk.
     Returns the ``AtlasTable``; its ``meta`` records the rules, play policy, seed,
     deals and build seconds.
+
+    ``path`` is written under the output discipline (``simulation.output.Output``):
+    checked (its folder, an existing file: replaced only with ``overwrite``, the free
+    space) and locked before the build starts, written to a temporary name and renamed
+    when complete.  Ctrl-C (or SIGTERM) raises ``RunInterrupted``, which says what is
+    kept.
     """
     study = make_study(rules, "fixed:0,0,0", play, seed, options=options)
     if study.rules.solo:
@@ -207,6 +220,12 @@ def build_atlas(
         raise ValueError(f"se_target must be in (0, 0.5), got {se_target!r}")
     if not 1 <= first_deals <= max_deals:
         raise ValueError("need 1 <= first_deals <= max_deals")
+    if isinstance(rounds, bool) or not isinstance(rounds, int) or rounds < 1:
+        raise ValueError(
+            f"rounds must be at least 1 (round 0 gives every cell its deals), got {rounds!r}"
+        )
+    if isinstance(chunk_cells, bool) or not isinstance(chunk_cells, int) or chunk_cells < 1:
+        raise ValueError(f"chunk_cells must be a positive integer, got {chunk_cells!r}")
     if net_se_target is not None and not (net_se_target > 0 and net_max_deals >= 1):
         raise ValueError("need net_se_target > 0 and net_max_deals >= 1 (or net_se_target None)")
     bad = set(kinds) - set(KINDS)
@@ -217,63 +236,195 @@ def build_atlas(
     kind_ids = [
         KINDS.index(k) for k in kinds if study.rules.strain_allowed(KIND_STRAIN[KINDS.index(k)])
     ]
-    start = time.perf_counter()
+    if not kind_ids:
+        raise ValueError(f"the {study.rules.name} rules play none of the kinds {', '.join(kinds)}")
     kind, row, pos = cell_grid(kind_ids, sorted(set(positions)), class_rows)
+    if len(kind) == 0:
+        raise ValueError("no cell to build: class_rows selects no hand class")
+    with contextlib.ExitStack() as stack:
+        out = None
+        if path is not None:
+            out = stack.enter_context(
+                Output(
+                    path,
+                    what="the atlas",
+                    overwrite=overwrite,
+                    need=_atlas_bytes(),
+                    leftovers=[f"{os.fspath(path)}.tmp.npz"],  # older versions' temporary
+                )
+            )
+        work = _WorkDir(work_dir, stack) if work_dir is not None else None
+        start = time.perf_counter()
+        try:
+            table = _build(
+                study, seed, se_target, first_deals, max_deals, rounds, chunk_cells, threads,
+                workers, scheduler, work, progress, kinds, positions, class_rows,
+                net_se_target, net_max_deals, (kind, row, pos), start,
+            )  # fmt: skip
+        except KeyboardInterrupt:
+            raise RunInterrupted(_atlas_interrupted(out, work)) from None
+        if out is not None:
+            table.path = str(path)
+            with open(out.tmp, "wb") as f:
+                write_atlas(table, f)
+            out.commit()
+            load_atlas.cache_clear()
+    return table
+
+
+def _atlas_bytes() -> int:
+    """The size of an atlas file, generously: its arrays uncompressed (int32 sums)."""
+    cells = sum(len(hand_classes(k)[0]) for k in range(3)) * 4 * KA.NUM_FIELDS
+    return 4 * cells + (1 << 20)
+
+
+def _atlas_interrupted(out: Output | None, work: _WorkDir | None) -> str:
+    """What an interrupted build leaves, and what the same command does."""
+    written = ""
+    if out is not None:
+        written = f" ({out.shown} {'left untouched' if out.existed else 'not created'})"
+    if work is not None:
+        return (
+            f"interrupted: the atlas was not written{written}; the {work.kept()} finished "
+            f"chunks are kept in {work.path}: run the same command again to resume"
+        )
+    return (
+        f"interrupted: the atlas was not written{written}, nothing kept (with --work-dir "
+        "the finished chunks are kept and a rerun resumes); the same command starts over"
+    )
+
+
+class _WorkDir:
+    """The work directory of a build: one ``.npy`` file of sums per chunk, the build's
+    stamp (``build.json``), a lock (one build at a time), files written atomically.
+    A chunk file that does not hold the chunk's sums (unreadable, empty, another
+    shape, other deal counts) is computed again and replaced."""
+
+    LOCK = "_belote_sim.lock"
+
+    def __init__(self, path: str | os.PathLike, stack: contextlib.ExitStack):
+        self.path = Path(path)
+        if self.path.exists() and not self.path.is_dir():
+            raise ValueError(f"{self.path} is a file: --work-dir is a directory")
+        self.path.mkdir(parents=True, exist_ok=True)
+        check_destination(str(self.path / self.LOCK))  # a folder we may write in
+        stack.enter_context(run_lock(str(self.path / self.LOCK), str(self.path)))
+        for name in os.listdir(self.path):  # leftovers of dead builds (under the lock)
+            if is_temp(name) or name.endswith(".tmp.npy"):
+                remove_path(str(self.path / name))
+        self.loaded = self.written = self.redone = 0
+
+    def check_stamp(self, stamp: dict[str, Any]) -> None:
+        """``ValueError`` if the directory holds the chunks of another build."""
+        stamp_path = self.path / "build.json"
+        stamp = json.loads(json.dumps(stamp))
+        if stamp_path.exists():
+            try:
+                old = json.loads(stamp_path.read_text())
+            except (OSError, ValueError):
+                old = None  # a damaged stamp: its chunk files are checked one by one
+            if old is not None and old != stamp:
+                raise ValueError(f"{self.path} holds the chunks of another atlas build")
+        atomic_write(str(stamp_path), json.dumps(stamp).encode())
+
+    def file(self, r: int, c: int) -> Path:
+        return self.path / f"round{r}_chunk{c:05d}.npy"
+
+    def load(self, r: int, c: int, counts: np.ndarray) -> np.ndarray | None:
+        """The sums of chunk c of round r if its file holds them (``counts`` deals of
+        each of its cells), else None."""
+        file = self.file(r, c)
+        if not file.exists():
+            return None
+        try:
+            part = np.load(file, allow_pickle=False)
+            good = (
+                part.dtype == np.int64
+                and part.shape == (len(counts), KA.NUM_FIELDS)
+                and (part[:, KA.F_N] == counts).all()
+            )
+        except (OSError, ValueError, EOFError):
+            good = False
+        if not good:
+            self.redone += 1
+            return None
+        self.loaded += 1
+        return part
+
+    def store(self, r: int, c: int, part: np.ndarray) -> None:
+        buffer = io.BytesIO()
+        np.save(buffer, part, allow_pickle=False)
+        atomic_write(str(self.file(r, c)), buffer.getbuffer())
+        self.written += 1
+
+    def kept(self) -> int:
+        return self.loaded + self.written
+
+
+def _build(
+    study: Study,
+    seed: int,
+    se_target: float,
+    first_deals: int,
+    max_deals: int,
+    rounds: int,
+    chunk_cells: int,
+    threads: int | None,
+    workers: int | None,
+    scheduler: str | None,
+    work: _WorkDir | None,
+    progress: Callable[[int], None] | None,
+    kinds: Sequence[str],
+    positions: Sequence[int],
+    class_rows: Sequence[int] | None,
+    net_se_target: float | None,
+    net_max_deals: int,
+    cells: tuple[np.ndarray, np.ndarray, np.ndarray],
+    start: float,
+) -> AtlasTable:
+    """The rounds of ``build_atlas`` (its arguments checked); the atlas, not written."""
+    kind, row, pos = cells
     hands = np.concatenate([key_hands(hand_classes(k)[0], k) for k in range(3)])
     offsets = np.cumsum([0] + [len(hand_classes(k)[0]) for k in range(3)])
     cell_hands = hands[offsets[kind] + row]
     cell_strains = np.array(KIND_STRAIN, dtype=np.int64)[kind]
     totals = np.zeros((len(kind), KA.NUM_FIELDS), dtype=np.int64)
     play = AtlasPlay.of(study)
-    if work_dir is not None:
-        work_dir = Path(work_dir)
-        work_dir.mkdir(parents=True, exist_ok=True)
-        stamp = {
-            "rules": study.rules.name,
-            "options": study.rules.options(),
-            "play": str(study.play[0]),
-            "seed": seed,
-            "se_target": se_target,
-            "first_deals": first_deals,
-            "max_deals": max_deals,
-            "net_se_target": net_se_target,
-            "net_max_deals": net_max_deals,
-            "chunk_cells": chunk_cells,
-            "kinds": list(kinds),
-            "positions": sorted(set(positions)),
-            "class_rows": None if class_rows is None else [int(r) for r in class_rows],
-        }
-        stamp_path = work_dir / "build.json"
-        if stamp_path.exists() and json.loads(stamp_path.read_text()) != json.loads(
-            json.dumps(stamp)
-        ):
-            raise ValueError(f"{work_dir} holds the chunks of another atlas build")
-        stamp_path.write_text(json.dumps(stamp))
+    if work is not None:
+        work.check_stamp(
+            {
+                "rules": study.rules.name,
+                "options": study.rules.options(),
+                "play": str(study.play[0]),
+                "seed": seed,
+                "se_target": se_target,
+                "first_deals": first_deals,
+                "max_deals": max_deals,
+                "net_se_target": net_se_target,
+                "net_max_deals": net_max_deals,
+                "chunk_cells": chunk_cells,
+                "kinds": list(kinds),
+                "positions": sorted(set(positions)),
+                "class_rows": None if class_rows is None else [int(r) for r in class_rows],
+            }
+        )
     client = cluster = None
-    if workers or scheduler:
-        from belote_sim.simulation.distributed import require_dask
-
-        Client, LocalCluster, _ = require_dask()
-
-        if scheduler is None:
-            run_cells(
-                cell_hands[:1],
-                cell_strains[:1],
-                pos[:1],
-                np.ones(1, np.int64),
-                np.zeros(1, np.int64),
-                play,
-            )  # compile before the workers load
-            cluster = LocalCluster(
-                n_workers=workers,
-                threads_per_worker=1,
-                processes=True,
-                host="127.0.0.1",
-                dashboard_address="127.0.0.1:0",
-            )
-        client = Client(cluster if cluster is not None else scheduler)
-    total_deals = 0
     try:
+        if workers or scheduler:
+            from belote_sim.simulation.distributed import local_cluster, require_dask
+
+            Client, _, _ = require_dask()
+            if scheduler is None:
+                run_cells(
+                    cell_hands[:1],
+                    cell_strains[:1],
+                    pos[:1],
+                    np.ones(1, np.int64),
+                    np.zeros(1, np.int64),
+                    play,
+                )  # compile before the workers load
+                cluster = local_cluster(workers or 1)
+            client = Client(cluster if cluster is not None else scheduler)
         for r in range(rounds):
             counts = (
                 np.full(len(kind), first_deals, dtype=np.int64)
@@ -286,12 +437,9 @@ def build_atlas(
             chunks = [todo[i : i + chunk_cells] for i in range(0, len(todo), chunk_cells)]
             pending = {}
             for c, idx in enumerate(chunks):
-                file = work_dir / f"round{r}_chunk{c:05d}.npy" if work_dir else None
-                if file is not None and file.exists():
-                    part = np.load(file)
-                    totals[idx] += part
-                    if progress:
-                        progress(int(counts[idx].sum()))
+                part = work.load(r, c, counts[idx]) if work is not None else None
+                if part is not None:
+                    _add(part, totals, idx, progress, counts)
                     continue
                 seeds = (
                     np.random.SeedSequence(int(seed), spawn_key=(r, c))
@@ -300,19 +448,29 @@ def build_atlas(
                 )
                 args = (cell_hands[idx], cell_strains[idx], pos[idx], counts[idx], seeds, play)
                 if client is not None:
-                    pending[client.submit(run_cells, *args, pure=False)] = (c, idx, file)
+                    pending[client.submit(run_cells, *args, pure=False)] = (c, idx)
                 else:
                     part = run_cells(*args, threads=threads)
-                    _store(part, totals, idx, file, progress, counts)
+                    if work is not None:
+                        work.store(r, c, part)
+                    _add(part, totals, idx, progress, counts)
             if client is not None:
                 from belote_sim.simulation.distributed import require_dask
 
                 _, _, as_completed = require_dask()
 
                 for future in as_completed(list(pending)):
-                    c, idx, file = pending.pop(future)
-                    _store(future.result(), totals, idx, file, progress, counts)
-            total_deals += int(counts.sum())
+                    c, idx = pending.pop(future)
+                    part = future.result()
+                    if work is not None:
+                        work.store(r, c, part)
+                    _add(part, totals, idx, progress, counts)
+    except KeyboardInterrupt:
+        if client is not None or cluster is not None:
+            from belote_sim.simulation.distributed import quiet_dask
+
+            quiet_dask()  # the complaints of the closing cluster
+        raise
     finally:
         if client is not None:
             client.close()
@@ -345,18 +503,10 @@ def build_atlas(
     }
     keys = [hand_classes(0)[0], hand_classes(1)[0], hand_classes(2)[0]]
     mult = [hand_classes(k)[1] for k in range(3)]
-    table = AtlasTable(json.loads(json.dumps(meta)), keys, mult, sums, str(path) if path else None)
-    if path is not None:
-        save_atlas(table, path)
-        load_atlas.cache_clear()
-    return table
+    return AtlasTable(json.loads(json.dumps(meta)), keys, mult, sums, None)
 
 
-def _store(part, totals, idx, file, progress, counts) -> None:
-    if file is not None:
-        tmp = file.with_suffix(".tmp.npy")
-        np.save(tmp, part)
-        tmp.replace(file)
+def _add(part, totals, idx, progress, counts) -> None:
     totals[idx] += part
     if progress:
         progress(int(counts[idx].sum()))

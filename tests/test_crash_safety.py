@@ -73,7 +73,9 @@ def finished(tmp_path_factory, study):
 
 
 def hidden(path):
-    return path.parent / f".{path.name}.partial", path.parent / f".{path.name}.writing"
+    """The partial file beside an output, and the temporaries there (``.NAME.tmp-*``:
+    a run's own name)."""
+    return path.parent / f".{path.name}.partial", sorted(path.parent.glob(f".{path.name}.tmp-*"))
 
 
 # --------------------------------------------------------------------------- item 1
@@ -86,7 +88,7 @@ def test_item1_interrupted_run_leaves_no_final_file_and_readers_refuse_the_parti
     with pytest.raises(RunInterrupted, match=r"kept 2 of 5 chunks \(600 of 1,500 deals\)"):
         simulate_to_parquet(str(path), N, study, progress=stop_after(2))
     partial, writing = hidden(path)
-    assert not path.exists() and not writing.exists() and partial.exists()
+    assert not path.exists() and not writing and partial.exists()
     # the partial file is valid Parquet, says it is incomplete, and every reader refuses it
     meta = pq.ParquetFile(partial).metadata
     assert meta.num_rows == 600
@@ -149,7 +151,8 @@ def test_item1_resumed_file_is_identical_to_an_uninterrupted_one(tmp_path, study
     summary = simulate_to_parquet(str(path), N, study)
     assert summary["resumed_chunks"] == 4 and summary["computed"] == N - 4 * CHUNK
     assert filecmp.cmp(path, finished, shallow=False)  # byte for byte
-    assert not any(p.exists() for p in hidden(path))
+    partial, writing = hidden(path)
+    assert not partial.exists() and not writing
     assert read_deals(str(path)).equals(simulate(N, seed=7, chunk_size=CHUNK))
     # a partial file of another study is not resumed
     other = tmp_path / "other.parquet"
@@ -229,11 +232,13 @@ def _simulate_process(path, *extra):
     )
 
 
-def _wait_for_chunks(proc, writing, size=200_000, timeout=60):
-    """Poll until the file being written holds a few chunks."""
+def _wait_for_chunks(proc, path, size=200_000, timeout=60):
+    """Poll until the file being written (the run's temporary beside ``path``) holds a
+    few chunks."""
     end = time.monotonic() + timeout
     while time.monotonic() < end:
-        if writing.exists() and writing.stat().st_size > size:
+        writing = hidden(path)[1]
+        if writing and writing[0].exists() and writing[0].stat().st_size > size:
             return
         if proc.poll() is not None:
             raise AssertionError(proc.communicate())
@@ -246,16 +251,16 @@ def _wait_for_chunks(proc, writing, size=200_000, timeout=60):
 @pytest.mark.parametrize("sig, status", [(signal.SIGINT, 130), (signal.SIGTERM, 143)])
 def test_item3_signal_stops_cleanly_with_one_line(tmp_path, sig, status):
     path = tmp_path / "big.parquet"
-    partial, writing = hidden(path)
+    partial, _ = hidden(path)
     proc = _simulate_process(path)
-    _wait_for_chunks(proc, writing)
+    _wait_for_chunks(proc, path)
     proc.send_signal(sig)
     _out, err = proc.communicate(timeout=60)
     err = err.decode()
     assert proc.returncode == status, err
     assert "Traceback" not in err and len(err.strip().splitlines()) == 1, err
     assert "kept" in err and "resume" in err and str(partial) in err, err
-    assert not path.exists() and not writing.exists()
+    assert not path.exists() and not hidden(path)[1]
     status = pq.ParquetFile(partial).metadata
     kept = json.loads(status.metadata[b"belote_sim_complete"])
     assert not kept["complete"] and kept["rows"] == status.num_rows == kept["chunks"] * 2000
@@ -264,9 +269,9 @@ def test_item3_signal_stops_cleanly_with_one_line(tmp_path, sig, status):
 
 def test_item3_kill9_leaves_nothing_under_the_final_name(tmp_path):
     path = tmp_path / "big.parquet"
-    partial, writing = hidden(path)
+    partial, _ = hidden(path)
     proc = _simulate_process(path)
-    _wait_for_chunks(proc, writing)
+    _wait_for_chunks(proc, path)
     proc.kill()
     proc.communicate(timeout=30)
     assert not path.exists() and not partial.exists()
@@ -274,7 +279,7 @@ def test_item3_kill9_leaves_nothing_under_the_final_name(tmp_path):
     study = make_study(seed=3, chunk_size=2000)
     with pytest.raises(RunInterrupted):  # lock of the killed run is stale, taken over
         simulate_to_parquet(str(path), 6000, study, progress=stop_after(1))
-    assert not writing.exists() and partial.exists()
+    assert not hidden(path)[1] and partial.exists()
     simulate_to_parquet(str(path), 6000, study)
     assert read_deals(str(path)).equals(simulate(6000, seed=3, chunk_size=2000))
 

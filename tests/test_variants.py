@@ -328,7 +328,10 @@ def test_cli_simulate_export_replay_report(tmp_path, capsys):
         )
         == 0
     )
-    assert main(["export-replay", str(opened), "--rows", "0:3", "-o", str(records_path)]) == 0
+    # the same output again: an existing file is replaced only with --overwrite
+    assert main(["export-replay", str(opened), "--rows", "0:3", "-o", str(records_path)]) == 2
+    argv = ["export-replay", str(opened), "--rows", "0:3", "-o", str(records_path), "--overwrite"]
+    assert main(argv) == 0
     rec = json.loads(records_path.read_text().splitlines()[0])
     assert rec["variant"] == "open" and len(rec["table"]) == 2 and len(rec["plays"]) == 32
     capsys.readouterr()

@@ -41,8 +41,9 @@ from belote_sim.analysis.report_tables import (
 )
 from belote_sim.analysis.style import STYLE
 from belote_sim.policies import play_strength
+from belote_sim.simulation.output import Output
 
-__all__ = ["STYLE", "check_source", "write_report"]
+__all__ = ["REPORT_NAMES", "STYLE", "check_source", "write_report"]
 
 
 def check_source(source: Any) -> None:
@@ -155,6 +156,7 @@ def write_report(
     provenance: dict | None = None,
     title: str | None = None,
     allow_incomplete: bool = False,
+    overwrite: bool = False,
 ) -> Path:
     """Write the HTML report of a deals table into ``out_dir``; returns index.html.
 
@@ -162,16 +164,56 @@ def write_report(
     file that is not Parquet, another tool's Parquet file or a games table, and for an
     incomplete source (interrupted run, unfinished dataset) unless ``allow_incomplete``;
     the title of an incomplete one ends in "(incomplete: k of n chunks)".
+
+    The report is written as one output (``simulation.output.Output``): into a
+    temporary folder beside ``out_dir``, which becomes ``out_dir`` when the report is
+    complete.  An existing report there (a folder that is not empty) is replaced only
+    with ``overwrite``, and a folder holding anything else than a report's files
+    (``REPORT_NAMES``) never is.
     """
     check_source(source)
     source, status = checked_source(source, allow_incomplete)
+    with Output(
+        out_dir,
+        what="the report",
+        folder=True,
+        overwrite=overwrite,
+        replaceable=_foreign_files,
+        parents=True,
+    ) as output:
+        _write_report(source, Path(output.tmp), provenance, title, status)
+        output.commit()
+    return Path(out_dir) / "index.html"
+
+
+#: what a report folder holds
+REPORT_NAMES = frozenset({"index.html", "atlas.html", "tables", "figures"})
+
+
+def _foreign_files(path: str) -> str | None:
+    """Why the folder ``path`` may not be replaced by a report: the names in it that a
+    report does not write (they would be lost), or None."""
+    import os
+
+    foreign = sorted(set(os.listdir(path)) - REPORT_NAMES)
+    if not foreign:
+        return None
+    return (
+        f"it holds {', '.join(foreign[:3])}{', ...' if len(foreign) > 3 else ''}, which a "
+        "report does not write; choose another output"
+    )
+
+
+def _write_report(
+    source: Any, out: Path, provenance: dict | None, title: str | None, status: dict
+) -> Path:
+    """The report of a checked source into the folder ``out`` (created)."""
     if provenance is None:
         provenance = status["provenance"] or {}
     title = title or "belote-sim report"
     if not status["complete"]:
         title = f"{title} (incomplete: {status['chunks']} of {status['n_chunks']} chunks)"
     tables = report_tables(source, provenance)
-    out = Path(out_dir)
     (out / "tables").mkdir(parents=True, exist_ok=True)
     for name, df in tables.items():
         df.to_csv(out / "tables" / f"{name}.csv", index=False)

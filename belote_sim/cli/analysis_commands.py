@@ -8,7 +8,7 @@ import json
 import sys
 import time
 
-from belote_sim.cli.common import Progress, parse_option
+from belote_sim.cli.common import Progress, csv_output, parse_option, write_csv
 from belote_sim.cli.hand_commands import show_atlas
 from belote_sim.cli.page_command import cmd_atlas_page
 
@@ -47,6 +47,7 @@ def cmd_atlas(args: argparse.Namespace) -> int:
                 work_dir=args.work_dir,
                 progress=progress,
                 options=options,
+                overwrite=args.overwrite,
             )
         finally:
             progress.close()
@@ -117,16 +118,19 @@ def cmd_study(args: argparse.Namespace) -> int:
         if args.values is None
         else [float(v) for v in args.values.split(",")]
     )
-    table = bidding_sweep(
-        args.param,
-        values,
-        deals=args.deals,
-        rules=args.ruleset,
-        play=args.play,
-        seed=args.seed,
-        games=args.games,
-        threads=args.threads,
-    )
+    with csv_output(args.output, "the table", args.overwrite) as out:  # checked first
+        table = bidding_sweep(
+            args.param,
+            values,
+            deals=args.deals,
+            rules=args.ruleset,
+            play=args.play,
+            seed=args.seed,
+            games=args.games,
+            threads=args.threads,
+        )
+        if out is not None:
+            write_csv(table, out)
     base = table[table["baseline"]].iloc[0]
     print(
         f"bidding study: threshold '{args.param}' against its default "
@@ -165,7 +169,6 @@ def cmd_study(args: argparse.Namespace) -> int:
             f"{base['value']:g} at 95%"
         )
     if args.output:
-        table.to_csv(args.output, index=False)
         print(f"wrote {args.output}")
     return 0
 

@@ -13,11 +13,13 @@ __all__ = [
     "Progress",
     "Terminated",
     "at_least_2",
+    "csv_output",
     "nullcontext",
     "one_line",
     "open_lines",
     "parse_option",
     "study_from_args",
+    "write_csv",
 ]
 
 
@@ -189,3 +191,22 @@ class Terminated(KeyboardInterrupt):
 
 def one_line(exc: BaseException) -> str:
     return " ".join(str(exc).split()) or type(exc).__name__
+
+
+def csv_output(path: str | None, what: str, overwrite: bool):
+    """The ``Output`` of a CSV file (``with csv_output(...) as out``: checks and lock
+    before the work), or a context of None when there is no ``path``."""
+    if not path:
+        return nullcontext(None)
+    from belote_sim.simulation.output import Output
+
+    return Output(path, what=what, overwrite=overwrite)
+
+
+def write_csv(frame: Any, out: Any) -> None:
+    """``frame`` as CSV into the ``Output`` ``out`` (compressed as its final name says,
+    e.g. ``.csv.gz``), then in place."""
+    from pandas.io.common import infer_compression
+
+    frame.to_csv(out.tmp, index=False, compression=infer_compression(out.path, "infer"))
+    out.commit()

@@ -10,7 +10,7 @@ import time
 from collections.abc import Sequence
 from typing import Any
 
-from belote_sim.cli.common import parse_option
+from belote_sim.cli.common import csv_output, parse_option, write_csv
 
 __all__ = ["cmd_hand", "format_answer", "show_atlas"]
 
@@ -135,14 +135,20 @@ def show_atlas(args: argparse.Namespace) -> int:
         if getattr(args, name) is not None:
             raise ValueError(f"--{name} is for 'atlas show CARDS' (a hand)")
     print(json.dumps(table.meta))
-    if args.csv:
-        every = atlas.atlas_frame(table)
-        every = every[every["n"] > 0]
-        every.to_csv(args.csv, index=False)
-        print(f"wrote {args.csv} ({len(every):,} cells)")
-    if args.parquet:
-        rows = atlas.atlas_parquet(table, args.parquet)
-        print(f"wrote {args.parquet} ({rows:,} cells)")
+    # Both outputs checked and locked before any is written (README "Writing files").
+    with (
+        csv_output(args.csv, "the cells", args.overwrite) as csv_out,
+        csv_output(args.parquet, "the cells", args.overwrite) as parquet_out,
+    ):
+        if csv_out is not None:
+            every = atlas.atlas_frame(table)
+            every = every[every["n"] > 0]
+            write_csv(every, csv_out)
+            print(f"wrote {args.csv} ({len(every):,} cells)")
+        if parquet_out is not None:
+            rows = atlas.atlas_parquet(table, parquet_out.tmp)
+            parquet_out.commit()
+            print(f"wrote {args.parquet} ({rows:,} cells)")
     frame = atlas.measured_cells(table)
     summary = frame.groupby(["kind", "position"], sort=False).agg(
         cells=("n", "size"),

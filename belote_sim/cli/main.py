@@ -175,9 +175,9 @@ def _add_run_options(p: argparse.ArgumentParser) -> None:
     p.add_argument(
         "--overwrite",
         action="store_true",
-        help="replace an existing output "
-        "(kept until the new one is complete) and discard an interrupted run's "
-        "partial file instead of resuming it",
+        help="replace an existing output (kept until the new one is complete) and "
+        "discard an interrupted run's partial file of another study (one of this study "
+        "is resumed: it holds what a fresh run would compute)",
     )
 
 
@@ -186,10 +186,20 @@ def _add_export_replay(sub: _Subparsers) -> None:
     p.add_argument("table")
     p.add_argument("--rows", default="0:10", help="A:B (0-based, B excluded)")
     p.add_argument("-o", "--output", help="output JSON-lines file (default: standard output)")
+    _add_overwrite(p, "an existing output file")
     p.add_argument(
         "--allow-incomplete", action="store_true", help="read an interrupted run's table too"
     )
     p.set_defaults(func=cmd_export)
+
+
+def _add_overwrite(p: argparse.ArgumentParser, what: str) -> None:
+    """--overwrite of a command that writes an output (README: "Writing files")."""
+    p.add_argument(
+        "--overwrite",
+        action="store_true",
+        help=f"replace {what} (it is kept until the new one is complete)",
+    )
 
 
 def _add_report(sub: _Subparsers) -> None:
@@ -209,6 +219,7 @@ def _add_report(sub: _Subparsers) -> None:
         help="report an interrupted "
         "run or unfinished dataset too (title: 'incomplete: k of n chunks')",
     )
+    _add_overwrite(p, "an existing report in the output directory")
     p.set_defaults(func=cmd_report)
 
 
@@ -378,6 +389,7 @@ def _add_atlas(sub: _Subparsers) -> None:
         "net_mp_x2, net_mp_x4 and the other statistics",
     )
     p.add_argument("-q", "--quiet", action="store_true", help="no progress bar")
+    _add_overwrite(p, "an existing atlas file (build) or CSV (show --csv)")
     p.set_defaults(func=cmd_atlas)
 
 
@@ -415,6 +427,7 @@ def _add_study(sub: _Subparsers) -> None:
     p.add_argument("--seed", type=int, default=0, help="seed of the deals")
     p.add_argument("--threads", type=int, default=None, help="numba threads (default: all)")
     p.add_argument("-o", "--output", help="write the table as CSV here")
+    _add_overwrite(p, "an existing CSV file")
     p.set_defaults(func=cmd_study)
 
 

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import argparse
+import contextlib
 import sys
 import time
 from pathlib import Path
@@ -15,7 +16,7 @@ __all__ = ["cmd_dataset", "cmd_export", "cmd_main", "cmd_report", "cmd_simulate"
 
 def cmd_simulate(args: argparse.Namespace) -> int:
     from belote_sim.simulation.deal_table import format_summary
-    from belote_sim.simulation.runner import simulate_games, simulate_to_parquet
+    from belote_sim.simulation.runner import simulate_to_parquet
 
     if args.games < 0:
         raise ValueError(f"--games must be positive, got {args.games}")
@@ -39,30 +40,7 @@ def cmd_simulate(args: argparse.Namespace) -> int:
 
         print(f"conditioned deals: {conditions_text(study.provenance(0))}")
     if args.games:
-        start = time.perf_counter()
-        n = study.rules.players
-        games = simulate_games(
-            args.games,
-            study.rules,
-            [str(s) for s in study.bidding[:n]],
-            [str(s) for s in study.play[:n]],
-            study.seed,
-            args.threads,
-            args.max_deals,
-        )
-        elapsed = time.perf_counter() - start
-        if args.output:
-            _write_games(games, args.output, args.overwrite)
-        decided = games["winner"].notna().sum()
-        side = "player" if study.rules.solo else "team"
-        print(
-            f"{args.games:,} games ({games['deals'].sum():,} deals) in {elapsed:.1f} s; "
-            f"{side} 0 won {(games['winner'] == 0).sum() / max(decided, 1):.1%} of "
-            f"{decided:,} finished games; mean {games['deals'].mean():.1f} deals per game"
-        )
-        if args.output:
-            print(f"wrote {args.output}")
-        return 0
+        return _simulate_games(args, study)
     output = args.output or "deals.parquet"
     progress = Progress(args.deals, "deal", show)
     try:
@@ -100,33 +78,65 @@ def cmd_simulate(args: argparse.Namespace) -> int:
     return 0
 
 
-def _write_games(games, output: str, overwrite: bool) -> None:
-    """The games table to ``output`` via a temporary file renamed when complete."""
-    import os
+def _simulate_games(args: argparse.Namespace, study) -> int:
+    """simulate --games: the games table, to ``-o`` under the output discipline (checks,
+    lock and temporary name before the games are played)."""
+    from belote_sim.simulation.output import Output
+    from belote_sim.simulation.runner import simulate_games
 
-    if os.path.exists(output) and not overwrite:
-        raise ValueError(
-            f"{output} exists; add --overwrite to replace it, or choose another output"
+    output = (
+        Output(
+            args.output,
+            what="the games table",
+            overwrite=args.overwrite,
+            need=GAME_BYTES * args.games,
         )
-    directory, name = os.path.split(os.path.abspath(output))
-    tmp = os.path.join(directory, f".{name}.writing")
-    try:
-        games.to_parquet(tmp, index=False)
-        os.replace(tmp, output)
-    finally:
-        if os.path.exists(tmp):
-            os.unlink(tmp)
+        if args.output
+        else contextlib.nullcontext()
+    )
+    with output as out:
+        start = time.perf_counter()
+        n = study.rules.players
+        games = simulate_games(
+            args.games,
+            study.rules,
+            [str(s) for s in study.bidding[:n]],
+            [str(s) for s in study.play[:n]],
+            study.seed,
+            args.threads,
+            args.max_deals,
+        )
+        elapsed = time.perf_counter() - start
+        if out is not None:
+            games.to_parquet(out.tmp, index=False)
+            out.commit()
+    decided = games["winner"].notna().sum()
+    side = "player" if study.rules.solo else "team"
+    print(
+        f"{args.games:,} games ({games['deals'].sum():,} deals) in {elapsed:.1f} s; "
+        f"{side} 0 won {(games['winner'] == 0).sum() / max(decided, 1):.1%} of "
+        f"{decided:,} finished games; mean {games['deals'].mean():.1f} deals per game"
+    )
+    if args.output:
+        print(f"wrote {args.output}")
+    return 0
+
+
+#: disk space of a game's row in the games table (25 bytes measured, with a margin)
+GAME_BYTES = 32
 
 
 def cmd_export(args: argparse.Namespace) -> int:
     from belote_sim.simulation.export import export_replay
+    from belote_sim.simulation.output import Output
 
-    out = sys.stdout if args.output in (None, "-") else open(args.output, "w", encoding="utf-8")  # noqa: SIM115 (or stdout)
-    try:
-        n = export_replay(args.table, args.rows, out, allow_incomplete=args.allow_incomplete)
-    finally:
-        if out is not sys.stdout:
-            out.close()
+    if args.output in (None, "-"):
+        n = export_replay(args.table, args.rows, sys.stdout, allow_incomplete=args.allow_incomplete)
+    else:
+        with Output(args.output, what="the records", overwrite=args.overwrite) as out:
+            with open(out.tmp, "w", encoding="utf-8") as f:
+                n = export_replay(args.table, args.rows, f, allow_incomplete=args.allow_incomplete)
+            out.commit()
     print(f"belote-sim export-replay: {n} records", file=sys.stderr)
     return 0
 
@@ -155,8 +165,11 @@ def cmd_main(args: argparse.Namespace) -> int:
     print(format_summary(summary))
     print(f"{'kept' if summary.get('already_complete') else 'wrote'} {path}")
     start = time.perf_counter()
-    index = write_report(
-        str(path), out_dir / "report", title=f"belote-sim default study ({args.deals:,} deals)"
+    index = write_report(  # the report of the deals above: rewritten each time
+        str(path),
+        out_dir / "report",
+        title=f"belote-sim default study ({args.deals:,} deals)",
+        overwrite=True,
     )
     print(f"report written in {time.perf_counter() - start:.1f} s: {index.resolve()}")
     return 0
@@ -166,7 +179,11 @@ def cmd_report(args: argparse.Namespace) -> int:
     from belote_sim.analysis.html_report import write_report
 
     index = write_report(
-        args.table, args.output, title=args.title, allow_incomplete=args.allow_incomplete
+        args.table,
+        args.output,
+        title=args.title,
+        allow_incomplete=args.allow_incomplete,
+        overwrite=args.overwrite,
     )
     print(f"report: {index.resolve()}")
     return 0

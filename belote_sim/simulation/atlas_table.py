@@ -31,6 +31,7 @@ import numpy as np
 
 from belote_sim.kernels import atlas as KA
 from belote_sim.kernels.bidding import A_NET1, A_NET2, A_NET4, A_PMADE, ATLAS_NO_KEY
+from belote_sim.simulation.output import Output
 
 __all__ = [
     "DEFAULT_ATLAS",
@@ -46,6 +47,7 @@ __all__ = [
     "kind_of",
     "load_atlas",
     "save_atlas",
+    "write_atlas",
 ]
 
 KINDS = ("suit", "nt", "at")
@@ -168,16 +170,24 @@ def empty_kernel_arrays() -> tuple[np.ndarray, np.ndarray]:
 
 
 def save_atlas(table: AtlasTable, path: str | os.PathLike) -> None:
-    """Write an atlas file (compressed ``.npz``)."""
+    """Write an atlas file (compressed ``.npz``), replacing one that is there, under the
+    output discipline (``output.Output``: a lock, a temporary name, the rename when
+    complete)."""
+    with Output(path, what="the atlas", overwrite=True) as out:
+        with open(out.tmp, "wb") as f:
+            write_atlas(table, f)
+        out.commit()
+
+
+def write_atlas(table: AtlasTable, file: Any) -> None:
+    """The atlas file's bytes (compressed ``.npz``) into an open binary ``file``."""
     arrays: dict[str, Any] = {"meta": np.frombuffer(json.dumps(table.meta).encode(), np.uint8)}
     for kind, name in enumerate(KINDS):
         arrays[f"sums_{name}"] = _narrow(table.sums[kind])
         arrays[f"mult_{name}"] = table.mult[kind].astype(np.int32)
     arrays["keys_suit"] = table.keys[0].astype(np.uint32)
     arrays["keys_all"] = table.keys[1].astype(np.uint32)
-    tmp = Path(str(path) + ".tmp.npz")
-    np.savez_compressed(tmp, **arrays)
-    tmp.replace(path)
+    np.savez_compressed(file, **arrays)
 
 
 def _narrow(a: np.ndarray) -> np.ndarray:

@@ -28,7 +28,8 @@ from belote_sim.simulation.manifest import (
     new_manifest,
     write_manifest,
 )
-from belote_sim.simulation.safe_io import run_lock
+from belote_sim.simulation.output import Output
+from belote_sim.simulation.safe_io import signals_deferred
 
 __all__ = [
     "SUMMARY_COLUMNS",
@@ -194,7 +195,14 @@ def rebuild_manifest(out_dir: str | os.PathLike, force: bool = False) -> dict[st
     out_dir = os.path.abspath(os.fspath(out_dir))
     if not os.path.isdir(out_dir):
         raise ValueError(f"{out_dir}: no such directory")
-    with run_lock(os.path.join(out_dir, LOCK), out_dir):
+    # the output discipline: the directory checked and locked (the lock of a dataset run)
+    # before the parts are read; an interruption says the manifest was not written
+    with Output(
+        os.path.join(out_dir, MANIFEST),
+        what="the manifest",
+        exists_ok=True,
+        lock=os.path.join(out_dir, LOCK),
+    ) as out:
         if not force:
             try:
                 existing = load_manifest(out_dir)
@@ -268,7 +276,9 @@ def rebuild_manifest(out_dir: str | os.PathLike, force: bool = False) -> dict[st
         manifest["chunks"] = entries
         manifest["complete"] = len(entries) == manifest["n_chunks"]
         manifest["rebuilt"] = True
-        write_manifest(out_dir, manifest)
+        with signals_deferred():
+            write_manifest(out_dir, manifest)
+            out.mark_written()
     return {
         "chunks": len(entries),
         "n_chunks": manifest["n_chunks"],

@@ -47,9 +47,11 @@ computes the aggregates by streaming record batches.
 
 from __future__ import annotations
 
+import errno
 import hashlib
 import json
 import os
+import shutil
 import time
 import uuid
 from collections.abc import Callable
@@ -82,10 +84,11 @@ from belote_sim.simulation.manifest import (
     verify_dataset,
     write_manifest,
 )
+from belote_sim.simulation.output import RunInterrupted, WriteFailed, check_destination, check_space
 from belote_sim.simulation.safe_io import (
     TEMP_MARK,
     atomic_write,
-    check_free_space,
+    estimated_bytes,
     is_temp,
     run_lock,
 )
@@ -108,6 +111,8 @@ __all__ = [
     "file_sha256",
     "frame_aggregates",
     "load_manifest",
+    "local_cluster",
+    "quiet_dask",
     "read_dataset",
     "rebuild_manifest",
     "require_dask",
@@ -174,6 +179,8 @@ def _chunk_task(
     pq.write_table(table, sink)
     data = sink.getvalue()
     sha = hashlib.sha256(memoryview(data)).hexdigest()
+    if shutil.disk_usage(out_dir).free < data.size + (1 << 20):  # no file half-written
+        raise OSError(errno.ENOSPC, "disk full")
     atomic_write(path, memoryview(data))
     return {
         "chunk": chunk,
@@ -250,23 +257,41 @@ class DaskMissing(ImportError):
     """dask.distributed is not installed (the ``dask`` extra)."""
 
 
-def _local_cluster(n_workers: int, threads_per_worker: int):
-    """A ``LocalCluster`` whose worker processes ignore SIGINT: a Ctrl-C in a terminal
-    reaches the whole process group, and the client, not each worker, stops the run
-    (else every worker prints a traceback).  A Ctrl-C while it starts is ignored.
-    Its workers log errors only."""
+def local_cluster(n_workers: int, threads_per_worker: int = 1):
+    """A ``LocalCluster`` of ``n_workers`` processes, started so that Ctrl-C works:
+
+    * its worker processes never see SIGINT (it is blocked in the threads that start
+      them, and a process inherits that): a Ctrl-C in a terminal reaches the whole
+      process group, and the client, not each worker, stops the run (else every worker
+      prints a traceback);
+    * a Ctrl-C or SIGTERM while it starts (a few seconds) waits until it is up; then the
+      cluster is closed and the signal raised (``KeyboardInterrupt``);
+    * its workers log errors only.
+    """
     import signal
     import threading
 
     from dask.distributed import LocalCluster
 
     main = threading.current_thread() is threading.main_thread()
-    previous = signal.signal(signal.SIGINT, signal.SIG_IGN) if main else None
+    pending: list[int] = []
+    previous = {}
+    if main:
+        # multiprocessing's resource tracker, when it starts (with the first worker),
+        # blocks then unblocks SIGINT in its thread, which would undo the block below in
+        # the thread that starts the workers: it is started here first
+        from multiprocessing import resource_tracker
+
+        resource_tracker.ensure_running()
+        for sig in (signal.SIGINT, signal.SIGTERM):
+            previous[sig] = signal.signal(sig, lambda s, f: pending.append(s))
+        signal.pthread_sigmask(signal.SIG_BLOCK, {signal.SIGINT})
     # the workers log errors only (not the warnings of tasks cancelled by a Ctrl-C)
     env = os.environ.get("DASK_LOGGING__DISTRIBUTED")
     os.environ["DASK_LOGGING__DISTRIBUTED"] = "error"
+    cluster = None
     try:
-        return LocalCluster(
+        cluster = LocalCluster(
             n_workers=n_workers,
             threads_per_worker=threads_per_worker,
             processes=True,
@@ -279,10 +304,36 @@ def _local_cluster(n_workers: int, threads_per_worker: int):
         else:
             os.environ["DASK_LOGGING__DISTRIBUTED"] = env
         if main:
-            signal.signal(signal.SIGINT, previous)
+            signal.pthread_sigmask(signal.SIG_UNBLOCK, {signal.SIGINT})  # a held one: now
+            for sig, handler in previous.items():
+                signal.signal(sig, handler)
+    if pending:
+        if cluster is not None:
+            quiet_dask()
+            cluster.close()
+        for signum in dict.fromkeys(pending):
+            signal.raise_signal(signum)
+    return cluster
 
 
-def _quiet_dask() -> None:
+def _what_is_recorded(
+    out_dir: str, done: dict[int, Any], n_chunks: int, recorded: bool, full: bool
+) -> str:
+    """What a stopped dataset run left, and what the same command does."""
+    then = "free some space, then " if full else ""
+    if recorded:
+        return (
+            f"{len(done)} of {n_chunks} chunks finished, recorded in "
+            f"{os.path.join(out_dir, MANIFEST)}; {then}run the same command again to resume"
+        )
+    return (
+        f"{len(done)} of {n_chunks} chunks finished but the manifest could not be updated "
+        f"(the last {MANIFEST} stands, the chunks it lacks are redone); {then}run the same "
+        "command again to resume"
+    )
+
+
+def quiet_dask() -> None:
     import logging
 
     for name in ("distributed", "tornado", "asyncio"):
@@ -337,8 +388,6 @@ def run_study(
     """
     Client, _, as_completed = require_dask()
 
-    from belote_sim.simulation.runner import RunInterrupted
-
     if isinstance(n_deals, bool) or not isinstance(n_deals, (int, np.integer)) or n_deals < 0:
         raise ValueError(f"n_deals must be a non-negative integer, got {n_deals!r}")
     if scheduler is not None and workers is not None:
@@ -355,11 +404,16 @@ def run_study(
     if os.path.exists(out_dir) and not os.path.isdir(out_dir):
         raise ValueError(f"{out_dir} is a file: a study on dask writes a dataset directory")
     os.makedirs(out_dir, exist_ok=True)
+    check_destination(os.path.join(out_dir, MANIFEST))  # a folder we may write in
     with run_lock(os.path.join(out_dir, LOCK), out_dir):
         manifest = new_manifest(provenance, n_deals, study.chunk_size, study.seed, trick_log)
         manifest = _prepare_dir(out_dir, manifest)
         left = n_deals - sum(e["rows"] for e in manifest["chunks"])
-        check_free_space(out_dir, left, trick_log)
+        rules = study.rules
+        need = estimated_bytes(
+            left, trick_log, rules.players, rules.variant, study.chunk_size, dataset=True
+        )
+        check_space(out_dir, need, f"{left:,} deals")
         write_manifest(out_dir, manifest)
 
         start = time.perf_counter()
@@ -372,13 +426,14 @@ def run_study(
 
         if n_chunks:
             cluster = None
-            if scheduler is None:
-                # compile or load the kernels here first, so that the local workers load
-                # them from numba's disk cache instead of each compiling them
-                study.run_chunk(0, 1, keep_plays=bool(trick_log))
-                n_workers = workers or max(1, (os.cpu_count() or 1) // threads_per_worker)
-                cluster = _local_cluster(n_workers, threads_per_worker)
+            recorded = True
             try:
+                if scheduler is None:
+                    # compile or load the kernels here first, so that the local workers
+                    # load them from numba's disk cache instead of each compiling them
+                    study.run_chunk(0, 1, keep_plays=bool(trick_log))
+                    n_workers = workers or max(1, (os.cpu_count() or 1) // threads_per_worker)
+                    cluster = local_cluster(n_workers, threads_per_worker)
                 with Client(cluster if cluster is not None else scheduler) as client:
                     run_id = uuid.uuid4().hex[:12]
                     futures = []
@@ -402,6 +457,7 @@ def run_study(
                             )
                         )
                     next_write = time.monotonic() + manifest_interval
+                    all_in = False
                     try:
                         for future in as_completed(futures):
                             result = future.result()
@@ -444,23 +500,30 @@ def run_study(
                                     )
                             if progress:
                                 progress(length)
+                        all_in = True
                     except BaseException:
                         client.cancel([f for f in futures if not f.done()])
                         raise
                     finally:
                         manifest["chunks"] = list(done.values())
                         manifest["complete"] = len(computed) + len(skipped) == n_chunks
-                        write_manifest(out_dir, manifest)
-            except KeyboardInterrupt:
-                _quiet_dask()  # the workers' complaints about the closing cluster
+                        try:
+                            write_manifest(out_dir, manifest)
+                        except OSError:
+                            recorded = False
+                            if all_in:
+                                raise
+            except (KeyboardInterrupt, OSError) as exc:
+                quiet_dask()  # the workers' complaints about the closing cluster
                 if cluster is not None:
                     cluster.close()
                     cluster = None
-                raise RunInterrupted(
-                    f"interrupted: {len(done)} of {n_chunks} chunks finished, recorded in "
-                    f"{os.path.join(out_dir, MANIFEST)}; run the same command again to "
-                    "resume"
-                ) from None
+                full = isinstance(exc, OSError) and exc.errno == errno.ENOSPC
+                message = _what_is_recorded(out_dir, done, n_chunks, recorded, full)
+                if isinstance(exc, KeyboardInterrupt):
+                    raise RunInterrupted(f"interrupted: {message}") from None
+                what = "disk full" if full else (exc.strerror or str(exc))
+                raise WriteFailed(exc, f"{what} writing {out_dir}: {message}") from exc
             finally:
                 if cluster is not None:
                     cluster.close()

@@ -12,6 +12,7 @@ chunks to a Parquet file in bounded memory; ``simulate_games`` plays whole games
 from __future__ import annotations
 
 import contextlib
+import errno
 import json
 import os
 import time
@@ -51,12 +52,14 @@ from belote_sim.simulation.deal_table import (
     summary_counts_of_codes,
     table_status,
 )
+from belote_sim.simulation.output import Output, RunInterrupted, WriteFailed
 from belote_sim.simulation.safe_io import (
-    check_free_space,
+    bytes_per_deal,
     completion_mark,
+    estimated_bytes,
     fsync_dir,
     fsync_file,
-    run_lock,
+    signals_deferred,
 )
 from belote_sim.simulation.study import (
     DEFAULT_CHUNK,
@@ -165,41 +168,12 @@ def simulate(
     return df
 
 
-@contextlib.contextmanager
-def _signals_deferred(redeliver: bool = True) -> Iterator[None]:
-    """Hold SIGINT and SIGTERM back while a file and its counts are updated; a signal
-    that came meanwhile is raised again at the end (unless ``redeliver`` is False:
-    already stopping)."""
-    import signal
-    import threading
-
-    if threading.current_thread() is not threading.main_thread():
-        yield
-        return
-    pending: list[int] = []
-    previous = {
-        sig: signal.signal(sig, lambda s, f: pending.append(s))
-        for sig in (signal.SIGINT, signal.SIGTERM)
-    }
-    try:
-        yield
-    finally:
-        for sig, handler in previous.items():
-            signal.signal(sig, handler)
-        if redeliver:
-            for signum in dict.fromkeys(pending):
-                signal.raise_signal(signum)
-
-
-class RunInterrupted(KeyboardInterrupt):
-    """A run stopped by Ctrl-C (or SIGTERM turned into ``KeyboardInterrupt``) after it
-    kept what it had finished; ``str()`` says what was kept and how to resume."""
-
-
 def output_paths(path: str) -> dict[str, str]:
     """The files beside a single-file output ``DIR/NAME``: ``partial`` (``.NAME.partial``,
-    an interrupted run's finished chunks, resumable), ``writing`` (``.NAME.writing``,
-    the file being written; never complete) and ``lock`` (``.NAME.lock``)."""
+    an interrupted run's finished chunks, resumable), ``lock`` (``.NAME.lock``) and
+    ``writing`` (``.NAME.writing``, the file older versions wrote to: a leftover, deleted
+    by the next run).  The table is written to a temporary name unique to the run
+    (``output.Output.tmp``)."""
     directory, name = os.path.split(os.path.abspath(os.fspath(path)))
     return {
         key: os.path.join(directory, f".{name}.{key}") for key in ("partial", "writing", "lock")
@@ -212,27 +186,54 @@ def _same_study(
     return status["provenance"] == provenance and ("plays" in names) == bool(trick_log)
 
 
-def _resumable(
-    partial: str, provenance: dict[str, Any], trick_log: bool, chunk_size: int, n_chunks: int
-):
-    """(chunks kept, ParquetFile) of an interrupted run's partial file of this study;
-    (0, None) if it is unreadable (a killed run); ``ValueError`` for another study."""
+def _partial_state(
+    partial: str, provenance: dict[str, Any], trick_log: bool
+) -> tuple[str, dict[str, Any] | None]:
+    """What a ``.NAME.partial`` file is: ``("none", None)`` (not there), ``("dead",
+    None)`` (unreadable: no use to anyone), ``("other", status)`` (a run of another
+    study) or ``("same", status)`` (a run of this study)."""
     import pyarrow.parquet as pq
 
+    if not os.path.lexists(partial):
+        return "none", None
     try:
         status = table_status(partial)
-        pf = pq.ParquetFile(partial)
+        names = pq.read_schema(partial).names
     except (ValueError, OSError):
-        return 0, None
-    if not _same_study(status, provenance, trick_log, pf.schema_arrow.names):
+        return "dead", None
+    return ("same" if _same_study(status, provenance, trick_log, names) else "other"), status
+
+
+def _resumable(
+    partial: str,
+    provenance: dict[str, Any],
+    trick_log: bool,
+    chunk_size: int,
+    n_chunks: int,
+    overwrite: bool,
+) -> int:
+    """The chunks of this study that ``partial`` holds (0 when there is none); a file of
+    no use (unreadable, not whole chunks) is deleted, and so is one of another study
+    with ``overwrite`` (``ValueError`` without).  A partial file of this study is
+    resumed with or without ``overwrite``: it holds what a fresh run would compute."""
+    state, status = _partial_state(partial, provenance, trick_log)
+    if state == "other" and not overwrite:
         raise ValueError(
             f"{partial} holds an interrupted run of a different study; add "
             "--overwrite (overwrite=True) to discard it, or use another output"
         )
-    kept = status["chunks"]
-    if status["complete"] or not 0 <= kept < n_chunks or status["rows"] != kept * chunk_size:
-        return 0, None
-    return kept, pf
+    kept = status["chunks"] if state == "same" and status is not None else 0
+    usable = (
+        state == "same"
+        and status is not None
+        and 0 < kept <= n_chunks
+        and (status["complete"] or status["rows"] == kept * chunk_size)
+    )
+    if not usable:
+        with contextlib.suppress(FileNotFoundError):
+            os.unlink(partial)
+        return 0
+    return kept
 
 
 def _old_chunks(pf, kept: int, chunk_size: int):
@@ -281,46 +282,63 @@ def simulate_to_parquet(
 ) -> dict[str, Any]:
     """Stream a simulation to a Parquet file chunk by chunk (bounded memory), crash-safe.
 
-    A file under ``path`` is always a complete study.  The chunks are written to
-    ``.NAME.writing`` beside it (one row group per chunk) and the file is renamed to
-    ``path`` only when every chunk is in, with the completion mark
-    ``belote_sim_complete = {"complete": true, "rows": n, ...}`` in its key-value
-    metadata (``deal_table.table_status`` checks it).
+    The output follows the discipline of ``output.Output`` (checks before the work, a
+    lock, a temporary name unique to the run, the final name only when complete).  A
+    file under ``path`` is always a complete study: the chunks are written to the
+    temporary (one row group per chunk) and it is renamed to ``path`` once every chunk
+    is in, with the completion mark ``belote_sim_complete = {"complete": true, "rows":
+    n, ...}`` in its key-value metadata (``deal_table.table_status`` checks it).
 
     * An existing ``path`` is never replaced unless ``overwrite`` (and even then only
       when the new table is complete); if it already holds this very study, complete,
       nothing is simulated (the summary has ``already_complete``).
-    * Interrupted (``KeyboardInterrupt``, e.g. Ctrl-C, or any error), the finished
-      chunks are kept in ``.NAME.partial`` (a valid Parquet file marked
-      ``"complete": false``) and ``RunInterrupted`` says so.  The same call resumes
-      from there: chunk c's seeds depend only on (seed, c), so a resumed file is the
-      same, byte for byte, as an uninterrupted one.  ``overwrite`` discards it.  A run
-      killed with SIGKILL leaves only ``.NAME.writing``, deleted by the next run.
-    * One run per output at a time (lock ``.NAME.lock``; a dead run's lock is stale);
-      the disk must have room for the estimated output (``safe_io.estimated_bytes``).
+    * Interrupted (``KeyboardInterrupt``, e.g. Ctrl-C, or an error such as a full
+      disk), the finished chunks are kept in ``.NAME.partial`` (a valid Parquet file
+      marked ``"complete": false``) and ``RunInterrupted`` (or the error) says so.  The
+      same call resumes from there, ``overwrite`` or not: chunk c's seeds depend only
+      on (seed, c), so a resumed file is the same, byte for byte, as an uninterrupted
+      one.  A partial file of another study is an error, discarded with ``overwrite``.
+      A signal after the last chunk does not stop the end: the table is renamed into
+      place and the message says it is complete.  A run killed with SIGKILL leaves
+      only its temporary, deleted by the next run.
+    * Before writing, the disk must have room for the table (``safe_io.estimated_bytes``;
+      a resumed run writes the whole table again before the partial file goes); before
+      each chunk, for that chunk: a disk that fills up stops the run with a valid
+      partial file, resumed once space is freed.
 
     Returns a summary: deals, computed (deals simulated in this run), resumed_chunks,
     seconds, deals per second (simulated in this run), contract mix and success.
-
-    The steps: check the arguments (``_checked_output``), return at once for a complete
-    table of this study (``_already_complete``), find the chunks to resume
-    (``_resumable``), write the chunks (``_write_chunks`` into a ``_ChunkFile``), then
-    rename the finished file into place (``_ChunkFile.complete``) or keep what was
-    finished (``_ChunkFile.keep_partial``).
     """
     if isinstance(n_deals, bool) or not isinstance(n_deals, (int, np.integer)) or n_deals < 1:
         raise ValueError(f"n_deals must be a positive integer, got {n_deals!r}")
     n_deals = int(n_deals)
     path = os.fspath(path)
-    directory = _checked_output(path)
     side = output_paths(path)
     provenance = json.loads(json.dumps(study.provenance(n_deals)))
     size = study.chunk_size
     n_chunks = -(-n_deals // size)
     start = time.perf_counter()
-    with run_lock(side["lock"], path):
-        if os.path.lexists(path) and not overwrite:
+    with Output(
+        path,
+        what="the table",
+        overwrite=overwrite,
+        exists_ok=True,
+        leftovers=[side["writing"]],
+        hint=" (or a dataset directory with --workers/--scheduler)",
+    ) as out:
+        kept = 0
+        if out.existed and not overwrite:
             summary = _already_complete(path, provenance, trick_log)
+            if _partial_state(side["partial"], provenance, trick_log)[0] == "same":
+                os.unlink(side["partial"])  # of no use: the table is complete
+        else:
+            kept = _resumable(side["partial"], provenance, trick_log, size, n_chunks, overwrite)
+        if kept == n_chunks:  # a complete table parked as partial (by an older version)
+            with signals_deferred():
+                os.replace(side["partial"], path)
+                fsync_dir(out.directory)
+            summary = _summary_of(path)
+        if (out.existed and not overwrite) or kept == n_chunks:
             return {
                 "deals": n_deals,
                 "computed": 0,
@@ -330,40 +348,48 @@ def simulate_to_parquet(
                 "deals_per_s": 0.0,
                 **summary,
             }
-        with contextlib.suppress(FileNotFoundError):
-            os.unlink(side["writing"])  # a killed run's file: never complete
-        kept, old = 0, None
-        if os.path.lexists(side["partial"]):
-            if overwrite:
-                os.unlink(side["partial"])
-            else:
-                kept, old = _resumable(side["partial"], provenance, trick_log, size, n_chunks)
-        check_free_space(directory, n_deals - kept * size, trick_log)
+        players, variant = study.rules.players, study.rules.variant
+        out.check_space(
+            estimated_bytes(n_deals, trick_log, players, variant, size) + _footer_room(n_chunks),
+            f"{n_deals:,} deals",
+        )
         study.check_feasible()
-        out = _ChunkFile(
-            side["writing"],
+        old = _open_parquet(side["partial"]) if kept else None
+        chunks = _ChunkFile(
+            out.tmp,
             json.dumps(study.provenance(n_deals)).encode(),
+            n_chunks,
+            bytes_per_deal(trick_log, players, variant),
             # to append fresh chunks to a resumed file (computed here: kernels run in this
             # thread only)
             _fresh_schema(study, trick_log) if old is not None else None,
         )
         try:
-            computed = _write_chunks(out, study, n_deals, old, kept, threads, trick_log, progress)
-            out.complete(n_chunks, path)
+            computed = _write_chunks(
+                chunks, study, n_deals, old, kept, threads, trick_log, progress
+            )
+            chunks.finish(out, side["partial"])
         except BaseException as exc:
-            with _signals_deferred(redeliver=False):
-                saved = out.keep_partial(side["partial"], kept, n_chunks)
-            if not isinstance(exc, KeyboardInterrupt):
-                raise
-            raise RunInterrupted(
-                _interrupted_message(saved, n_chunks, size, n_deals, side["partial"], path)
-            ) from None
+            with signals_deferred(redeliver=False):
+                state = chunks.stop(out, side["partial"], kept, size)
+            full = isinstance(exc, OSError) and exc.errno == errno.ENOSPC
+            message = _what_is_kept(
+                state,
+                n_deals,
+                side["partial"],
+                path,
+                out.existed,
+                "free some space, then " if full else "",
+            )
+            if isinstance(exc, KeyboardInterrupt):
+                raise RunInterrupted(f"interrupted{message}") from None
+            if isinstance(exc, OSError):
+                what = "disk full" if full else (exc.strerror or str(exc))
+                raise WriteFailed(exc, f"{what} writing {path}{message}") from exc
+            raise
         finally:
             if old is not None:
                 old.close()
-        with contextlib.suppress(FileNotFoundError):
-            os.unlink(side["partial"])
-        fsync_dir(directory)
     elapsed = time.perf_counter() - start
     return {
         "deals": n_deals,
@@ -371,22 +397,37 @@ def simulate_to_parquet(
         "resumed_chunks": kept,
         "seconds": elapsed,
         "deals_per_s": computed / elapsed if elapsed > 0 else float("inf"),
-        **out.counts,
+        **chunks.counts,
     }
 
 
-def _checked_output(path: str) -> str:
-    """The directory of a single-file output ``path``; ``ValueError`` for a directory
-    given as the file, or a file in a directory that does not exist."""
-    directory = os.path.dirname(os.path.abspath(path))
-    if os.path.isdir(path):
-        raise ValueError(
-            f"{path} is a directory: give a file name (or a dataset directory "
-            "with --workers/--scheduler)"
+def _open_parquet(path: str) -> Any:
+    import pyarrow.parquet as pq
+
+    return pq.ParquetFile(path)
+
+
+def _what_is_kept(
+    state: tuple[str, int, int, int],
+    n_deals: int,
+    partial: str,
+    path: str,
+    existed: bool,
+    then: str = "",
+) -> str:
+    """What a stopped run left (``_ChunkFile.stop``), and what the same command does
+    (after ``then``: what to do first)."""
+    what, chunks, rows, n_chunks = state
+    if what == "complete":
+        return f" after the last chunk: {path} is complete ({n_deals:,} deals), nothing left to do"
+    untouched = f"; {path} is untouched until then" if existed else ""
+    if chunks:
+        return (
+            f": kept {chunks} of {n_chunks} chunks ({rows:,} of {n_deals:,} deals) in "
+            f"{partial} (a valid Parquet file); {then}run the same command again to resume"
+            f"{untouched}"
         )
-    if not os.path.isdir(directory):
-        raise ValueError(f"{directory}: no such directory")
-    return directory
+    return f": no chunk was finished, nothing kept; {then}the same command starts over{untouched}"
 
 
 def _already_complete(path: str, provenance: dict[str, Any], trick_log: bool) -> dict[str, Any]:
@@ -420,24 +461,68 @@ def _fresh_schema(study: Study, trick_log: bool) -> Any:
     ).schema
 
 
-class _ChunkFile:
-    """The file being written (``.NAME.writing``): one or more row groups per chunk, the
-    study's provenance in its schema metadata, and the counts of what it holds
-    (``done`` chunks, ``rows``, the contract ``counts`` of the summary)."""
+#: room kept on the disk for a file's footer (per chunk, and at least): a reserve file
+#: of that size is held while the table is written, and deleted before the footer is
+_FOOTER_PER_CHUNK = 8192
+_FOOTER_MIN = 1 << 16
 
-    def __init__(self, path: str, provenance: bytes, fresh_schema: Any = None):
+
+def _footer_room(n_chunks: int) -> int:
+    return min(_FOOTER_MIN + n_chunks * _FOOTER_PER_CHUNK, 1 << 26)
+
+
+class _ChunkFile:
+    """The file being written (the run's temporary): one or more row groups per chunk,
+    the study's provenance in its schema metadata, and the counts of what it holds
+    (``done`` chunks of ``n_chunks``, ``rows``, the contract ``counts`` of the
+    summary).  ``per_deal``: the estimated bytes of a deal, for the first chunk's room."""
+
+    def __init__(
+        self,
+        path: str,
+        provenance: bytes,
+        n_chunks: int,
+        per_deal: float,
+        fresh_schema: Any = None,
+    ):
         self.path = path
         self.provenance = provenance
+        self.n_chunks = n_chunks
+        self.per_deal = per_deal
         self.fresh_schema = fresh_schema  # reading a resumed file back gives other types
         self.writer: Any = None
+        self.reserve = path + ".reserve"  # room for the footer, whatever fills the disk
+        self.healthy = True  # False once a write failed: the file's end is unknown
         self.done = self.rows = self.synced = 0
         self.counts: dict[str, Any] = {}
 
     def write(self, table: Any) -> None:
         """Append one chunk (an Arrow table); signals wait, so that the counts are
         those of the file."""
-        with _signals_deferred():
-            self._write(table)
+        if self.writer is None:
+            _hold(self.reserve, _footer_room(self.n_chunks))
+        self._check_room(table.num_rows)
+        with signals_deferred():
+            try:
+                self._write(table)
+            except BaseException:
+                self.healthy = False
+                raise
+
+    def _check_room(self, rows: int) -> None:
+        """``OSError`` (ENOSPC) before a chunk that might not fit on the disk (the room
+        for the footer is held apart): the file stays whole, and closes as a valid
+        partial file."""
+        import errno
+        import shutil
+
+        try:
+            per_deal = os.path.getsize(self.path) / self.rows if self.rows else 0.0
+            free = shutil.disk_usage(os.path.dirname(self.path)).free
+        except OSError:
+            return
+        if rows * max(per_deal, self.per_deal) * 1.5 > free:
+            raise OSError(errno.ENOSPC, "disk full (the next chunk might not fit)")
 
     def _write(self, table: Any) -> None:
         import pyarrow.parquet as pq
@@ -479,32 +564,88 @@ class _ChunkFile:
         summary_counts_of_codes(cols[COL_STRAIN], cols[COL_OUTCOME], self.counts)
         return table.num_rows
 
-    def complete(self, n_chunks: int, path: str) -> None:
-        """Mark the file complete, flush it to disk and rename it to ``path``."""
-        with _signals_deferred():
-            self.writer.add_key_value_metadata(completion_mark(self.rows, self.done, n_chunks))
-            self.writer.close()
-            fsync_file(self.path)
-            os.replace(self.path, path)
+    def _close(self) -> None:
+        """Close the file with its completion mark (complete when every chunk is in) and
+        flush it to disk."""
+        writer, self.writer = self.writer, None
+        with contextlib.suppress(FileNotFoundError):
+            os.unlink(self.reserve)  # room for the footer
+        try:
+            writer.add_key_value_metadata(completion_mark(self.rows, self.done, self.n_chunks))
+        finally:
+            writer.close()
+        fsync_file(self.path)
 
-    def keep_partial(self, partial: str, kept: int, n_chunks: int) -> int:
-        """After an interruption: close the file with an "incomplete" mark and keep it
-        as ``partial`` if it has more chunks than the ``kept`` ones resumed from.
-        Returns the number of chunks the partial file now holds."""
-        saved = kept
+    def finish(self, out: Output, partial: str) -> None:
+        """The end of a run, atomic: close the complete file, rename it to the output and
+        delete the partial file resumed from; a signal waits until it is all done."""
+        with signals_deferred():
+            if not out.committed:
+                self._close()
+                out.commit()
+            with contextlib.suppress(FileNotFoundError):
+                os.unlink(partial)
+            fsync_dir(out.directory)
+
+    def stop(
+        self, out: Output, partial: str, kept: int, chunk_size: int
+    ) -> tuple[str, int, int, int]:
+        """After an interruption or an error: finish a file that has every chunk, or keep
+        the finished chunks as ``partial`` when they are more than the ``kept`` ones
+        resumed from (and the file closes as a valid Parquet file).  Returns what is on
+        disk: ``("complete" or "partial", chunks, rows, n_chunks)``."""
+        if not out.committed and self.healthy and self.writer is not None:
+            if self.done == self.n_chunks:
+                with contextlib.suppress(Exception):
+                    self.finish(out, partial)
+        if out.committed:
+            with contextlib.suppress(OSError):
+                os.unlink(partial)
+            return "complete", self.done, self.rows, self.n_chunks
+        saved = ("partial", kept, kept * chunk_size, self.n_chunks)
         try:
             if self.writer is not None:
-                self.writer.add_key_value_metadata(completion_mark(self.rows, self.done, n_chunks))
-                self.writer.close()
-                if self.done > kept:
-                    fsync_file(self.path)
-                    os.replace(self.path, partial)
-                    saved = self.done
-        except BaseException:  # keep the older partial file; the writing one is unusable
+                self._close()
+            if self.done > kept and _whole(self.path, self.rows):
+                os.replace(self.path, partial)
+                fsync_dir(out.directory)
+                saved = ("partial", self.done, self.rows, self.n_chunks)
+        except Exception:  # the older partial file stays; this one is unusable
             pass
-        with contextlib.suppress(OSError):
-            os.unlink(self.path)
+        for name in (self.path, self.reserve):
+            with contextlib.suppress(OSError):
+                os.unlink(name)
         return saved
+
+
+def _hold(path: str, size: int) -> None:
+    """Take ``size`` bytes of the disk in the file ``path`` (really allocated)."""
+    with open(path, "wb") as f:
+        try:
+            os.posix_fallocate(f.fileno(), 0, size)
+        except OSError as exc:
+            if exc.errno == errno.ENOSPC:
+                raise
+            f.write(bytes(size))  # a filesystem without fallocate
+
+
+def _whole(path: str, rows: int) -> bool:
+    """Whether a closed file is a valid Parquet file of ``rows`` rows whose last row
+    group reads (a write that failed, e.g. on a full disk, can leave a broken end)."""
+    import pyarrow as pa
+    import pyarrow.parquet as pq
+
+    try:
+        pf = pq.ParquetFile(path)
+        n = pf.metadata.num_row_groups
+        width = len(pf.schema_arrow)
+        if pf.metadata.num_rows != rows or any(
+            pf.metadata.row_group(g).num_columns != width for g in range(n)
+        ):
+            return False
+        return n == 0 or pf.read_row_group(n - 1).num_rows == pf.metadata.row_group(n - 1).num_rows
+    except (OSError, ValueError, pa.ArrowException):
+        return False
 
 
 def _write_chunks(
@@ -556,21 +697,6 @@ def _write_chunks(
                 in_flight.result()
         raise
     return computed
-
-
-def _interrupted_message(
-    saved: int, n_chunks: int, size: int, n_deals: int, partial: str, path: str
-) -> str:
-    """What an interrupted run kept (``saved`` chunks in ``partial``) and how to resume."""
-    if saved:
-        what = (
-            f"kept {saved} of {n_chunks} chunks ({saved * size:,} of "
-            f"{n_deals:,} deals) in {partial}; run the same command "
-            "again to resume, or add --overwrite to start over"
-        )
-    else:
-        what = "no chunk was finished, nothing kept; run the same command again"
-    return f"interrupted: {what}" + (f" ({path} is untouched)" if os.path.exists(path) else "")
 
 
 def simulate_games(

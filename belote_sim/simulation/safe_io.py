@@ -8,10 +8,13 @@
   ``{"complete": true, "rows": n, "chunks": k, "n_chunks": k}`` (JSON); an
   interrupted run's resumable file has ``"complete": false``.  Readers refuse a file
   without it or whose row count differs (``table_status``).
-* ``check_free_space(directory, n_bytes)``: refuses a run whose estimated output does
-  not fit on the disk.
+* ``estimated_bytes(n_deals, ...)``: the disk space a deals table needs (measured).
 * ``atomic_write(path, data)``: a file appears whole or not at all (a fsynced
   temporary, ``.NAME.tmp-...``, renamed over it).
+* ``signals_deferred()``: SIGINT and SIGTERM wait until a block is done (a file and
+  its counts updated together, a rename finished).
+
+``output.Output`` puts these together into the discipline every writer follows.
 """
 
 from __future__ import annotations
@@ -19,7 +22,6 @@ from __future__ import annotations
 import contextlib
 import json
 import os
-import shutil
 import socket
 import sys
 import time
@@ -28,12 +30,13 @@ from collections.abc import Iterator
 from typing import Any
 
 __all__ = [
-    "BYTES_PER_DEAL",
-    "BYTES_PER_DEAL_TRICK_LOG",
+    "CHUNK_OVERHEAD",
     "COMPLETE_KEY",
+    "ESTIMATE_MARGIN",
+    "MEASURED_BYTES_PER_DEAL",
     "TEMP_MARK",
     "atomic_write",
-    "check_free_space",
+    "bytes_per_deal",
     "completion_mark",
     "estimated_bytes",
     "fsync_dir",
@@ -43,6 +46,7 @@ __all__ = [
     "read_lock",
     "read_mark",
     "run_lock",
+    "signals_deferred",
 ]
 
 #: the mark of ``atomic_write``'s temporary files
@@ -51,11 +55,21 @@ TEMP_MARK = ".tmp-"
 #: key of the completion mark in a single-file table's Parquet key-value metadata
 COMPLETE_KEY = b"belote_sim_complete"
 
-#: estimated Parquet bytes per deal (4-player table; measured ~40 B/deal with the
-#: writer options of ``deal_table.parquet_write_options``, ~72 with pyarrow's defaults;
-#: kept generous), and per deal with the trick log (~68 B/deal measured, ~125 before)
-BYTES_PER_DEAL = 96
-BYTES_PER_DEAL_TRICK_LOG = 192
+#: Parquet bytes per deal measured on 65,536-deal chunks (``benchmarks/bytes_per_deal.py``),
+#: by game (players, variant): (single file, with the trick log) as ``simulate -o``
+#: writes it (``deal_table.parquet_write_options``), and the same for a dataset part
+#: (pyarrow's default options).
+MEASURED_BYTES_PER_DEAL: dict[tuple[int, str], tuple[tuple[float, float], tuple[float, float]]] = {
+    (4, "standard"): ((40.0, 67.8), (72.4, 114.0)),
+    (3, "standard"): ((34.4, 55.1), (59.4, 90.9)),
+    (2, "standard"): ((27.3, 43.3), (48.3, 72.8)),
+    (2, "open"): ((52.2, 81.7), (85.5, 130.0)),
+}
+#: the estimate's margin over the measured sizes (small chunks, other policies and
+#: rules: measured within 5% of these)
+ESTIMATE_MARGIN = 1.25
+#: bytes of a chunk's row group beyond its deals (page headers, footer entries)
+CHUNK_OVERHEAD = 8192
 
 
 def fsync_dir(path: str) -> None:
@@ -113,24 +127,56 @@ def human_bytes(n: float) -> str:
     return f"{n:.3g} ZB"
 
 
-def estimated_bytes(n_deals: int, trick_log: bool = False) -> int:
-    """A generous estimate of the Parquet size of ``n_deals`` deals (bytes)."""
-    return int(n_deals) * (BYTES_PER_DEAL_TRICK_LOG if trick_log else BYTES_PER_DEAL)
+def estimated_bytes(
+    n_deals: int,
+    trick_log: bool = False,
+    players: int = 4,
+    variant: str = "standard",
+    chunk_size: int = 1 << 16,
+    dataset: bool = False,
+) -> int:
+    """The disk space of ``n_deals`` deals of a game (``players``, ``variant``) in bytes:
+    the measured size (``MEASURED_BYTES_PER_DEAL``, a single file or ``dataset`` parts)
+    times ``ESTIMATE_MARGIN``, plus ``CHUNK_OVERHEAD`` per chunk of ``chunk_size``."""
+    per_deal = bytes_per_deal(trick_log, players, variant, dataset)
+    n_chunks = -(-int(n_deals) // max(int(chunk_size), 1))
+    return int(int(n_deals) * per_deal) + n_chunks * CHUNK_OVERHEAD
 
 
-def check_free_space(directory: str, n_deals: int, trick_log: bool = False) -> None:
-    """``ValueError`` if ``directory``'s disk has less free space than the estimated
-    output of ``n_deals`` deals (``estimated_bytes``)."""
-    need = estimated_bytes(n_deals, trick_log)
-    try:
-        free = shutil.disk_usage(directory or ".").free
-    except OSError:
+def bytes_per_deal(
+    trick_log: bool = False, players: int = 4, variant: str = "standard", dataset: bool = False
+) -> float:
+    """The estimated bytes of a deal on disk: measured (``MEASURED_BYTES_PER_DEAL``)
+    times ``ESTIMATE_MARGIN``."""
+    sizes = MEASURED_BYTES_PER_DEAL.get((players, variant), MEASURED_BYTES_PER_DEAL[(2, "open")])
+    return sizes[bool(dataset)][bool(trick_log)] * ESTIMATE_MARGIN
+
+
+@contextlib.contextmanager
+def signals_deferred(redeliver: bool = True) -> Iterator[None]:
+    """Hold SIGINT and SIGTERM back while the block runs (a file and its counts are
+    updated, a file renamed); a signal that came meanwhile is raised again at the end
+    (unless ``redeliver`` is False: already stopping).  Outside the main thread (where
+    signals are not handled) it does nothing."""
+    import signal
+    import threading
+
+    if threading.current_thread() is not threading.main_thread():
+        yield
         return
-    if need > free:
-        raise ValueError(
-            f"{n_deals:,} deals need about {human_bytes(need)} on disk, only "
-            f"{human_bytes(free)} free in {os.path.abspath(directory or '.')}"
-        )
+    pending: list[int] = []
+    previous = {
+        sig: signal.signal(sig, lambda s, f: pending.append(s))
+        for sig in (signal.SIGINT, signal.SIGTERM)
+    }
+    try:
+        yield
+    finally:
+        for sig, handler in previous.items():
+            signal.signal(sig, handler)
+        if redeliver:
+            for signum in dict.fromkeys(pending):
+                signal.raise_signal(signum)
 
 
 # --------------------------------------------------------------------------- locks
