@@ -171,16 +171,18 @@ def write_report(
     provenance: dict | None = None,
     title: str | None = None,
     allow_incomplete: bool = False,
+    verify: bool = True,
 ) -> Path:
     """Write the HTML report of a deals table into ``out_dir``; returns index.html.
 
     Raises a one-line ValueError (before creating ``out_dir``) for a missing file, a
     file that is not Parquet, another tool's Parquet file or a games table, and for an
     incomplete source (interrupted run, unfinished dataset) unless ``allow_incomplete``;
-    the title of an incomplete one ends in "(incomplete: k of n chunks)".
+    the title of an incomplete one ends in "(incomplete: k of n chunks)".  With
+    ``verify`` (the default) a file or part whose bytes fail its checksum is refused.
     """
     check_source(source)
-    source, status = checked_source(source, allow_incomplete)
+    source, status = checked_source(source, allow_incomplete, verify)
     if provenance is None:
         provenance = status["provenance"] or {}
     title = title or "belote-sim report"

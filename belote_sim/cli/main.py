@@ -187,7 +187,17 @@ def _add_export_replay(sub: _Subparsers) -> None:
     p.add_argument(
         "--allow-incomplete", action="store_true", help="read an interrupted run's table too"
     )
+    _add_no_verify(p)
     p.set_defaults(func=cmd_export)
+
+
+def _add_no_verify(p: argparse.ArgumentParser) -> None:
+    p.add_argument(
+        "--no-verify",
+        action="store_true",
+        help="skip checking the table's bytes against its checksum (one read of the "
+        "file or of every dataset part; see README 'Checksums')",
+    )
 
 
 def _add_report(sub: _Subparsers) -> None:
@@ -207,6 +217,7 @@ def _add_report(sub: _Subparsers) -> None:
         help="report an interrupted "
         "run or unfinished dataset too (title: 'incomplete: k of n chunks')",
     )
+    _add_no_verify(p)
     p.set_defaults(func=cmd_report)
 
 
@@ -422,6 +433,9 @@ def main(argv: list[str] | None = None) -> int:
     """
     import signal
     import threading
+    import warnings
+
+    from belote_sim.simulation.table_checksum import UnverifiedTableWarning
 
     parser = build_parser()
     args = parser.parse_args(argv)
@@ -430,8 +444,15 @@ def main(argv: list[str] | None = None) -> int:
     previous = None
     if threading.current_thread() is threading.main_thread():
         previous = signal.signal(signal.SIGTERM, _on_sigterm)
+
+    def show(message, category, *_args, **_kwargs):  # one line on standard error
+        print(f"belote-sim {args.command}: warning: {one_line(message)}", file=sys.stderr)
+
     try:
-        return args.func(args)
+        with warnings.catch_warnings():
+            warnings.simplefilter("always", UnverifiedTableWarning)
+            warnings.showwarning = show
+            return args.func(args)
     except (ValueError, OSError) as exc:
         print(f"belote-sim {args.command}: {one_line(exc)}", file=sys.stderr)
         return 2

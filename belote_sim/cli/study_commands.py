@@ -123,7 +123,13 @@ def cmd_export(args: argparse.Namespace) -> int:
 
     out = sys.stdout if args.output in (None, "-") else open(args.output, "w", encoding="utf-8")  # noqa: SIM115 (or stdout)
     try:
-        n = export_replay(args.table, args.rows, out, allow_incomplete=args.allow_incomplete)
+        n = export_replay(
+            args.table,
+            args.rows,
+            out,
+            allow_incomplete=args.allow_incomplete,
+            verify=not args.no_verify,
+        )
     finally:
         if out is not sys.stdout:
             out.close()
@@ -166,7 +172,11 @@ def cmd_report(args: argparse.Namespace) -> int:
     from belote_sim.analysis.html_report import write_report
 
     index = write_report(
-        args.table, args.output, title=args.title, allow_incomplete=args.allow_incomplete
+        args.table,
+        args.output,
+        title=args.title,
+        allow_incomplete=args.allow_incomplete,
+        verify=not args.no_verify,
     )
     print(f"report: {index.resolve()}")
     return 0

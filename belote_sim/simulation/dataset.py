@@ -135,9 +135,13 @@ def _ints(array, fill: int = -1) -> np.ndarray:
 
 
 def dataset_summary(
-    out_dir: str | os.PathLike, batch_size: int = 1 << 16, allow_incomplete: bool = False
+    out_dir: str | os.PathLike,
+    batch_size: int = 1 << 16,
+    allow_incomplete: bool = False,
+    verify: bool = True,
 ) -> dict[str, Any]:
-    """Aggregates of a dataset, streamed batch by batch (bounded memory).
+    """Aggregates of a dataset, streamed batch by batch (bounded memory); the parts'
+    checksums are checked first unless ``verify`` is False.
 
     ``deals``, ``contracts`` and ``made`` per strain, ``thrown_in``, ``mp`` (per strain,
     sums of the taker's team's and the defenders' match points) and ``mean_mp``; the
@@ -146,7 +150,7 @@ def dataset_summary(
     import pyarrow as pa
     import pyarrow.compute as pc
 
-    dataset = read_dataset(out_dir, allow_incomplete)
+    dataset = read_dataset(out_dir, allow_incomplete, verify)
     agg = empty_aggregates()
     deals = 0
     mp_columns = [f"mp{k}" for k in range(3) if f"mp{k}" in dataset.schema.names]

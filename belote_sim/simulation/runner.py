@@ -65,6 +65,7 @@ from belote_sim.simulation.study import (
     check_no_failed,
     make_study,
 )
+from belote_sim.simulation.table_checksum import seal_table
 
 # Study, make_study and their constants re-exported: the runner is where studies are run
 __all__ = [
@@ -483,6 +484,7 @@ class _ChunkFile:
         with _signals_deferred():
             self.writer.add_key_value_metadata(completion_mark(self.rows, self.done, n_chunks))
             self.writer.close()
+            seal_table(self.path)  # the file's SHA-256 into its completion mark
             fsync_file(self.path)
             os.replace(self.path, path)
 
