@@ -201,13 +201,15 @@ def game_of(source: Any) -> tuple[int, str]:
     else:
         import pyarrow.parquet as pq
 
+        from belote_sim.simulation.manifest import reason_text
+
         files = _files(source)
         if not files:
             raise ValueError(f"{source}: no Parquet files")
         try:
             names = set(pq.read_schema(str(files[0])).names)
         except (OSError, ValueError) as exc:
-            raise ValueError(f"{source}: cannot read the deals table: {exc}") from None
+            raise ValueError(f"{source}: cannot read the deals table: {reason_text(exc)}") from None
     players = 4 if "hand3" in names else 3 if "hand2" in names else 2
     return players, "open" if "table_up0" in names else "standard"
 
@@ -699,6 +701,7 @@ def iter_batches(source: Any, batch_rows: int = 1 << 20) -> Iterator[pd.DataFram
     import pyarrow.dataset as ds
 
     from belote_sim.simulation.deal_table import OUTCOME_DTYPE, STRAIN_DTYPE
+    from belote_sim.simulation.manifest import reason_text
 
     files = _files(source)
     if not files:
@@ -712,7 +715,7 @@ def iter_batches(source: Any, batch_rows: int = 1 << 20) -> Iterator[pd.DataFram
             frame["outcome"] = frame["outcome"].astype(OUTCOME_DTYPE)
             yield frame
     except (OSError, ValueError) as exc:
-        raise ValueError(f"{source}: cannot read the deals table: {exc}") from None
+        raise ValueError(f"{source}: cannot read the deals table: {reason_text(exc)}") from None
 
 
 SUCCESS_BY = ("strain", "doubling", "taker_position")

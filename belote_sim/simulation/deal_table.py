@@ -69,6 +69,7 @@ from belote_sim.simulation.manifest import (
     file_sha256,
     load_manifest,
     provenance_problem,
+    reason_text,
 )
 from belote_sim.simulation.table_checksum import UnverifiedTableWarning, table_checksum
 
@@ -546,7 +547,9 @@ def table_status(path: str) -> dict[str, Any]:
         file_meta = pf.metadata.metadata or {}
         chunk = json.loads(file_meta[CHUNK_KEY]) if CHUNK_KEY in file_meta else None
     except (OSError, pa.ArrowException, json.JSONDecodeError, ValueError) as exc:
-        raise ValueError(f"{path}: not a readable belote-sim deals table: {exc}") from None
+        raise ValueError(
+            f"{path}: not a readable belote-sim deals table: {reason_text(exc)}"
+        ) from None
     n = provenance.get("n")
     size = provenance.get("chunk_size") or 1
     n_chunks = -(-n // size) if isinstance(n, int) and isinstance(size, int) else 0
@@ -691,7 +694,9 @@ def read_deals(
         pf = pq.ParquetFile(path)
         missing = [c for c in deal_columns(players, variant) if c not in pf.schema_arrow.names]
     except (OSError, pa.ArrowException) as exc:
-        raise ValueError(f"{path}: not a readable belote-sim deals table: {exc}") from None
+        raise ValueError(
+            f"{path}: not a readable belote-sim deals table: {reason_text(exc)}"
+        ) from None
     if missing:
         raise ValueError(
             f"{path}: not a readable belote-sim deals table: missing column(s) "
@@ -704,6 +709,8 @@ def read_deals(
     try:
         df = pf.read(columns=columns).to_pandas()
     except (OSError, pa.ArrowException, ValueError) as exc:
-        raise ValueError(f"{path}: not a readable belote-sim deals table: {exc}") from None
+        raise ValueError(
+            f"{path}: not a readable belote-sim deals table: {reason_text(exc)}"
+        ) from None
     df.attrs["belote_sim"] = provenance
     return df

@@ -40,6 +40,7 @@ __all__ = [
     "manifest_problem",
     "new_manifest",
     "provenance_problem",
+    "reason_text",
     "verify_dataset",
     "write_manifest",
 ]
@@ -69,6 +70,13 @@ CHUNK_KEY = b"belote_sim_chunk"
 def file_sha256(path: str | os.PathLike) -> str:
     with open(path, "rb") as f:
         return hashlib.file_digest(f, "sha256").hexdigest()
+
+
+def reason_text(exc: BaseException, limit: int = 200) -> str:
+    """An exception as a short phrase on one line, for a one-line error (pyarrow's and
+    numpy's messages may hold newlines and control characters)."""
+    text = " ".join("".join(c if c.isprintable() else " " for c in str(exc)).split())
+    return text[:limit] or type(exc).__name__
 
 
 def _is_int(value: Any, low: int | None = None) -> bool:
@@ -220,9 +228,8 @@ def load_manifest(out_dir: str | os.PathLike) -> dict[str, Any] | None:
         if problem:
             raise ValueError(problem)
     except (OSError, ValueError, RecursionError) as exc:
-        text = " ".join(str(exc).split())[:200] or type(exc).__name__
         raise ValueError(
-            f"{path}: not a readable belote-sim dataset manifest ({text}); "
+            f"{path}: not a readable belote-sim dataset manifest ({reason_text(exc)}); "
             "rebuild it from the parts with 'belote-sim dataset "
             "rebuild-manifest DIR', or remove the directory to start over"
         ) from None

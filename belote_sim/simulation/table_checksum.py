@@ -30,6 +30,7 @@ import re
 import struct
 from typing import Any
 
+from belote_sim.simulation.manifest import reason_text
 from belote_sim.simulation.safe_io import COMPLETE_KEY
 
 __all__ = [
@@ -155,7 +156,7 @@ def table_checksum(path: str | os.PathLike) -> str:
     try:
         raw = _mark_bytes(path)
     except (OSError, pa.ArrowException) as exc:
-        raise ValueError(f"{path}: not a readable Parquet file ({exc})") from None
+        raise ValueError(f"{path}: not a readable Parquet file ({reason_text(exc)})") from None
     try:
         mark = json.loads(raw) if raw is not None else None
     except ValueError:
