@@ -215,23 +215,24 @@ class _Malformed(ValueError):
 def _read_arrays(path: str) -> dict[str, np.ndarray]:
     """The arrays of an atlas file; ``_Malformed`` for a readable file of another kind,
     any other exception for one that cannot be read."""
-    with open(path, "rb") as f:
+    with open(path, "rb") as f:  # ours to close, whatever np.load raises
         magic = f.read(4)
-    if magic.startswith(b"\x93NUMPY"[:4]):
-        raise _Malformed("a single NumPy array, not an atlas (.npz)")
-    if magic[:2] != b"PK":
-        raise _Malformed("not a .npz file (a zip archive of arrays)")
-    z = np.load(path, allow_pickle=False)
-    if not isinstance(z, np.lib.npyio.NpzFile):
-        raise _Malformed("not a .npz file (a zip archive of arrays)")
-    with z:
-        missing = [name for name in ATLAS_ARRAYS if name not in z.files]
-        if missing:
-            raise _Malformed(f"no array {', '.join(missing[:3])} (another program's .npz?)")
-        for name in ATLAS_ARRAYS:
-            if z.zip.getinfo(f"{name}.npy").file_size > MAX_ARRAY_BYTES:
-                raise _Malformed(f"its array {name} is far too big for an atlas")
-        return {name: z[name] for name in ATLAS_ARRAYS}
+        if magic.startswith(b"\x93NUM"):
+            raise _Malformed("a single NumPy array, not an atlas (.npz)")
+        if magic[:2] != b"PK":
+            raise _Malformed("not a .npz file (a zip archive of arrays)")
+        f.seek(0)
+        z = np.load(f, allow_pickle=False)
+        if not isinstance(z, np.lib.npyio.NpzFile):
+            raise _Malformed("not a .npz file (a zip archive of arrays)")
+        with z:
+            missing = [name for name in ATLAS_ARRAYS if name not in z.files]
+            if missing:
+                raise _Malformed(f"no array {', '.join(missing[:3])} (another program's .npz?)")
+            for name in ATLAS_ARRAYS:
+                if z.zip.getinfo(f"{name}.npy").file_size > MAX_ARRAY_BYTES:
+                    raise _Malformed(f"its array {name} is far too big for an atlas")
+            return {name: z[name] for name in ATLAS_ARRAYS}
 
 
 def _int_array(arrays: dict[str, np.ndarray], name: str, ndim: int) -> np.ndarray:
@@ -324,6 +325,8 @@ def load_atlas(path: str | None = None) -> AtlasTable:
         raise ValueError(f"no atlas file {path}: build one with 'belote-sim atlas build'")
     if os.path.isdir(path):
         raise ValueError(f"{path} is a directory, not an atlas file")
+    if os.path.getsize(path) == 0:
+        raise ValueError(f"{path}: an empty file, not an atlas")
     try:
         arrays = _read_arrays(path)
         return _checked_table(arrays, path)
@@ -332,8 +335,6 @@ def load_atlas(path: str | None = None) -> AtlasTable:
     except MemoryError:
         raise ValueError(f"{path}: not a belote-sim atlas file (an array too big)") from None
     except Exception as exc:  # any reader error of a damaged file: zip, zlib, npy header
-        if os.path.getsize(path) == 0:
-            raise ValueError(f"{path}: an empty file, not an atlas") from None
         raise ValueError(
             f"{path}: not a belote-sim atlas file: corrupt, truncated or another "
             f"format ({type(exc).__name__}: {reason_text(exc, 120)})"
