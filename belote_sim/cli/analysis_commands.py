@@ -3,12 +3,11 @@
 from __future__ import annotations
 
 import argparse
-import json
 import sys
 import time
 from typing import Any
 
-from belote_sim.cli.common import Progress, parse_option
+from belote_sim.cli.common import Progress, check_workers, json_text, parse_option
 from belote_sim.stats import Z95
 
 __all__ = ["cmd_atlas", "cmd_duel", "cmd_hand", "cmd_study"]
@@ -105,7 +104,7 @@ def _hand_from_atlas(args: argparse.Namespace, options: dict[str, Any], start: f
                 args.seed,
                 options,
             )
-        print(json.dumps(table.to_dict("records")))
+        print(json_text(table.to_dict("records")))
         return True
     if table is None:
         return False
@@ -128,6 +127,7 @@ def cmd_atlas(args: argparse.Namespace) -> int:
     from belote_sim import atlas
 
     if args.action == "build":
+        check_workers(args.workers)
         options = dict(parse_option(o) for o in args.option or [])
         output = args.output or "atlas.npz"
         progress = Progress(None, "deal", sys.stderr.isatty() and not args.quiet)
@@ -158,7 +158,7 @@ def cmd_atlas(args: argparse.Namespace) -> int:
         print(f"wrote {output}")
         return 0
     table = atlas.load_atlas(args.output)
-    print(json.dumps(table.meta))
+    print(json_text(table.meta))
     frame = atlas.atlas_frame(table)
     frame = frame[frame["n"] > 0]
     if args.csv:
@@ -195,7 +195,7 @@ def _cmd_bid_duel(args: argparse.Namespace) -> int:
         games=args.games,
     )
     if args.json:
-        print(json.dumps(r))
+        print(json_text(r))
         return 0
     print(
         f"bidding duel {r['a']} vs {r['b']}, {play} play: {r['deals']:,} mirrored deals "
@@ -299,7 +299,7 @@ def cmd_duel(args: argparse.Namespace) -> int:
     finally:
         progress.close()
     if args.json:
-        print(json.dumps({k: r[k] for k in DUEL_KEYS}))
+        print(json_text({k: r[k] for k in DUEL_KEYS}))
         return 0
     print(
         f"duel {r['a']} vs {r['b']}: {r['played']:,} mirrored deals played, "

@@ -9,7 +9,13 @@ from typing import TypeAlias
 from belote_sim._version import __version__
 from belote_sim.cli.analysis_commands import cmd_atlas, cmd_duel, cmd_hand, cmd_study
 from belote_sim.cli.commands_doc import COMMANDS
-from belote_sim.cli.common import DefaultsFormatter, Terminated, at_least_2, one_line
+from belote_sim.cli.common import (
+    DefaultsFormatter,
+    Terminated,
+    at_least_2,
+    check_int_options,
+    one_line,
+)
 from belote_sim.cli.deal_commands import cmd_perft, cmd_replay, cmd_solve
 from belote_sim.cli.study_commands import (
     cmd_dataset,
@@ -452,6 +458,7 @@ def main(argv: list[str] | None = None) -> int:
         with warnings.catch_warnings():
             warnings.simplefilter("always", UnverifiedTableWarning)
             warnings.showwarning = show
+            check_int_options(args)
             return args.func(args)
     except (ValueError, OSError) as exc:
         print(f"belote-sim {args.command}: {one_line(exc)}", file=sys.stderr)

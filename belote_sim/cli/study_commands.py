@@ -8,7 +8,7 @@ import time
 from pathlib import Path
 
 from belote_sim._version import __version__
-from belote_sim.cli.common import Progress, study_from_args
+from belote_sim.cli.common import Progress, check_workers, study_from_args
 
 __all__ = ["cmd_dataset", "cmd_export", "cmd_main", "cmd_report", "cmd_simulate"]
 
@@ -25,8 +25,7 @@ def cmd_simulate(args: argparse.Namespace) -> int:
         raise ValueError("--games runs locally: --workers/--scheduler are for --deals")
     if not args.games and args.deals < 1:
         raise ValueError(f"--deals must be at least 1, got {args.deals}")
-    if args.workers is not None and args.workers < 1:
-        raise ValueError(f"--workers must be at least 1, got {args.workers}")
+    check_workers(args.workers)
     study = study_from_args(args)
     show = sys.stderr.isatty() and not args.quiet
     print(

@@ -56,6 +56,7 @@ from belote_sim.simulation.safe_io import (
     completion_mark,
     fsync_dir,
     fsync_file,
+    human_bytes,
     run_lock,
 )
 from belote_sim.simulation.study import (
@@ -574,6 +575,23 @@ def _interrupted_message(
     return f"interrupted: {what}" + (f" ({path} is untouched)" if os.path.exists(path) else "")
 
 
+def _check_games_memory(n_games: int, words: int) -> None:
+    """``ValueError`` when ``n_games`` games (``words`` int64 words of kernel output
+    each, plus their seeds and the table: ~3x) cannot fit in this machine's memory:
+    the games are played in one go, in memory."""
+    need = 3 * n_games * 8 * (words + 1)
+    try:
+        total = os.sysconf("SC_PAGE_SIZE") * os.sysconf("SC_PHYS_PAGES")
+    except (ValueError, OSError, AttributeError):
+        return
+    if need > total:
+        raise ValueError(
+            f"{n_games:,} games need about {human_bytes(need)} of memory, more than this "
+            f"machine's {human_bytes(total)}: play fewer games (several runs with other "
+            "seeds)"
+        )
+
+
 def simulate_games(
     n_games: int,
     rules: Rules | str = "common",
@@ -603,10 +621,15 @@ def simulate_games(
         raise ValueError(f"n_games must be a non-negative integer, got {n_games!r}")
     if not 1 <= max_deals <= 100_000:
         raise ValueError("max_deals must be 1..100000")
+    solo = study.rules.solo
+    _check_games_memory(
+        int(n_games),
+        (NUM_SOLO_GAME_COLS if solo else NUM_GAME_COLS)
+        + (max_deals * (NUM_SOLO_COLS if solo else NUM_COLS) if deal_log else 0),
+    )
     seeds = np.random.SeedSequence(int(seed), spawn_key=(0,)).generate_state(
         n_games, dtype=np.uint64
     )
-    solo = study.rules.solo
     out = np.zeros((n_games, NUM_SOLO_GAME_COLS if solo else NUM_GAME_COLS), dtype=np.int64)
     log = np.zeros(
         (n_games, max_deals if deal_log else 0, NUM_SOLO_COLS if solo else NUM_COLS), dtype=np.int64
