@@ -229,6 +229,7 @@ def _read_arrays(path: str) -> dict[str, np.ndarray]:
             missing = [name for name in ATLAS_ARRAYS if name not in z.files]
             if missing:
                 raise _Malformed(f"no array {', '.join(missing[:3])} (another program's .npz?)")
+            assert z.zip is not None  # open until the with ends
             for name in ATLAS_ARRAYS:
                 if z.zip.getinfo(f"{name}.npy").file_size > MAX_ARRAY_BYTES:
                     raise _Malformed(f"its array {name} is far too big for an atlas")

@@ -150,7 +150,7 @@ def _entry_problem(entry: Any, chunk_size: int, n_deals: int, n_chunks: int) -> 
     if not isinstance(entry, dict):
         return "an entry of 'chunks' is not a JSON object"
     c = entry.get("chunk")
-    if not _is_int(c, 0) or c >= n_chunks:
+    if not (isinstance(c, int) and _is_int(c, 0) and c < n_chunks):
         return f"an entry has chunk {c!r}, not one of 0..{n_chunks - 1}"[:200]
     first = c * chunk_size
     expected = {

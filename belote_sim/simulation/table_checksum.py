@@ -123,7 +123,7 @@ def seal_table(path: str | os.PathLike) -> str:
     path = os.fspath(path)
     raw = _mark_bytes(path)
     mark = json.loads(raw) if raw is not None else None
-    if not isinstance(mark, dict) or CHECKSUM_FIELD in mark:
+    if raw is None or not isinstance(mark, dict) or CHECKSUM_FIELD in mark:
         raise ValueError(f"{path}: no completion mark to add a checksum to")
     blank_mark = json.dumps({**mark, CHECKSUM_FIELD: _ZEROS}).encode()
     with open(path, "r+b") as f:
