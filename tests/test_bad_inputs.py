@@ -63,7 +63,6 @@ def test_games_beyond_memory_are_one_line(tmp_path):
     [
         (["simulate", "--deals", 10, "--seed", BIG], "--seed"),
         (["simulate", "--games", BIG], "--games"),
-        (["simulate", "--deals", BIG], "--deals"),
         (["simulate", "--deals", 10, "--chunk-size", BIG], "--chunk-size"),
         (["atlas", "build", "--first-deals", BIG, "--max-deals", BIG], "--first-deals"),
         (["atlas", "build", "--rounds", -BIG], "--rounds"),
@@ -76,6 +75,11 @@ def test_games_beyond_memory_are_one_line(tmp_path):
 def test_integer_options_beyond_64_bits_are_one_line(tmp_path, argv, option):
     rc, _, err = run_cli(argv + (["-o", tmp_path / "o"] if argv[0] == "simulate" else []))
     one_line_error(rc, err, option, "beyond the 64-bit integer range")
+
+
+def test_deals_beyond_64_bits_get_the_disk_space_line(tmp_path):
+    rc, _, err = run_cli(["simulate", "--deals", BIG, "-q", "-o", tmp_path / "o"])
+    one_line_error(rc, err, "deals need about", "on disk")
 
 
 def test_a_local_cluster_of_absurdly_many_workers_is_refused(tmp_path):
