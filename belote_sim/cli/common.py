@@ -237,8 +237,12 @@ def check_workers(workers: int | None) -> None:
     import os
 
     most = max(64, 4 * (os.cpu_count() or 1))
-    if workers is not None and not 1 <= workers <= most:
-        raise ValueError(f"--workers must be 1..{most} (local worker processes), got {workers}")
+    if workers is not None and workers < 1:
+        raise ValueError(f"--workers must be at least 1, got {workers}")
+    if workers is not None and workers > most:
+        raise ValueError(
+            f"--workers must be at most {most} (local worker processes), got {workers}"
+        )
 
 
 class Terminated(KeyboardInterrupt):
