@@ -157,13 +157,15 @@ def write_report(
     title: str | None = None,
     allow_incomplete: bool = False,
     overwrite: bool = False,
+    verify: bool = True,
 ) -> Path:
     """Write the HTML report of a deals table into ``out_dir``; returns index.html.
 
     Raises a one-line ValueError (before creating ``out_dir``) for a missing file, a
     file that is not Parquet, another tool's Parquet file or a games table, and for an
     incomplete source (interrupted run, unfinished dataset) unless ``allow_incomplete``;
-    the title of an incomplete one ends in "(incomplete: k of n chunks)".
+    the title of an incomplete one ends in "(incomplete: k of n chunks)".  With
+    ``verify`` (the default) a file or part whose bytes fail its checksum is refused.
 
     The report is written as one output (``simulation.output.Output``): into a
     temporary folder beside ``out_dir``, which becomes ``out_dir`` when the report is
@@ -172,7 +174,7 @@ def write_report(
     (``REPORT_NAMES``) never is.
     """
     check_source(source)
-    source, status = checked_source(source, allow_incomplete)
+    source, status = checked_source(source, allow_incomplete, verify)
     with Output(
         out_dir,
         what="the report",

@@ -132,7 +132,9 @@ def hand_events(hands: np.ndarray) -> dict[str, np.ndarray]:
     return out
 
 
-def checked_source(source: Any, allow_incomplete: bool = False) -> tuple[Any, dict[str, Any]]:
+def checked_source(
+    source: Any, allow_incomplete: bool = False, verify: bool = True
+) -> tuple[Any, dict[str, Any]]:
     """What to read of ``source`` and whether it is whole.
 
     ``source``: a DataFrame (taken as it is), a list of Parquet paths (idem), a Parquet
@@ -140,7 +142,9 @@ def checked_source(source: Any, allow_incomplete: bool = False) -> tuple[Any, di
     dataset directory (its manifest and parts are checked; only listed parts are
     read).  Returns ``(source or list of paths, status)`` with status keys ``complete``,
     ``chunks``, ``n_chunks`` and ``provenance``.  ``ValueError`` (one line) for an
-    incomplete source unless ``allow_incomplete``.
+    incomplete source unless ``allow_incomplete``.  With ``verify`` (the default) the
+    bytes are checked against their checksum first (the file's: ``deal_table.
+    verify_table``; every part's: ``manifest.dataset_status``), one read of them.
     """
     if isinstance(source, pd.DataFrame):
         return source, {
@@ -151,13 +155,13 @@ def checked_source(source: Any, allow_incomplete: bool = False) -> tuple[Any, di
         }
     if isinstance(source, (list, tuple)):
         return list(source), {"complete": True, "chunks": None, "n_chunks": None, "provenance": {}}
-    from belote_sim.simulation.deal_table import incomplete_error, table_status
+    from belote_sim.simulation.deal_table import incomplete_error, table_status, verify_table
 
     path = Path(source)
     if path.is_dir():
         from belote_sim.simulation.manifest import dataset_status
 
-        st = dataset_status(path, allow_incomplete)
+        st = dataset_status(path, allow_incomplete, verify=verify)
         return st["paths"], {
             "complete": st["complete"],
             "chunks": st["chunks"],
@@ -169,6 +173,8 @@ def checked_source(source: Any, allow_incomplete: bool = False) -> tuple[Any, di
     st = table_status(str(path))
     if st["problem"] and not allow_incomplete:
         raise incomplete_error(str(path), st["problem"])
+    if verify:
+        verify_table(str(path), st)
     return [str(path)], {
         "complete": st["complete"],
         "chunks": st["chunks"],
@@ -182,7 +188,7 @@ def _files(source: Any) -> list[Path]:
         return [Path(f) for f in source]
     path = Path(source)
     if path.is_dir():  # a dataset directory: the checked parts of its manifest
-        return [Path(f) for f in checked_source(source)[0]]
+        return [Path(f) for f in checked_source(source, verify=False)[0]]
     return [path]
 
 
@@ -195,13 +201,15 @@ def game_of(source: Any) -> tuple[int, str]:
     else:
         import pyarrow.parquet as pq
 
+        from belote_sim.simulation.manifest import reason_text
+
         files = _files(source)
         if not files:
             raise ValueError(f"{source}: no Parquet files")
         try:
             names = set(pq.read_schema(str(files[0])).names)
         except (OSError, ValueError) as exc:
-            raise ValueError(f"{source}: cannot read the deals table: {exc}") from None
+            raise ValueError(f"{source}: cannot read the deals table: {reason_text(exc)}") from None
     players = 4 if "hand3" in names else 3 if "hand2" in names else 2
     return players, "open" if "table_up0" in names else "standard"
 
@@ -693,6 +701,7 @@ def iter_batches(source: Any, batch_rows: int = 1 << 20) -> Iterator[pd.DataFram
     import pyarrow.dataset as ds
 
     from belote_sim.simulation.deal_table import OUTCOME_DTYPE, STRAIN_DTYPE
+    from belote_sim.simulation.manifest import reason_text
 
     files = _files(source)
     if not files:
@@ -706,7 +715,7 @@ def iter_batches(source: Any, batch_rows: int = 1 << 20) -> Iterator[pd.DataFram
             frame["outcome"] = frame["outcome"].astype(OUTCOME_DTYPE)
             yield frame
     except (OSError, ValueError) as exc:
-        raise ValueError(f"{source}: cannot read the deals table: {exc}") from None
+        raise ValueError(f"{source}: cannot read the deals table: {reason_text(exc)}") from None
 
 
 SUCCESS_BY = ("strain", "doubling", "taker_position")
@@ -721,7 +730,10 @@ TRUMP_BY = ("trump_j", "trump_9", "trump_a", "n_trumps")
 
 
 def report_tables(
-    source: Any, provenance: dict | None = None, allow_incomplete: bool = False
+    source: Any,
+    provenance: dict | None = None,
+    allow_incomplete: bool = False,
+    verify: bool = True,
 ) -> dict[str, pd.DataFrame]:
     """Every report table from a DataFrame, Parquet file, list of Parquet files or
     dataset directory (checked first: ``checked_source``).
@@ -729,7 +741,7 @@ def report_tables(
     A study with predealt cards or constraints (read from ``provenance``, by default
     the one kept with the table) gets its declarations per seat with conditional exact
     values (``finish_declarations``)."""
-    source, status = checked_source(source, allow_incomplete)
+    source, status = checked_source(source, allow_incomplete, verify)
     if provenance is None:
         provenance = status["provenance"] or {}
     conditions = study_conditions(provenance)

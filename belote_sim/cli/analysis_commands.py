@@ -4,11 +4,17 @@ show``: ``hand_commands``)."""
 from __future__ import annotations
 
 import argparse
-import json
 import sys
 import time
 
-from belote_sim.cli.common import Progress, csv_output, parse_option, write_csv
+from belote_sim.cli.common import (
+    Progress,
+    check_workers,
+    csv_output,
+    json_text,
+    parse_option,
+    write_csv,
+)
 from belote_sim.cli.hand_commands import show_atlas
 from belote_sim.cli.page_command import cmd_atlas_page
 
@@ -26,6 +32,7 @@ def cmd_atlas(args: argparse.Namespace) -> int:
                 raise ValueError(
                     f"{'CARDS' if name == 'cards' else '--' + name} is for 'atlas show'"
                 )
+        check_workers(args.workers)
         options = dict(parse_option(o) for o in args.option or [])
         output = args.output or "atlas.npz"
         progress = Progress(None, "deal", sys.stderr.isatty() and not args.quiet)
@@ -92,7 +99,7 @@ def _cmd_bid_duel(args: argparse.Namespace) -> int:
         options=options or None,
     )
     if args.json:
-        print(json.dumps(r))
+        print(json_text(r))
         return 0
     print(
         f"bidding duel {r['a']} vs {r['b']}, {play} play: {r['deals']:,} mirrored deals "
@@ -198,7 +205,7 @@ def cmd_duel(args: argparse.Namespace) -> int:
     finally:
         progress.close()
     if args.json:
-        print(json.dumps({k: r[k] for k in DUEL_KEYS}))
+        print(json_text({k: r[k] for k in DUEL_KEYS}))
         return 0
     print(
         f"duel {r['a']} vs {r['b']}: {r['played']:,} mirrored deals played, "

@@ -5,6 +5,7 @@ from __future__ import annotations
 
 import argparse
 import json
+import math
 import sys
 from typing import Any
 
@@ -13,7 +14,10 @@ __all__ = [
     "Progress",
     "Terminated",
     "at_least_2",
+    "check_int_options",
+    "check_workers",
     "csv_output",
+    "json_text",
     "nullcontext",
     "one_line",
     "open_lines",
@@ -183,6 +187,64 @@ def at_least_2(text: str) -> int:
     if value < 2:
         raise argparse.ArgumentTypeError(f"needs at least 2 deals, got {value}")
     return value
+
+
+def _jsonable(value: Any) -> Any:
+    """``value`` with every float that is not finite (NaN, infinity) as None and numpy
+    scalars as Python ones."""
+    if isinstance(value, dict):
+        return {k: _jsonable(v) for k, v in value.items()}
+    if isinstance(value, (list, tuple)):
+        return [_jsonable(v) for v in value]
+    if hasattr(value, "item") and callable(value.item) and getattr(value, "ndim", 1) == 0:
+        value = value.item()  # a numpy scalar
+    if isinstance(value, float) and not math.isfinite(value):
+        return None
+    return value
+
+
+def json_text(value: Any) -> str:
+    """JSON text of ``value`` for ``--json`` output: undefined numbers (NaN, e.g. a
+    standard error of too few deals, or x2 under rules without doubling) are ``null``,
+    never the ``NaN`` that is not JSON."""
+    return json.dumps(_jsonable(value), allow_nan=False)
+
+
+#: the range of an integer option: numpy and numba take 64-bit integers
+INT64_MIN, INT64_MAX = -(1 << 63), (1 << 63) - 1
+
+
+#: (command, option) whose own check says more than the range: the disk space the
+#: deals of ``simulate``/``main`` would need
+_OWN_CHECK = {("simulate", "deals"), ("main", "deals")}
+
+
+def check_int_options(args: argparse.Namespace) -> None:
+    """``ValueError`` (one line naming the option) for an integer option beyond the
+    64-bit range: numpy and the kernels would fail on it with a traceback."""
+    for name, value in vars(args).items():
+        if (getattr(args, "command", None), name) in _OWN_CHECK:
+            continue
+        if isinstance(value, int) and not isinstance(value, bool):
+            if not INT64_MIN <= value <= INT64_MAX:
+                option = "--" + name.replace("_", "-")
+                raise ValueError(
+                    f"{option} {value} is beyond the 64-bit integer range (at most {INT64_MAX})"
+                )
+
+
+def check_workers(workers: int | None) -> None:
+    """``ValueError`` for a ``--workers`` count below 1 or above what a local cluster
+    can hold (4 per core, at least 64): each worker is a process."""
+    import os
+
+    most = max(64, 4 * (os.cpu_count() or 1))
+    if workers is not None and workers < 1:
+        raise ValueError(f"--workers must be at least 1, got {workers}")
+    if workers is not None and workers > most:
+        raise ValueError(
+            f"--workers must be at most {most} (local worker processes), got {workers}"
+        )
 
 
 class Terminated(KeyboardInterrupt):

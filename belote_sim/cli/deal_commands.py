@@ -3,11 +3,10 @@
 from __future__ import annotations
 
 import argparse
-import json
 import sys
 import time
 
-from belote_sim.cli.common import nullcontext, open_lines
+from belote_sim.cli.common import json_text, nullcontext, open_lines
 
 __all__ = ["cmd_perft", "cmd_replay", "cmd_solve"]
 
@@ -46,6 +45,11 @@ def cmd_perft(args: argparse.Namespace) -> int:
 def cmd_solve(args: argparse.Namespace) -> int:
     from belote_sim.deal import solver
 
+    if args.records and (args.hands or args.strain is not None):
+        raise ValueError(
+            "give either the 4 hands (with --strain) or --records FILE, not both: "
+            "--records solves the deals of the records"
+        )
     if args.records:
         source = sys.stdin.buffer if args.records == "-" else open(args.records, "rb")  # noqa: SIM115
         out = sys.stdout if args.output in (None, "-") else open(args.output, "w", encoding="utf-8")  # noqa: SIM115 (or stdout)
@@ -66,7 +70,7 @@ def cmd_solve(args: argparse.Namespace) -> int:
     value = solver.solve(hands, args.strain, args.leader, args.taker_team, args.ruleset)
     scores = solver.dd_scores(hands, args.strain, args.leader, args.taker_team, args.ruleset)
     elapsed = time.perf_counter() - start
-    print(json.dumps({"value": value, "scores": scores}))
+    print(json_text({"value": value, "scores": scores}))
     print(
         f"team {args.taker_team} wins {value} card points with perfect play "
         f"({elapsed * 1000:.1f} ms)",

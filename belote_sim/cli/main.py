@@ -9,7 +9,13 @@ from typing import TypeAlias
 from belote_sim._version import __version__
 from belote_sim.cli.analysis_commands import cmd_atlas, cmd_duel, cmd_study
 from belote_sim.cli.commands_doc import COMMANDS
-from belote_sim.cli.common import DefaultsFormatter, Terminated, at_least_2, one_line
+from belote_sim.cli.common import (
+    DefaultsFormatter,
+    Terminated,
+    at_least_2,
+    check_int_options,
+    one_line,
+)
 from belote_sim.cli.deal_commands import cmd_perft, cmd_replay, cmd_solve
 from belote_sim.cli.hand_commands import cmd_hand
 from belote_sim.cli.study_commands import (
@@ -190,6 +196,7 @@ def _add_export_replay(sub: _Subparsers) -> None:
     p.add_argument(
         "--allow-incomplete", action="store_true", help="read an interrupted run's table too"
     )
+    _add_no_verify(p)
     p.set_defaults(func=cmd_export)
 
 
@@ -199,6 +206,15 @@ def _add_overwrite(p: argparse.ArgumentParser, what: str) -> None:
         "--overwrite",
         action="store_true",
         help=f"replace {what} (it is kept until the new one is complete)",
+    )
+
+
+def _add_no_verify(p: argparse.ArgumentParser) -> None:
+    p.add_argument(
+        "--no-verify",
+        action="store_true",
+        help="skip checking the table's bytes against its checksum (one read of the "
+        "file or of every dataset part; see README 'Checksums')",
     )
 
 
@@ -220,6 +236,7 @@ def _add_report(sub: _Subparsers) -> None:
         "run or unfinished dataset too (title: 'incomplete: k of n chunks')",
     )
     _add_overwrite(p, "an existing report in the output directory")
+    _add_no_verify(p)
     p.set_defaults(func=cmd_report)
 
 
@@ -518,6 +535,9 @@ def main(argv: list[str] | None = None) -> int:
     """
     import signal
     import threading
+    import warnings
+
+    from belote_sim.simulation.table_checksum import UnverifiedTableWarning
 
     parser = build_parser()
     args = parser.parse_args(argv)
@@ -526,8 +546,16 @@ def main(argv: list[str] | None = None) -> int:
     previous = None
     if threading.current_thread() is threading.main_thread():
         previous = signal.signal(signal.SIGTERM, _on_sigterm)
+
+    def show(message, category, *_args, **_kwargs):  # one line on standard error
+        print(f"belote-sim {args.command}: warning: {one_line(message)}", file=sys.stderr)
+
     try:
-        return args.func(args)
+        with warnings.catch_warnings():
+            warnings.simplefilter("always", UnverifiedTableWarning)
+            warnings.showwarning = show
+            check_int_options(args)
+            return args.func(args)
     except (ValueError, OSError) as exc:
         print(f"belote-sim {args.command}: {one_line(exc)}", file=sys.stderr)
         return 2

@@ -9,7 +9,7 @@ import time
 from pathlib import Path
 
 from belote_sim._version import __version__
-from belote_sim.cli.common import Progress, study_from_args
+from belote_sim.cli.common import Progress, check_workers, study_from_args
 
 __all__ = ["cmd_dataset", "cmd_export", "cmd_main", "cmd_report", "cmd_simulate"]
 
@@ -26,8 +26,7 @@ def cmd_simulate(args: argparse.Namespace) -> int:
         raise ValueError("--games runs locally: --workers/--scheduler are for --deals")
     if not args.games and args.deals < 1:
         raise ValueError(f"--deals must be at least 1, got {args.deals}")
-    if args.workers is not None and args.workers < 1:
-        raise ValueError(f"--workers must be at least 1, got {args.workers}")
+    check_workers(args.workers)
     study = study_from_args(args)
     show = sys.stderr.isatty() and not args.quiet
     print(
@@ -131,11 +130,23 @@ def cmd_export(args: argparse.Namespace) -> int:
     from belote_sim.simulation.output import Output
 
     if args.output in (None, "-"):
-        n = export_replay(args.table, args.rows, sys.stdout, allow_incomplete=args.allow_incomplete)
+        n = export_replay(
+            args.table,
+            args.rows,
+            sys.stdout,
+            allow_incomplete=args.allow_incomplete,
+            verify=not args.no_verify,
+        )
     else:
         with Output(args.output, what="the records", overwrite=args.overwrite) as out:
             with open(out.tmp, "w", encoding="utf-8") as f:
-                n = export_replay(args.table, args.rows, f, allow_incomplete=args.allow_incomplete)
+                n = export_replay(
+                    args.table,
+                    args.rows,
+                    f,
+                    allow_incomplete=args.allow_incomplete,
+                    verify=not args.no_verify,
+                )
             out.commit()
     print(f"belote-sim export-replay: {n} records", file=sys.stderr)
     return 0
@@ -184,6 +195,7 @@ def cmd_report(args: argparse.Namespace) -> int:
         title=args.title,
         allow_incomplete=args.allow_incomplete,
         overwrite=args.overwrite,
+        verify=not args.no_verify,
     )
     print(f"report: {index.resolve()}")
     return 0

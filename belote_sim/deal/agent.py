@@ -64,6 +64,8 @@ OBSERVATION_FIELDS = (
     "hands",
 )
 RUN_SIZES = {"tierce": 3, "quarte": 4, "quinte": 5}
+#: the largest seed (the kernels' generators take a 64-bit signed integer)
+MAX_SEED = (1 << 63) - 1
 DECLARATION_KINDS = ("tierce", "quarte", "quinte", "carre", "belote")
 
 
@@ -132,15 +134,24 @@ def _card_texts(value: Any, what: str) -> list[int]:
 
 
 def _showed_out(plays: list[int], dealer: int, strain: int) -> list[int]:
-    """Per seat, a mask of the suits it has shown out of (did not follow when led)."""
+    """Per seat, a mask of the suits it has shown out of (did not follow when led).
+
+    ``ValueError`` for a history where a seat plays a card of a suit it showed out of
+    in an earlier trick (whichever seat: that card was not in its hand)."""
     out = [0, 0, 0, 0]
     leader = (dealer + 1) % 4
     for t in range(0, len(plays), 4):
         trick = plays[t : t + 4]
         led = trick[0] // 8
-        for pos, card in enumerate(trick[1:], 1):
+        for pos, card in enumerate(trick):
+            player = (leader + pos) % 4
+            if out[player] >> (card // 8) & 1:
+                raise ValueError(
+                    f"seat {player} showed out of {'CDHS'[card // 8]} earlier, yet plays "
+                    f"{format_card(card)} in trick {t // 4 + 1}"
+                )
             if card // 8 != led:
-                out[(leader + pos) % 4] |= 1 << led
+                out[player] |= 1 << led
         if len(trick) == 4:
             leader = int(trick_winner(np.array(trick, dtype=np.int64), leader, strain))
     return out
@@ -217,7 +228,13 @@ def read_observation(obs: dict[str, Any]) -> dict[str, Any]:
     known = [0, 0, 0, 0]
     played_by = [mask_of(cards) for cards in by_seat]
     announced = []
-    for entry in obs.get("declarations") or []:
+    declarations = obs.get("declarations")
+    if declarations is not None and not isinstance(declarations, (list, tuple)):
+        raise ValueError(
+            "observation 'declarations' must be a list of announced declarations, got "
+            f"{type(declarations).__name__}"
+        )
+    for entry in declarations or []:
         announced.append(_declared_cards(entry, strain))
     turned = obs.get("turned")
     if turned is not None:
@@ -290,8 +307,12 @@ def choose_card(
     ``suit_perm`` (0..23, a row of ``kernels.suit_symmetry.SUIT_PERMS``) is the
     relabelling, by default drawn from ``seed``.  (``dd`` and ``pimc`` do not use it.)
     ``ValueError`` (one line) for a bad observation, policy, seed or sample count."""
-    if isinstance(seed, bool) or not isinstance(seed, (int, np.integer)) or seed < 0:
-        raise ValueError(f"seed must be a non-negative integer, got {seed!r}")
+    if (
+        isinstance(seed, bool)
+        or not isinstance(seed, (int, np.integer))
+        or not 0 <= seed <= MAX_SEED
+    ):
+        raise ValueError(f"seed must be an integer 0..2**63-1, got {seed!r}")
     if suit_perm is None:
         suit_perm = int(np.random.default_rng(int(seed)).integers(NUM_SUIT_PERMS))
     elif (

@@ -31,12 +31,15 @@ import numpy as np
 
 from belote_sim.kernels import atlas as KA
 from belote_sim.kernels.bidding import A_NET1, A_NET2, A_NET4, A_PMADE, ATLAS_NO_KEY
+from belote_sim.simulation.manifest import reason_text
 from belote_sim.simulation.output import Output
 
 __all__ = [
+    "ATLAS_ARRAYS",
     "DEFAULT_ATLAS",
     "KINDS",
     "KIND_STRAIN",
+    "MAX_ARRAY_BYTES",
     "NUM_HANDS",
     "AtlasTable",
     "all_hands",
@@ -199,18 +202,151 @@ def _narrow(a: np.ndarray) -> np.ndarray:
     return a
 
 
+#: The arrays of an atlas file.
+ATLAS_ARRAYS = ("meta", "keys_suit", "keys_all") + tuple(
+    f"{what}_{name}" for what in ("sums", "mult") for name in KINDS
+)
+#: The most bytes one array of an atlas file may take once read (the shipped atlas's
+#: largest takes 16 MB): a damaged or hostile file cannot make the loader allocate more.
+MAX_ARRAY_BYTES = 1 << 28
+#: Fields of a cell that count deals (at most its ``F_N``), and second moments (>= 0).
+_COUNT_FIELDS = (KA.F_MADE, KA.F_INSIDE, KA.F_HANGING, KA.F_VALAT_BY, KA.F_VALAT_AGAINST)
+_SQUARE_FIELDS = (KA.F_CARD2,) + tuple(
+    KA.F_LEVEL + 6 * level + off
+    for level in range(KA.NUM_LEVELS)
+    for off in (KA.L_TAKER2, KA.L_DEF2, KA.L_NET2)
+)
+
+
+class _Malformed(ValueError):
+    """An atlas file that reads but does not hold an atlas (the reason)."""
+
+
+def _read_arrays(path: str) -> dict[str, np.ndarray]:
+    """The arrays of an atlas file; ``_Malformed`` for a readable file of another kind,
+    any other exception for one that cannot be read."""
+    with open(path, "rb") as f:  # ours to close, whatever np.load raises
+        magic = f.read(4)
+        if magic.startswith(b"\x93NUM"):
+            raise _Malformed("a single NumPy array, not an atlas (.npz)")
+        if magic[:2] != b"PK":
+            raise _Malformed("not a .npz file (a zip archive of arrays)")
+        f.seek(0)
+        z = np.load(f, allow_pickle=False)
+        if not isinstance(z, np.lib.npyio.NpzFile):
+            raise _Malformed("not a .npz file (a zip archive of arrays)")
+        with z:
+            missing = [name for name in ATLAS_ARRAYS if name not in z.files]
+            if missing:
+                raise _Malformed(f"no array {', '.join(missing[:3])} (another program's .npz?)")
+            assert z.zip is not None  # open until the with ends
+            for name in ATLAS_ARRAYS:
+                if z.zip.getinfo(f"{name}.npy").file_size > MAX_ARRAY_BYTES:
+                    raise _Malformed(f"its array {name} is far too big for an atlas")
+            return {name: z[name] for name in ATLAS_ARRAYS}
+
+
+def _int_array(arrays: dict[str, np.ndarray], name: str, ndim: int) -> np.ndarray:
+    a = arrays[name]
+    if a.dtype.kind not in "iu" or a.ndim != ndim:
+        raise _Malformed(f"its array {name} is {a.dtype} of {a.ndim} dimension(s)")
+    return a.astype(np.int64)
+
+
+def _checked_meta(arrays: dict[str, np.ndarray]) -> dict[str, Any]:
+    raw = arrays["meta"]
+    if raw.dtype != np.uint8 or raw.ndim != 1:
+        raise _Malformed("its meta is not JSON text")
+    try:
+        meta = json.loads(raw.tobytes().decode("utf-8"))
+    except (ValueError, RecursionError):
+        raise _Malformed("its meta is not JSON text") from None
+    if not isinstance(meta, dict):
+        raise _Malformed("its meta is not a JSON object")
+    for key, kind, what in (
+        ("ruleset", str, "a rules preset"),
+        ("options", dict, "the rule options"),
+        ("play", str, "a play policy"),
+    ):
+        if not isinstance(meta.get(key), kind):
+            raise _Malformed(f"its meta names no {what} ({key!r})")
+    deals = meta.get("deals")
+    if isinstance(deals, bool) or not isinstance(deals, int) or deals < 0:
+        raise _Malformed("its meta has no deal count")
+    return meta
+
+
+def _checked_sums(sums: np.ndarray, kind: int) -> None:
+    """The cell sums of one kind: shape, counts between 0 and the deals, second
+    moments >= 0, and nothing in a cell without deals."""
+    name = KINDS[kind]
+    rows = len(hand_classes(kind)[0])
+    if sums.shape != (rows, 4, KA.NUM_FIELDS):
+        raise _Malformed(
+            f"its sums_{name} have shape {sums.shape}, not ({rows}, 4, {KA.NUM_FIELDS})"
+        )
+    n = sums[..., KA.F_N]
+    counts = sums[..., list(_COUNT_FIELDS)]
+    if (
+        (n < 0).any()
+        or (counts < 0).any()
+        or (counts > n[..., None]).any()
+        or (sums[..., list(_SQUARE_FIELDS)] < 0).any()
+        or (sums[n == 0] != 0).any()
+    ):
+        raise _Malformed(f"its sums_{name} hold impossible values (negative or over the deals)")
+
+
+def _checked_table(arrays: dict[str, np.ndarray], path: str) -> AtlasTable:
+    meta = _checked_meta(arrays)
+    keys = [_int_array(arrays, "keys_suit", 1), _int_array(arrays, "keys_all", 1)]
+    keys.append(keys[1])
+    mult, sums = [], []
+    for kind, name in enumerate(KINDS):
+        class_keys, class_mult = hand_classes(kind)
+        if not np.array_equal(keys[kind], class_keys):
+            raise _Malformed(f"its {name} class keys are not the hand classes of belote-sim")
+        mult.append(_int_array(arrays, f"mult_{name}", 1))
+        if not np.array_equal(mult[kind], class_mult):
+            raise _Malformed(f"its {name} multiplicities are not those of the hand classes")
+        sums.append(_int_array(arrays, f"sums_{name}", 3))
+        _checked_sums(sums[kind], kind)
+    total = int(sum(int(s[..., KA.F_N].sum()) for s in sums))
+    if total != meta["deals"]:
+        raise _Malformed(f"its cells hold {total:,} deals, its meta says {meta['deals']:,}")
+    if total == 0:
+        raise _Malformed("it holds no deals (an empty build)")
+    return AtlasTable(meta, keys, mult, sums, path)
+
+
 @functools.lru_cache(maxsize=4)
 def load_atlas(path: str | None = None) -> AtlasTable:
-    """Read an atlas file (default: the one shipped with the package)."""
+    """Read an atlas file (default: the one shipped with the package), checked whole.
+
+    ``ValueError`` (one line naming the file and the problem) for a missing, empty,
+    truncated or corrupt file (the ``.npz`` is a zip archive: a CRC-32 guards each
+    array), another program's file, and a malformed atlas: meta that is not a JSON
+    object naming rules, options, play policy and deal count; class keys or
+    multiplicities that are not belote-sim's hand classes; sums of another shape or
+    type, with negative counts, counts over a cell's deals, negative second moments
+    or values in a cell without deals; a deal count that differs from the cells'; no
+    deals at all.  A malformed atlas is never used."""
     path = str(path or DEFAULT_ATLAS)
+    if not os.path.exists(path):
+        raise ValueError(f"no atlas file {path}: build one with 'belote-sim atlas build'")
+    if os.path.isdir(path):
+        raise ValueError(f"{path} is a directory, not an atlas file")
+    if os.path.getsize(path) == 0:
+        raise ValueError(f"{path}: an empty file, not an atlas")
     try:
-        with np.load(path) as z:
-            meta = json.loads(bytes(z["meta"]).decode())
-            keys = [z["keys_suit"].astype(np.int64), z["keys_all"].astype(np.int64)]
-            sums = [z[f"sums_{name}"].astype(np.int64) for name in KINDS]
-            mult = [z[f"mult_{name}"].astype(np.int64) for name in KINDS]
-    except FileNotFoundError:
-        raise ValueError(f"no atlas file {path}: build one with 'belote-sim atlas build'") from None
-    except (KeyError, OSError, ValueError) as exc:
-        raise ValueError(f"{path} is not a belote-sim atlas file ({exc})") from None
-    return AtlasTable(meta, [keys[0], keys[1], keys[1]], mult, sums, path)
+        arrays = _read_arrays(path)
+        return _checked_table(arrays, path)
+    except _Malformed as exc:
+        raise ValueError(f"{path}: not a usable belote-sim atlas: {exc}") from None
+    except MemoryError:
+        raise ValueError(f"{path}: not a belote-sim atlas file (an array too big)") from None
+    except Exception as exc:  # any reader error of a damaged file: zip, zlib, npy header
+        raise ValueError(
+            f"{path}: not a belote-sim atlas file: corrupt, truncated or another "
+            f"format ({type(exc).__name__}: {reason_text(exc, 120)})"
+        ) from None

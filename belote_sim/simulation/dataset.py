@@ -26,6 +26,7 @@ from belote_sim.simulation.manifest import (
     file_sha256,
     load_manifest,
     new_manifest,
+    provenance_problem,
     write_manifest,
 )
 from belote_sim.simulation.output import Output
@@ -135,9 +136,13 @@ def _ints(array, fill: int = -1) -> np.ndarray:
 
 
 def dataset_summary(
-    out_dir: str | os.PathLike, batch_size: int = 1 << 16, allow_incomplete: bool = False
+    out_dir: str | os.PathLike,
+    batch_size: int = 1 << 16,
+    allow_incomplete: bool = False,
+    verify: bool = True,
 ) -> dict[str, Any]:
-    """Aggregates of a dataset, streamed batch by batch (bounded memory).
+    """Aggregates of a dataset, streamed batch by batch (bounded memory); the parts'
+    checksums are checked first unless ``verify`` is False.
 
     ``deals``, ``contracts`` and ``made`` per strain, ``thrown_in``, ``mp`` (per strain,
     sums of the taker's team's and the defenders' match points) and ``mean_mp``; the
@@ -146,7 +151,7 @@ def dataset_summary(
     import pyarrow as pa
     import pyarrow.compute as pc
 
-    dataset = read_dataset(out_dir, allow_incomplete)
+    dataset = read_dataset(out_dir, allow_incomplete, verify)
     agg = empty_aggregates()
     deals = 0
     mp_columns = [f"mp{k}" for k in range(3) if f"mp{k}" in dataset.schema.names]
@@ -178,16 +183,35 @@ def dataset_summary(
     return {"deals": deals, **with_means(agg)}
 
 
+def _mixed_studies(out_dir: str, studies: dict[str, list[str]]) -> ValueError:
+    """The one-line refusal of a directory whose parts belong to several studies
+    (``studies``: provenance JSON -> part names)."""
+    provs = [json.loads(k) for k in studies]
+    keys = sorted({k for p in provs for k in p if any(p.get(k) != q.get(k) for q in provs)})
+    shown = []
+    for prov_json, names in sorted(studies.items(), key=lambda kv: -len(kv[1]))[:3]:
+        prov = json.loads(prov_json)
+        diff = ", ".join(f"{k} {repr(prov.get(k))[:40]}" for k in keys[:3])
+        shown.append(f"{len(names)} like {names[0]}" + (f": {diff}" if diff else ""))
+    return ValueError(
+        f"{out_dir}: its parts belong to {len(studies)} different studies "
+        f"({'; '.join(shown)}); a manifest is never rebuilt from a mix: move the parts "
+        "of the other studies to another directory, then rebuild each"
+    )
+
+
 def rebuild_manifest(out_dir: str | os.PathLike, force: bool = False) -> dict[str, Any]:
     """Rebuild a lost (or unreadable) manifest from the intact part files of a dataset.
 
-    Every ``part-NNNNNN.parquet`` is read whole (which checks it); one counts when its
-    provenance is the study's (that of the first readable part), its chunk id, first
-    deal and row count are the ones its name and the provenance imply.  Its checksum,
-    size and aggregates are recomputed.  Other files are left alone and not listed; a
-    later run of the same study redoes the missing chunks.  A directory whose manifest
-    is readable is refused unless ``force``.  Returns ``chunks`` (parts listed),
-    ``n_chunks``, ``complete``, ``skipped`` (``"NAME: why"``) and ``manifest`` (path).
+    Every ``part-NNNNNN.parquet`` is read whole (which checks it); the readable parts
+    must all belong to one study (the same provenance), else the directory is refused
+    (``ValueError`` naming the studies: a mix is never adopted as one study).  A part
+    counts when its chunk id, first deal and row count are the ones its name and the
+    provenance imply.  Its checksum, size and aggregates are recomputed.  Other files
+    are left alone and not listed; a later run of the same study redoes the missing
+    chunks.  A directory whose manifest is readable is refused unless ``force``.
+    Returns ``chunks`` (parts listed), ``n_chunks``, ``complete``, ``skipped``
+    (``"NAME: why"``) and ``manifest`` (path).
     """
     import pyarrow as pa
     import pyarrow.parquet as pq
@@ -216,9 +240,9 @@ def rebuild_manifest(out_dir: str | os.PathLike, force: bool = False) -> dict[st
         names = sorted(n for n in os.listdir(out_dir) if PART_RE.match(n))
         if not names:
             raise ValueError(f"{out_dir}: no part files (part-NNNNNN.parquet) to rebuild from")
-        provenance: dict[str, Any] | None = None
-        trick_log = False
-        entries, skipped = [], []
+        studies: dict[str, list[str]] = {}  # provenance (JSON) -> its parts
+        found = []  # (name, chunk, provenance, chunk metadata, entry without checks)
+        skipped = []
         for name in names:
             path = os.path.join(out_dir, name)
             match = PART_RE.match(name)
@@ -229,27 +253,37 @@ def rebuild_manifest(out_dir: str | os.PathLike, force: bool = False) -> dict[st
                 meta = pf.metadata.metadata or {}
                 prov = json.loads(meta[PROVENANCE_KEY])
                 chunk = json.loads(meta[CHUNK_KEY])
+                if provenance_problem(prov):
+                    raise ValueError(provenance_problem(prov))
                 df = pf.read().to_pandas()
-            except (OSError, KeyError, ValueError, pa.ArrowException):
+                aggregates = frame_aggregates(df)
+            except (OSError, KeyError, ValueError, TypeError, pa.ArrowException):
                 skipped.append(f"{name}: not a readable part file")
                 continue
-            if provenance is None:
-                provenance = prov
-                trick_log = "plays" in df.columns
-            if prov != provenance:
-                skipped.append(f"{name}: a part of another study")
-                continue
-            size, n = provenance.get("chunk_size"), provenance.get("n")
-            if not (isinstance(size, int) and isinstance(n, int)):
-                skipped.append(f"{name}: no chunk size or deal count in its provenance")
-                continue
+            studies.setdefault(json.dumps(prov, sort_keys=True), []).append(name)
+            found.append((name, c, prov, chunk, len(df), "plays" in df.columns, aggregates))
+        if not found:
+            raise ValueError(f"{out_dir}: no readable part file to rebuild from")
+        if len(studies) > 1:
+            raise _mixed_studies(out_dir, studies)
+        provenance = found[0][2]
+        trick_log = found[0][5]
+        size, n = provenance.get("chunk_size"), provenance.get("n")
+        if not (isinstance(size, int) and isinstance(n, int) and size >= 1):
+            raise ValueError(
+                f"{out_dir}: the parts' provenance has no chunk size or deal count; "
+                "cannot rebuild a manifest"
+            )
+        entries = []
+        for name, c, _, chunk, rows, _, aggregates in found:
+            path = os.path.join(out_dir, name)
             length = min(size, n - c * size)
             if (
                 not isinstance(chunk, dict)
                 or chunk.get("chunk") != c
                 or length < 1
                 or chunk.get("first_deal") != c * size
-                or len(df) != length
+                or rows != length
                 or chunk.get("rows") != length
             ):
                 skipped.append(f"{name}: chunk id, first deal or row count do not match")
@@ -265,14 +299,10 @@ def rebuild_manifest(out_dir: str | os.PathLike, force: bool = False) -> dict[st
                     "sha256": file_sha256(path),
                     "bytes": os.path.getsize(path),
                     "seconds": None,
-                    "aggregates": frame_aggregates(df),
+                    "aggregates": aggregates,
                 }
             )
-        if provenance is None:
-            raise ValueError(f"{out_dir}: no readable part file to rebuild from")
-        manifest = new_manifest(
-            provenance, provenance["n"], provenance["chunk_size"], provenance["seed"], trick_log
-        )
+        manifest = new_manifest(provenance, n, size, provenance["seed"], trick_log)
         manifest["chunks"] = entries
         manifest["complete"] = len(entries) == manifest["n_chunks"]
         manifest["rebuilt"] = True

@@ -47,6 +47,7 @@ from __future__ import annotations
 
 import json
 import os
+import warnings
 from typing import Any
 
 import numpy as np
@@ -62,7 +63,15 @@ from belote_sim.kernels.tables import (
     OUTCOME_THROWN_IN,
     STRAIN_NAMES,
 )
-from belote_sim.simulation.manifest import CHUNK_KEY, dataset_status, load_manifest
+from belote_sim.simulation.manifest import (
+    CHUNK_KEY,
+    dataset_status,
+    file_sha256,
+    load_manifest,
+    provenance_problem,
+    reason_text,
+)
+from belote_sim.simulation.table_checksum import UnverifiedTableWarning, table_checksum
 
 __all__ = [
     "CARD_NAMES",
@@ -87,6 +96,7 @@ __all__ = [
     "summary_counts_of_codes",
     "table_piles",
     "table_status",
+    "verify_table",
 ]
 
 PROVENANCE_KEY = b"belote_sim"
@@ -515,7 +525,9 @@ def table_status(path: str) -> dict[str, Any]:
     row count equals both the mark's and the provenance's ``n``; a part file of a
     dataset directory (``belote_sim_chunk`` metadata) when its rows are the chunk's.
     Returns ``rows``, ``provenance``, ``complete``, ``chunks`` and ``n_chunks`` (the
-    finished and planned chunks) and ``problem`` (None, or why it is not complete).
+    finished and planned chunks), ``problem`` (None, or why it is not complete) and
+    ``part`` (whether it is a part of a dataset directory).  Its bytes are checked by
+    ``verify_table``.
     Raises ``ValueError`` for a file that is not a readable belote-sim Parquet table.
     """
     import pyarrow.parquet as pq
@@ -528,13 +540,16 @@ def table_status(path: str) -> dict[str, Any]:
         if PROVENANCE_KEY not in meta:
             raise ValueError("no belote-sim provenance in its metadata")
         provenance = json.loads(meta[PROVENANCE_KEY])
-        if not isinstance(provenance, dict):
-            raise ValueError("its belote-sim provenance is not a JSON object")
+        problem = provenance_problem(provenance)
+        if problem:
+            raise ValueError(f"its belote-sim provenance {problem}")
         rows = pf.metadata.num_rows
         file_meta = pf.metadata.metadata or {}
         chunk = json.loads(file_meta[CHUNK_KEY]) if CHUNK_KEY in file_meta else None
     except (OSError, pa.ArrowException, json.JSONDecodeError, ValueError) as exc:
-        raise ValueError(f"{path}: not a readable belote-sim deals table: {exc}") from None
+        raise ValueError(
+            f"{path}: not a readable belote-sim deals table: {reason_text(exc)}"
+        ) from None
     n = provenance.get("n")
     size = provenance.get("chunk_size") or 1
     n_chunks = -(-n // size) if isinstance(n, int) and isinstance(size, int) else 0
@@ -545,6 +560,7 @@ def table_status(path: str) -> dict[str, Any]:
         "chunks": 0,
         "n_chunks": n_chunks,
         "problem": None,
+        "part": isinstance(chunk, dict),
     }
     if isinstance(chunk, dict):  # a part of a dataset directory
         status.update(chunks=1, n_chunks=1)
@@ -577,23 +593,64 @@ def table_status(path: str) -> dict[str, Any]:
     return status
 
 
-class _Incomplete(ValueError):
-    pass
-
-
 def incomplete_error(path: str, problem: str) -> ValueError:
     """The one-line error of a reader refusing an incomplete table."""
-    return _Incomplete(
+    return ValueError(
         f"{path}: incomplete deals table ({problem}); pass --allow-incomplete "
         "(allow_incomplete=True) to read it anyway"
     )
 
 
-def read_dataset(out_dir: str | os.PathLike, allow_incomplete: bool = False):
+def verify_table(path: str, status: dict[str, Any] | None = None) -> str:
+    """Check the bytes of a single-file table (``status``: its ``table_status``):
+    ``"verified"``, or ``"none"`` where there is nothing to check against.
+
+    A table written by ``simulate`` carries the SHA-256 of the whole file in its
+    completion mark (``table_checksum``); a dataset part read on its own is checked
+    against the checksum its directory's manifest lists.  A complete table without a
+    checksum (written before belote-sim stored one) is read with a one-line
+    ``UnverifiedTableWarning``; a resumable partial file has none (and is refused
+    anyway, unless ``allow_incomplete``).  ``ValueError`` (one line) when the bytes
+    differ from the ones written: a flipped byte never reads as good data."""
+    status = status if status is not None else table_status(path)
+    if status.get("part"):
+        directory, name = os.path.split(os.path.abspath(path))
+        try:
+            manifest = load_manifest(directory)
+        except ValueError:
+            manifest = None
+        entry = next((e for e in (manifest or {}).get("chunks", []) if e["file"] == name), None)
+        if entry is None:
+            warnings.warn(
+                f"{path}: a dataset part read on its own, without a manifest that lists "
+                "it: its bytes are not checked",
+                UnverifiedTableWarning,
+                stacklevel=2,
+            )
+            return "none"
+        if file_sha256(path) != entry["sha256"]:
+            raise ValueError(
+                f"{path}: checksum mismatch with its dataset's manifest: the file was "
+                "altered after it was written; rerun the study's command to redo it"
+            )
+        return "verified"
+    result = table_checksum(path)
+    if result == "none" and status["complete"]:
+        warnings.warn(
+            f"{path}: no checksum (written before belote-sim stored one): read without "
+            "checking its bytes",
+            UnverifiedTableWarning,
+            stacklevel=2,
+        )
+    return result
+
+
+def read_dataset(out_dir: str | os.PathLike, allow_incomplete: bool = False, verify: bool = True):
     """The finished parts of a dataset as a ``pyarrow.dataset.Dataset`` (deal order).
 
     Only files recorded in the manifest are part of it (never a temporary or stray
-    file), each checked against it first (``manifest.dataset_status``).
+    file), each checked against it first (``manifest.dataset_status``; with ``verify``,
+    the default, its SHA-256 too: one read of every part).
     ``dataset.to_table().to_pandas()`` gives the deals table;
     ``dataset.to_batches(columns=...)`` streams it.  The schema metadata holds the
     provenance under ``belote_sim``.  An incomplete dataset is an error unless
@@ -601,48 +658,59 @@ def read_dataset(out_dir: str | os.PathLike, allow_incomplete: bool = False):
     """
     import pyarrow.dataset as ds
 
-    paths = dataset_status(out_dir, allow_incomplete)["paths"]
+    paths = dataset_status(out_dir, allow_incomplete, verify=verify)["paths"]
     if not paths:
         return ds.dataset(pa.Table.from_pandas(deals_frame(None), preserve_index=False))
     return ds.dataset(paths, format="parquet")
 
 
 def read_deals(
-    path: str, columns: list[str] | None = None, allow_incomplete: bool = False
+    path: str,
+    columns: list[str] | None = None,
+    allow_incomplete: bool = False,
+    verify: bool = True,
 ) -> pd.DataFrame:
     """Read a deals table written by ``belote-sim simulate``; provenance in ``attrs``.
 
     ``path`` is a Parquet file or a dataset directory (``run_study``).  Raises
     ``ValueError`` for a file that is not a readable belote-sim Parquet table, and for
     an incomplete one (no completion mark, a row count that differs from its metadata,
-    an unfinished dataset) unless ``allow_incomplete``.
+    an unfinished dataset) unless ``allow_incomplete``.  With ``verify`` (the default)
+    the bytes are checked first against the checksum written with them (the file's,
+    or every part's in the manifest; ``verify_table``): one more read of the file.
     """
     import pyarrow.parquet as pq
 
     if os.path.isdir(path):
-        dataset = read_dataset(path, allow_incomplete=allow_incomplete)
+        dataset = read_dataset(path, allow_incomplete=allow_incomplete, verify=verify)
         df = dataset.to_table(columns=columns).to_pandas()
         df.attrs["belote_sim"] = (load_manifest(path) or {}).get("provenance", {})
         return df
     status = table_status(path)
     provenance = status["provenance"]
+    options = provenance.get("options") or {}
+    players, variant = options.get("players", 4), options.get("variant", "standard")
     try:
         pf = pq.ParquetFile(path)
-        options = provenance.get("options") or {}
-        players, variant = options.get("players", 4), options.get("variant", "standard")
-        if players not in (2, 3, 4) or variant not in ("standard", "open"):
-            raise ValueError(
-                f"its provenance names an unknown game (players={players!r}, variant={variant!r})"
-            )
         missing = [c for c in deal_columns(players, variant) if c not in pf.schema_arrow.names]
-        if missing:
-            raise ValueError(f"missing column(s) {', '.join(missing)}")
-        if status["problem"] and not allow_incomplete:
-            raise incomplete_error(path, status["problem"])
+    except (OSError, pa.ArrowException) as exc:
+        raise ValueError(
+            f"{path}: not a readable belote-sim deals table: {reason_text(exc)}"
+        ) from None
+    if missing:
+        raise ValueError(
+            f"{path}: not a readable belote-sim deals table: missing column(s) "
+            + ", ".join(missing)
+        )
+    if status["problem"] and not allow_incomplete:
+        raise incomplete_error(path, status["problem"])
+    if verify:
+        verify_table(path, status)
+    try:
         df = pf.read(columns=columns).to_pandas()
-    except _Incomplete:
-        raise
-    except (OSError, pa.ArrowException, json.JSONDecodeError, ValueError) as exc:
-        raise ValueError(f"{path}: not a readable belote-sim deals table: {exc}") from None
+    except (OSError, pa.ArrowException, ValueError) as exc:
+        raise ValueError(
+            f"{path}: not a readable belote-sim deals table: {reason_text(exc)}"
+        ) from None
     df.attrs["belote_sim"] = provenance
     return df

@@ -130,11 +130,12 @@ def records(df: pd.DataFrame, provenance: dict[str, Any]) -> Iterator[dict[str, 
 
 
 def read_rows(
-    path: str, rows: str, allow_incomplete: bool = False
+    path: str, rows: str, allow_incomplete: bool = False, verify: bool = True
 ) -> tuple[pd.DataFrame, dict[str, Any]]:
     """Rows ``A:B`` of a deals table (reading only the row groups they live in).
 
-    An incomplete table (interrupted run) is refused unless ``allow_incomplete``."""
+    An incomplete table (interrupted run) is refused unless ``allow_incomplete``; with
+    ``verify`` (the default) so is one whose bytes fail its checksum."""
     import pyarrow as pa
     import pyarrow.parquet as pq
 
@@ -144,7 +145,7 @@ def read_rows(
             "(read_deals reads a dataset directory)"
         )
     # validates the file, its completion mark and its provenance
-    read_deals(path, columns=["deal_id"], allow_incomplete=allow_incomplete)
+    read_deals(path, columns=["deal_id"], allow_incomplete=allow_incomplete, verify=verify)
     pf = pq.ParquetFile(path)
     provenance = json.loads(pf.schema_arrow.metadata[b"belote_sim"])
     wanted = parse_rows(rows, pf.metadata.num_rows)
@@ -161,11 +162,13 @@ def read_rows(
     return pa.concat_tables(tables).to_pandas(), provenance
 
 
-def export_replay(path: str, rows: str, out: TextIO, allow_incomplete: bool = False) -> int:
+def export_replay(
+    path: str, rows: str, out: TextIO, allow_incomplete: bool = False, verify: bool = True
+) -> int:
     """Write rows ``A:B`` of a deals table as replay records (JSON lines); returns the
     number of records written.  An incomplete table is refused unless
-    ``allow_incomplete``."""
-    df, provenance = read_rows(path, rows, allow_incomplete)
+    ``allow_incomplete``, one whose bytes fail its checksum unless ``verify`` is False."""
+    df, provenance = read_rows(path, rows, allow_incomplete, verify)
     n = 0
     for record in records(df, provenance):
         out.write(json.dumps(record) + "\n")

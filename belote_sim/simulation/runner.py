@@ -59,6 +59,7 @@ from belote_sim.simulation.safe_io import (
     estimated_bytes,
     fsync_dir,
     fsync_file,
+    human_bytes,
     signals_deferred,
 )
 from belote_sim.simulation.study import (
@@ -68,6 +69,7 @@ from belote_sim.simulation.study import (
     check_no_failed,
     make_study,
 )
+from belote_sim.simulation.table_checksum import seal_table
 
 # Study, make_study and their constants re-exported: the runner is where studies are run
 __all__ = [
@@ -574,6 +576,7 @@ class _ChunkFile:
             writer.add_key_value_metadata(completion_mark(self.rows, self.done, self.n_chunks))
         finally:
             writer.close()
+        seal_table(self.path)  # the file's SHA-256 into its completion mark
         fsync_file(self.path)
 
     def finish(self, out: Output, partial: str) -> None:
@@ -699,6 +702,23 @@ def _write_chunks(
     return computed
 
 
+def _check_games_memory(n_games: int, words: int) -> None:
+    """``ValueError`` when ``n_games`` games (``words`` int64 words of kernel output
+    each, plus their seeds and the table: ~3x) cannot fit in this machine's memory:
+    the games are played in one go, in memory."""
+    need = 3 * n_games * 8 * (words + 1)
+    try:
+        total = os.sysconf("SC_PAGE_SIZE") * os.sysconf("SC_PHYS_PAGES")
+    except (ValueError, OSError, AttributeError):
+        return
+    if need > total:
+        raise ValueError(
+            f"{n_games:,} games need about {human_bytes(need)} of memory, more than this "
+            f"machine's {human_bytes(total)}: play fewer games (several runs with other "
+            "seeds)"
+        )
+
+
 def simulate_games(
     n_games: int,
     rules: Rules | str = "common",
@@ -728,10 +748,15 @@ def simulate_games(
         raise ValueError(f"n_games must be a non-negative integer, got {n_games!r}")
     if not 1 <= max_deals <= 100_000:
         raise ValueError("max_deals must be 1..100000")
+    solo = study.rules.solo
+    _check_games_memory(
+        int(n_games),
+        (NUM_SOLO_GAME_COLS if solo else NUM_GAME_COLS)
+        + (max_deals * (NUM_SOLO_COLS if solo else NUM_COLS) if deal_log else 0),
+    )
     seeds = np.random.SeedSequence(int(seed), spawn_key=(0,)).generate_state(
         n_games, dtype=np.uint64
     )
-    solo = study.rules.solo
     out = np.zeros((n_games, NUM_SOLO_GAME_COLS if solo else NUM_GAME_COLS), dtype=np.int64)
     log = np.zeros(
         (n_games, max_deals if deal_log else 0, NUM_SOLO_COLS if solo else NUM_COLS), dtype=np.int64
