@@ -4,6 +4,7 @@ Question: what does a player see when they open ``belote-sim atlas page``?  Writ
 page for the shipped atlases into a temporary directory, opens it on the README's hand
 (``JH 9H AH TS 7C`` at position 1) and photographs it with headless Chromium (Debian
 package ``chromium``), then shrinks it to a PNG under 500 KB in docs/hand_page.png.
+Seed: none (no simulation: the page shows the shipped atlases as they are).
 Options: --width PX (1400; 400 for a phone), --height PX, --hand, --position, --out.
 """
 

@@ -208,16 +208,16 @@ def test_adaptive_rounds_reach_the_standard_error():
 
 def test_hand_from_atlas_and_fallback(sample_atlas):
     table, _ = sample_atlas
-    out = hand_from_atlas("JH 9H AH TS 7C", position=1, table=table)
+    out = hand_from_atlas("JH 9H AH TS 7C", position=1, table=table, play="greedy")
     assert list(out.columns) == list(HAND_COLUMNS)
     assert list(out["strain"]) == ["C", "D", "H", "S", "NT", "AT"]
     assert (out["source"] == "atlas").all()
     assert (out["p_made_low"] <= out["p_made"]).all()
     # suit symmetry: hearts with J 9 A of hearts = the same cell as any suit's
-    assert hand_from_atlas("JH 9H AH TS 7C", position=1, table=table) is not None
-    assert hand_from_atlas("JH 9H AH TS 7C", table=table, rules="bulgarian") is None
+    assert hand_from_atlas("JH 9H AH TS 7C", position=1, table=table, play="greedy") is not None
+    assert hand_from_atlas("JH 9H AH TS 7C", table=table, rules="bulgarian", play="greedy") is None
     assert hand_from_atlas("JH 9H AH TS 7C", table=table, play="random") is None
-    assert hand_from_atlas("JH 9H AH TS 7C 8C 9C", table=table) is None
+    assert hand_from_atlas("JH 9H AH TS 7C 8C 9C", table=table, play="greedy") is None
 
 
 @pytest.fixture(scope="module")

@@ -93,7 +93,14 @@ def test_an_unknown_bidding_id_stops_the_auction():
     ids = np.array([UNKNOWN] * 4, dtype=np.int64)
     bid = np.array([0b11111, 0b11111 << 8, 0b11111 << 16, 0b11111 << 24], dtype=np.int64)
     strain, _, _, n_calls = run_auction(
-        bid, 0, -1, rules, (ids, np.zeros((4, SW.MAX_PARAMS))), calls, empty_kernel_arrays()
+        bid,
+        0,
+        -1,
+        rules,
+        (ids, np.zeros((4, SW.MAX_PARAMS))),
+        calls,
+        empty_kernel_arrays(),
+        seed_state(1),
     )
     assert (strain, n_calls) == (-1, FAILED)
 

@@ -446,9 +446,9 @@ def _replay_game(deals, players, target=151):
         held = [getattr(row, f"held_mp{p}") for p in range(players)]
         scores = [a + b for a, b in zip(scores, mp)]
         pot += sum(held)
-        if row.outcome == "thrown_in":
-            continue
-        if players == 2 and row.outcome != "hanging" and pot:
+        # a thrown-in deal leaves the pot alone, but the end test runs after it too
+        # (docs/rules.md 9 and 11)
+        if players == 2 and row.outcome not in ("hanging", "thrown_in") and pot:
             winner = row.taker if row.outcome == "made" else 1 - row.taker
             scores[winner] += pot
             pot = 0
