@@ -259,3 +259,19 @@ def test_a_part_read_alone_without_its_manifest_warns(tmp_path, dataset):
     with pytest.warns(UnverifiedTableWarning, match="without a manifest"):
         assert len(read_deals(str(part))) == CHUNK
     os.unlink(part)
+
+
+def test_a_games_table_is_sealed(tmp_path):
+    """``simulate --games -o`` writes its table with a checksum too; a flipped byte
+    in it fails the check."""
+    from belote_sim.cli.main import main
+    from belote_sim.simulation.table_checksum import table_checksum
+
+    path = tmp_path / "g.parquet"
+    assert main(["simulate", "--games", "20", "--play", "greedy", "-o", str(path), "-q"]) == 0
+    assert table_checksum(str(path)) == "verified"
+    data = bytearray(path.read_bytes())
+    data[100] ^= 0x01
+    path.write_bytes(bytes(data))
+    with pytest.raises(ValueError):
+        table_checksum(str(path))

@@ -82,6 +82,7 @@ def _simulate_games(args: argparse.Namespace, study) -> int:
     lock and temporary name before the games are played)."""
     from belote_sim.simulation.output import Output
     from belote_sim.simulation.runner import simulate_games
+    from belote_sim.simulation.table_checksum import write_games_table
 
     output = (
         Output(
@@ -107,7 +108,7 @@ def _simulate_games(args: argparse.Namespace, study) -> int:
         )
         elapsed = time.perf_counter() - start
         if out is not None:
-            games.to_parquet(out.tmp, index=False)
+            write_games_table(games, out.tmp)
             out.commit()
     decided = games["winner"].notna().sum()
     side = "player" if study.rules.solo else "team"

@@ -39,6 +39,7 @@ __all__ = [
     "file_digest_range",
     "seal_table",
     "table_checksum",
+    "write_games_table",
 ]
 
 #: the field of the completion mark that holds the digest (64 lowercase hex digits)
@@ -188,3 +189,18 @@ def table_checksum(path: str | os.PathLike) -> str:
     if digest.hexdigest() != expected:
         raise damaged
     return "verified"
+
+
+def write_games_table(games: Any, path: str) -> None:
+    """A games table (``simulate --games -o``) as one Parquet file with a completion
+    mark and its SHA-256 (``seal_table``), like a deals table: ``table_checksum(path)``
+    checks it."""
+    import pyarrow as pa
+    import pyarrow.parquet as pq
+
+    from belote_sim.simulation.safe_io import completion_mark
+
+    table = pa.Table.from_pandas(games, preserve_index=False)
+    meta = {**(table.schema.metadata or {}), **completion_mark(len(games), 1, 1)}
+    pq.write_table(table.replace_schema_metadata(meta), path)
+    seal_table(path)
