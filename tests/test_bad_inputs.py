@@ -52,7 +52,8 @@ def strict_json(text):
 
 def test_games_beyond_memory_are_one_line(tmp_path):
     rc, _, err = run_cli(["simulate", "--games", 10**12, "-q", "-o", tmp_path / "g.parquet"])
-    one_line_error(rc, err, "1,000,000,000,000 games need about", "of memory")
+    # refused before any work: by the output's disk check or the memory check
+    one_line_error(rc, err, "need about")
     assert not (tmp_path / "g.parquet").exists()
     with pytest.raises(ValueError, match="games need about"):
         simulate_games(10**12)

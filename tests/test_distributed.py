@@ -65,7 +65,7 @@ def cluster(compiled_kernels):
 
 @pytest.fixture(scope="module")
 def reference():
-    return simulate(N_DEALS, seed=11, chunk_size=CHUNK, threads=1)
+    return simulate(N_DEALS, play="greedy", seed=11, chunk_size=CHUNK, threads=1)
 
 
 def assert_same_table(df, expected):

@@ -289,6 +289,8 @@ def _other_atlas(path: Path) -> Path:
         arrays[f"mult_{name}"] = table.mult[kind].astype(np.int32)
     arrays["keys_suit"] = table.keys[0].astype(np.uint32)
     arrays["keys_all"] = table.keys[1].astype(np.uint32)
+    meta["deals"] = int(sum(int(arrays[f"sums_{n}"][..., 0].sum()) for n in ("suit", "nt", "at")))
+    arrays["meta"] = np.frombuffer(json.dumps(meta).encode(), np.uint8)
     np.savez(path, **arrays)
     return path
 
