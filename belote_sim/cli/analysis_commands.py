@@ -8,7 +8,7 @@ import json
 import sys
 import time
 
-from belote_sim.cli.common import Progress, parse_option
+from belote_sim.cli.common import Progress, parse_numbers, parse_option
 from belote_sim.cli.hand_commands import show_atlas
 from belote_sim.cli.page_command import cmd_atlas_page
 
@@ -115,7 +115,7 @@ def cmd_study(args: argparse.Namespace) -> int:
     values = (
         default_values(args.param)
         if args.values is None
-        else [float(v) for v in args.values.split(",")]
+        else parse_numbers(args.values, "--values")
     )
     table = bidding_sweep(
         args.param,

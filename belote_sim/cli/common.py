@@ -16,6 +16,7 @@ __all__ = [
     "nullcontext",
     "one_line",
     "open_lines",
+    "parse_numbers",
     "parse_option",
     "study_from_args",
 ]
@@ -189,3 +190,18 @@ class Terminated(KeyboardInterrupt):
 
 def one_line(exc: BaseException) -> str:
     return " ".join(str(exc).split()) or type(exc).__name__
+
+
+def parse_numbers(text: str, option: str) -> list[float]:
+    """Comma-separated numbers (``40,45,50``); a ValueError naming ``option`` and the
+    part that is not a number otherwise (printed as one line by ``main``)."""
+    values = []
+    for part in text.split(","):
+        try:
+            values.append(float(part))
+        except ValueError:
+            raise ValueError(
+                f"{option}: {part.strip()!r} is not a number (comma-separated numbers, "
+                "e.g. 40,45,50)"
+            ) from None
+    return values
