@@ -26,6 +26,7 @@ from belote_sim.analysis.report_sections import (
     conditions_text,
     contract_section,
     declaration_section,
+    interval_digits,
     outcome_section,
     pct,
     pct_interval,
@@ -118,7 +119,8 @@ def _summary(tables: dict, provenance: dict, n_deals: int) -> tuple[str, str]:
 
     def rate(event):
         row = out.loc[event]
-        return f"{pct(row['rate'])} ({pct_interval(row['low'], row['high'])})"
+        digits = interval_digits(row["low"], row["high"])
+        return f"{pct(row['rate'], digits)} ({pct_interval(row['low'], row['high'])})"
 
     text += (
         f"{rate('thrown_in')} of the deals were thrown in (everyone passed). Of the "
@@ -142,7 +144,8 @@ def _summary(tables: dict, provenance: dict, n_deals: int) -> tuple[str, str]:
     ):
         row = out.loc[event]
         cards.append(
-            f"<div class='card'><b>{pct(row['rate'])}</b>{label}<br>"
+            f"<div class='card'><b>{pct(row['rate'], interval_digits(row['low'], row['high']))}"
+            f"</b>{label}<br>"
             f"<span>95%: {pct_interval(row['low'], row['high'])} · n {int(row['n']):,}"
             "</span></div>"
         )

@@ -19,7 +19,14 @@ from belote_sim.cli.study_commands import (
     cmd_report,
     cmd_simulate,
 )
-from belote_sim.policies import DEFAULT_PLAY, PLAY_POLICIES, SOLO_DEFAULT_PLAY, policy_usage
+from belote_sim.policies import (
+    BID_POLICIES,
+    DEFAULT_PLAY,
+    PLAY_POLICIES,
+    SOLO_DEFAULT_PLAY,
+    THRESHOLD_SCORE_FORMULA,
+    policy_usage,
+)
 
 __all__ = ["build_parser", "main"]
 
@@ -381,6 +388,12 @@ def _add_atlas(sub: _Subparsers) -> None:
     p.set_defaults(func=cmd_atlas)
 
 
+def _threshold_defaults() -> str:
+    """``suit 50, nt 52, ...``: the ``threshold`` bidding policy's default parameters."""
+    info = BID_POLICIES["threshold"]
+    return ", ".join(f"{n} {v:g}" for n, v in zip(info.param_names, info.defaults))
+
+
 def _add_study(sub: _Subparsers) -> None:
     p = sub.add_parser(
         "study",
@@ -388,7 +401,12 @@ def _add_study(sub: _Subparsers) -> None:
         description="study bidding: one threshold of the threshold bidding "
         "policy takes each value in turn against the default thresholds, on "
         "mirrored deals (each deal played twice with the teams swapped); the "
-        "baseline (the parameter's default) scores exactly 0.",
+        "baseline (the parameter's default) scores exactly 0. The thresholds "
+        f"(default {_threshold_defaults()}) are in units of the "
+        "threshold policy's bidding score of a seat's 5 bidding cards in a strain: "
+        f"{THRESHOLD_SCORE_FORMULA}. A seat bids the strain whose score exceeds its "
+        "threshold by most; it doubles (redoubles) when its score in the contract's "
+        "strain reaches double (redouble).",
         formatter_class=DefaultsFormatter,
     )
     p.add_argument("kind", choices=["bidding"], help="the study to run")
@@ -496,10 +514,23 @@ def _on_sigterm(signum, frame):
     raise Terminated()
 
 
+def _quiet_stdout() -> None:
+    """Point standard output at /dev/null after a broken pipe, so that Python's final
+    flush at exit does not fail again (and print a traceback)."""
+    import os
+
+    try:
+        devnull = os.open(os.devnull, os.O_WRONLY)
+        os.dup2(devnull, sys.stdout.fileno())
+    except (OSError, ValueError):  # no file descriptor (stdout replaced, e.g. in tests)
+        pass
+
+
 def main(argv: list[str] | None = None) -> int:
     """Entry point of the ``belote-sim`` command; returns the exit status.
 
-    Bad input gives one line on standard error and status 2.  Ctrl-C (SIGINT) and
+    Bad input gives one line on standard error and status 2; a reader that closes
+    the pipe early (``| head``) ends it quietly with status 0.  Ctrl-C (SIGINT) and
     SIGTERM stop a run cleanly: one line says what was kept and how to resume;
     status 130 (SIGINT) or 143 (SIGTERM).
     """
@@ -515,6 +546,9 @@ def main(argv: list[str] | None = None) -> int:
         previous = signal.signal(signal.SIGTERM, _on_sigterm)
     try:
         return args.func(args)
+    except BrokenPipeError:  # `belote-sim ... | head`: the reader has what it wanted
+        _quiet_stdout()
+        return 0
     except (ValueError, OSError) as exc:
         print(f"belote-sim {args.command}: {one_line(exc)}", file=sys.stderr)
         return 2
