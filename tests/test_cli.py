@@ -270,7 +270,8 @@ def test_output_into_a_closed_pipe_ends_quietly_with_status_0():
     """`belote-sim ... | head`: the reader stops early; no traceback, status 0."""
     script = (
         "import sys\n"
-        "import belote_sim.cli.main as m\n"
+        "import importlib\n"
+        "m = importlib.import_module('belote_sim.cli.main')\n"
         "def spam(args):\n"
         "    for _ in range(200_000):\n"
         "        print('x' * 80)\n"
