@@ -288,5 +288,6 @@ def test_output_into_a_closed_pipe_ends_quietly_with_status_0():
     assert proc.stdout.readline() == b"x" * 80 + b"\n"
     proc.stdout.close()  # what head does after its lines
     err = proc.stderr.read()
+    proc.stderr.close()
     assert proc.wait(timeout=600) == 0
     assert err == b""
