@@ -497,7 +497,7 @@ def bidding_section(page: Page, tables: dict, source: Any) -> None:
     )
     parts.append(
         "<p class='note'>Each cell: share made, 95% interval, number of contracts;"
-        f" greyed under {MIN_GROUP}. In the tables by score and by points, <i>net</i> is "
+        f" greyed under {MIN_GROUP}. <i>net</i> is "
         "the mean net MP of the taker's team per contract (its match points minus the "
         "defenders', at the doubling played) ± its standard error. Data: "
         + ", ".join(
