@@ -340,3 +340,35 @@ def test_intervals_never_print_equal_ends():
     cell = _rate_cell(8000, 1_000_000)
     rate, low, high = re.search(r">([\d.]+)%<span class='ci'>([\d.]+)–([\d.]+)%", cell).groups()
     assert low != high and rate == "0.80"
+
+
+def test_provenance_in_words():
+    from belote_sim.analysis.report_sections import provenance_words
+
+    rows = provenance_words(
+        {
+            "ruleset": "common",
+            "n": 200000,
+            "seed": 3,
+            "bidding": ["threshold:50,52,75,60,60"] * 4,
+            "play": ["greedy:1,1", "random", "greedy:1,1", "random"],
+            "dealer": None,
+            "predeal": {},
+            "constraints": {},
+            "chunk_size": 65536,
+            "belote_sim": "0.1.0",
+        }
+    )
+    text = " ".join(rows.values())
+    for raw in ("null", "{}", "[", '"'):
+        assert raw not in text, raw
+    assert rows["deals"] == "200,000"
+    assert rows["dealer"].startswith("rotates")
+    assert rows["conditions"].startswith("none")
+    assert rows["bidding policy"].endswith("at every seat") and "suit 50" in rows["bidding policy"]
+    assert (
+        rows["play policy"].startswith("seat 0 greedy") and "seat 1 random" in rows["play policy"]
+    )
+    fixed = provenance_words({"dealer": 2, "predeal": {"0": "JH 9H AH TS 7C"}})
+    assert fixed["dealer"] == "seat 2 every deal"
+    assert fixed["conditions"] == "seat 0 is dealt JH 9H AH TS 7C"

@@ -40,6 +40,7 @@ __all__ = [
     "pct_interval",
     "points_section",
     "policy_words",
+    "provenance_words",
     "seat_list",
     "study_section",
     "trump_section",
@@ -723,27 +724,42 @@ def _declaration_table(d: pd.DataFrame, conditioned: bool) -> str:
     return "".join(out)
 
 
+def provenance_words(provenance: dict) -> dict[str, str]:
+    """The study's provenance as a reader says it: ``dealer`` None -> 'rotates (the
+    next seat each deal)', empty predeal and constraints -> 'none (uniform deals)',
+    per-seat policy lists -> 'greedy (...) at every seat' (``seat_list``)."""
+    p = provenance
+    rows: dict[str, str] = {}
+    if "ruleset" in p:
+        rows["rules"] = str(p["ruleset"])
+    if "n" in p:
+        rows["deals"] = f"{int(p['n']):,}"
+    if "seed" in p:
+        rows["seed"] = str(p["seed"])
+    for key, label in (("bidding", "bidding policy"), ("play", "play policy")):
+        if key in p:
+            value = p[key]
+            rows[label] = seat_list(list(value)) if isinstance(value, list) else policy_words(value)
+    if "dealer" in p:
+        dealer = p["dealer"]
+        rows["dealer"] = (
+            "rotates (the next seat each deal)" if dealer is None else f"seat {dealer} every deal"
+        )
+    if "predeal" in p or "constraints" in p:
+        rows["conditions"] = conditions_text(p) or "none (every deal uniformly random)"
+    if "chunk_size" in p:
+        rows["chunk size"] = f"{int(p['chunk_size']):,} deals"
+    if "belote_sim" in p:
+        rows["written by"] = f"belote-sim {p['belote_sim']}"
+    return rows
+
+
 def study_section(page: Page, tables: dict, provenance: dict) -> None:
     rows = {
         "package": f"belote-sim {__version__}",
         "generated": _dt.datetime.now(_dt.UTC).strftime("%Y-%m-%d %H:%M UTC"),
     }
-    for key in (
-        "ruleset",
-        "n",
-        "seed",
-        "bidding",
-        "play",
-        "dealer",
-        "predeal",
-        "constraints",
-        "chunk_size",
-        "belote_sim",
-    ):
-        if key in provenance:
-            rows["deals" if key == "n" else "written by" if key == "belote_sim" else key] = (
-                provenance[key]
-            )
+    rows.update(provenance_words(provenance))
     body = ["<table class='prov'>"]
     body += [
         f"<tr><th class='l'>{html.escape(k)}</th><td>{html.escape(_fmt(v))}</td></tr>"
