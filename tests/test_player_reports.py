@@ -372,3 +372,27 @@ def test_provenance_in_words():
     fixed = provenance_words({"dealer": 2, "predeal": {"0": "JH 9H AH TS 7C"}})
     assert fixed["dealer"] == "seat 2 every deal"
     assert fixed["conditions"] == "seat 0 is dealt JH 9H AH TS 7C"
+
+
+def test_report_figures_carry_a_title_and_the_source_line(tmp_path):
+    from matplotlib.figure import Figure
+
+    from belote_sim.analysis.html_report import source_line
+    from belote_sim.analysis.report_sections import Page
+
+    line = source_line({"ruleset": "common", "seed": 1}, 2000)
+    assert line == "Source: belote-sim " + __import__("belote_sim").__version__ + (
+        " simulation, common rules, 2,000 deals, seed 1"
+    )
+    page = Page(tmp_path, line)
+    ax = Figure().add_subplot()
+    page.figure(ax, "a.png", "caption", title="A title")
+    assert ax.get_title() == "A title"
+    texts = [t.get_text() for t in ax.figure.texts]
+    assert ax.figure.get_supxlabel() == line or line in texts
+    assert (tmp_path / "figures" / "a.png").is_file()
+    # a figure with its own title keeps it
+    ax2 = Figure().add_subplot()
+    ax2.set_title("own")
+    page.figure(ax2, "b.png", "caption", title="A title")
+    assert ax2.get_title() == "own"

@@ -19,6 +19,7 @@ from typing import Any
 
 import pandas as pd
 
+from belote_sim._version import __version__
 from belote_sim.analysis.report_sections import (
     Page,
     atlas_section,
@@ -43,7 +44,7 @@ from belote_sim.analysis.report_tables import (
 from belote_sim.analysis.style import STYLE
 from belote_sim.policies import play_strength
 
-__all__ = ["STYLE", "check_source", "write_report"]
+__all__ = ["STYLE", "check_source", "source_line", "write_report"]
 
 
 def check_source(source: Any) -> None:
@@ -152,6 +153,19 @@ def _summary(tables: dict, provenance: dict, n_deals: int) -> tuple[str, str]:
     return f"<p class='lead'>{text}</p>", f"<div class='cards'>{''.join(cards)}</div>"
 
 
+def source_line(provenance: dict, n_deals: int) -> str:
+    """The line drawn under every figure: what made the data (package, rules, deals,
+    seed), e.g. ``Source: belote-sim 0.1.0 simulation, common rules, 2,000 deals,
+    seed 1``."""
+    parts = [f"Source: belote-sim {__version__} simulation"]
+    if provenance.get("ruleset"):
+        parts.append(f"{provenance['ruleset']} rules")
+    parts.append(f"{n_deals:,} deals")
+    if provenance.get("seed") is not None:
+        parts.append(f"seed {provenance['seed']}")
+    return ", ".join(parts)
+
+
 def write_report(
     source: Any,
     out_dir: str | Path,
@@ -178,8 +192,8 @@ def write_report(
     (out / "tables").mkdir(parents=True, exist_ok=True)
     for name, df in tables.items():
         df.to_csv(out / "tables" / f"{name}.csv", index=False)
-    page = Page(out)
     n_deals = int(tables["outcomes"].set_index("event").loc["thrown_in", "n"])
+    page = Page(out, source_line(provenance, n_deals))
     lead, cards = _summary(tables, provenance, n_deals)
     outcome_section(page, tables)
     contract_section(page, tables, provenance)

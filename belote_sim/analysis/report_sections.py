@@ -207,13 +207,29 @@ def conditions_text(provenance: dict) -> str:
 
 
 class Page:
-    def __init__(self, out: Path):
+    """The report's page being written: its sections, and its figures saved under
+    ``out/figures``, each with a title and ``source`` (the study in one line) drawn
+    in the image, so that a figure shared on its own still says what it shows and
+    where it comes from."""
+
+    def __init__(self, out: Path, source: str = ""):
         self.out = out
+        self.source = source
         self.sections: list[tuple[str, str, list[str]]] = []
         (out / "figures").mkdir(parents=True, exist_ok=True)
 
-    def figure(self, ax, name: str, caption: str, width: int = 640) -> str:
-        ax.figure.savefig(self.out / "figures" / name, dpi=plots.DPI)
+    def figure(
+        self, ax, name: str, caption: str, width: int = 640, title: str | None = None
+    ) -> str:
+        fig = ax.figure
+        if title and not any(a.get_title() for a in fig.axes):
+            if len(fig.axes) > 1:
+                fig.suptitle(title)
+            else:
+                ax.set_title(title)
+        if self.source:
+            fig.supxlabel(self.source, x=0.99, ha="right", fontsize=6.5, color="#718096")
+        fig.savefig(self.out / "figures" / name, dpi=plots.DPI)
         return (
             f"<figure><img src='figures/{name}' alt='{html.escape(caption)}' "
             f"width='{width}'><figcaption>{html.escape(caption)}</figcaption></figure>"
@@ -336,6 +352,7 @@ def outcome_section(page: Page, tables: dict) -> None:
         "outcomes.png",
         "How deals end (bars: share, lines: 95% interval). Thrown in is per "
         "deal, the rest per contract played.",
+        title="How deals end",
     )
     names = {
         "made": "made",
@@ -373,6 +390,7 @@ def contract_section(page: Page, tables: dict, provenance: dict) -> None:
         "success_strains.png",
         "Contracts made per strain and doubling level (95% intervals; levels "
         f"with fewer than {MIN_GROUP} contracts not drawn).",
+        title="Contracts made by strain and doubling",
     )
     positions = sorted(t["taker_position"].unique())
     players = int((provenance.get("options") or {}).get("players", 4))
@@ -532,6 +550,7 @@ def trump_section(page: Page, tables: dict) -> None:
         "success_trumps.png",
         "Suit contracts made by the number of trumps in the taker's whole hand"
         " (8 cards), with and without the jack of trump.",
+        title="Suit contracts made by trumps in the taker's hand",
     )
     t = t.copy()
     t["pair"] = np.select(
@@ -570,6 +589,7 @@ def points_section(page: Page, tables: dict) -> None:
                 "0), per contract family; the grey bin holds everything "
                 "above the range.",
                 width=520,
+                title="Match points of the taker's team",
             )
         )
         parts.append(
@@ -578,6 +598,7 @@ def points_section(page: Page, tables: dict) -> None:
                 "raw_histograms.png",
                 "Raw points of the taker's team (card points, declarations, belote).",
                 width=520,
+                title="Raw points of the taker's team",
             )
         )
     p = tables["points"].set_index(["strain", "measure"])
