@@ -291,3 +291,23 @@ def test_output_into_a_closed_pipe_ends_quietly_with_status_0():
     proc.stderr.close()
     assert proc.wait(timeout=600) == 0
     assert err == b""
+
+
+def test_every_option_of_every_command_is_explained_with_its_default():
+    import argparse
+
+    from belote_sim.cli import build_parser
+
+    def walk(parser, name):
+        for action in parser._actions:
+            if isinstance(action, argparse._SubParsersAction):
+                for sub_name, sub in action.choices.items():
+                    yield from walk(sub, f"{name} {sub_name}")
+            elif not isinstance(action, (argparse._HelpAction, argparse._VersionAction)):
+                yield name, parser, action
+
+    for name, parser, action in walk(build_parser(), "belote-sim"):
+        assert action.help, (name, action.option_strings or action.dest)
+        text = parser.formatter_class("x")._get_help_string(action)
+        if action.option_strings and action.default not in (None, False):
+            assert "default" in text, (name, action.option_strings)
