@@ -396,3 +396,11 @@ def test_report_figures_carry_a_title_and_the_source_line(tmp_path):
     ax2.set_title("own")
     page.figure(ax2, "b.png", "caption", title="A title")
     assert ax2.get_title() == "own"
+
+
+def test_net_cell_never_prints_minus_zero():
+    from belote_sim.analysis.report_sections import _rate_cell
+
+    cell = _rate_cell(50, 100, (-0.01, 100.0))  # mean -0.0001 MP
+    assert "net 0.0 ± " in cell and "-0.0" not in cell
+    assert "net +1.5 ± " in _rate_cell(50, 100, (150.0, 400.0))

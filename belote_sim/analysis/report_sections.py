@@ -87,7 +87,8 @@ def _rate_cell(made: float, n: float, net: tuple[float, float] | None = None) ->
     if net is not None:
         mean, se = (float(x) for x in net_mean_se(net[0], net[1], n))
         se_text = f" ± {se:.1f}" if np.isfinite(se) else ""
-        net_html = f"<span class='net'>net {mean:+.1f}{se_text} MP</span>"
+        shown = f"{mean:+.1f}" if round(mean, 1) != 0 else "0.0"  # never "-0.0"
+        net_html = f"<span class='net'>net {shown}{se_text} MP</span>"
     return (
         f"<td{cls}{title}>{pct(made / n, interval_digits(low, high))}"
         f"<span class='ci'>{pct_interval(low, high)}</span>"
@@ -119,7 +120,7 @@ def _pivot_html(
     row_keys = table.groupby(rows, sort=True, observed=True)[sums].sum()
     head = "".join(f"<th>{html.escape(col_label(c))}</th>" for c in cols)
     out = [
-        f"<table><tr><th class='l'>{html.escape(corner)}</th>{head}"
+        f"<div class='wrap'><table><tr><th class='l'>{html.escape(corner)}</th>{head}"
         + ("<th>all</th>" if total else "")
         + "</tr>"
     ]
@@ -139,7 +140,7 @@ def _pivot_html(
         if total:
             cells.append(_rate_cell(row_sums["made"], row_sums["n"], _net_sums(row_sums)))
         out.append(f"<tr><th class='l'>{html.escape(label)}</th>{''.join(cells)}</tr>")
-    out.append("</table>")
+    out.append("</table></div>")
     return "".join(out)
 
 
