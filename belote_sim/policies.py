@@ -202,6 +202,16 @@ def policy_usage(table: dict[str, PolicyInfo]) -> str:
     )
 
 
+#: The bidding score of the ``threshold`` (and ``take``) policy, the unit its thresholds
+#: are in: what each of the 5 bidding cards adds to a strain's score
+#: (``belote_sim.kernels.bidding.SCORE``; tests/test_player_reports.py checks the two agree).
+THRESHOLD_SCORE_FORMULA = (
+    "suit X: trump points of the cards of X (J 20, 9 14, A 11, T 10, K 4, Q 3) "
+    "+ 10 per card of X + 8 per ace of another suit; "
+    "NT: plain points of all 5 cards (A 11, T 10, K 4, Q 3, J 2) + 5 per ace; "
+    "AT: trump points of all 5 cards (J 20, 9 14, A 11, T 10, K 4, Q 3) + 5 per jack"
+)
+
 __all__ = [
     "BID_POLICIES",
     "DEFAULT_PLAY",
@@ -212,6 +222,7 @@ __all__ = [
     "PLAY_STRENGTH",
     "SEARCH_BITS",
     "SOLO_DEFAULT_PLAY",
+    "THRESHOLD_SCORE_FORMULA",
     "PolicyInfo",
     "PolicySpec",
     "bid_biddings",

@@ -243,3 +243,71 @@ def test_the_play_option_help_names_every_play_policy(capsys):
         assert "random,greedy[:draw_trumps,give_points],dd,pimc[:samples]," in text
         assert "expert[:endgame_tricks,samples,switches,thin,model]" in text
         assert set(PLAY_POLICIES) == {"random", "greedy", "dd", "pimc", "expert"}
+
+
+def test_study_bidding_help_prints_the_score_formula(capsys):
+    """The thresholds a study sweeps are in units of the bidding score: its help says
+    what the score is, and the defaults it starts from."""
+    import pytest
+
+    from belote_sim.policies import THRESHOLD_SCORE_FORMULA
+
+    with pytest.raises(SystemExit):
+        main(["study", "bidding", "--help"])
+    text = " ".join(capsys.readouterr().out.split())  # argparse wraps lines
+    assert " ".join(THRESHOLD_SCORE_FORMULA.split()) in text
+    assert "default suit 50, nt 52, at 75, double 60, redouble 60" in text
+
+
+def test_study_values_not_numbers_name_the_option_in_one_line(capsys):
+    assert main(["study", "bidding", "--values", "40,abc", "--deals", "10"]) == 2
+    err = capsys.readouterr().err
+    assert err.count("\n") == 1
+    assert err.startswith("belote-sim study: --values: 'abc' is not a number")
+
+
+def test_output_into_a_closed_pipe_ends_quietly_with_status_0():
+    """`belote-sim ... | head`: the reader stops early; no traceback, status 0."""
+    script = (
+        "import sys\n"
+        "import importlib\n"
+        "m = importlib.import_module('belote_sim.cli.main')\n"
+        "def spam(args):\n"
+        "    for _ in range(200_000):\n"
+        "        print('x' * 80)\n"
+        "    return 0\n"
+        "m.cmd_replay = spam\n"
+        "sys.exit(m.main(['replay', '-']))\n"
+    )
+    proc = subprocess.Popen(
+        [sys.executable, "-c", script],
+        stdout=subprocess.PIPE,
+        stderr=subprocess.PIPE,
+        cwd=Path(__file__).resolve().parents[1],
+    )
+    assert proc.stdout.readline() == b"x" * 80 + b"\n"
+    proc.stdout.close()  # what head does after its lines
+    err = proc.stderr.read()
+    proc.stderr.close()
+    assert proc.wait(timeout=600) == 0
+    assert err == b""
+
+
+def test_every_option_of_every_command_is_explained_with_its_default():
+    import argparse
+
+    from belote_sim.cli import build_parser
+
+    def walk(parser, name):
+        for action in parser._actions:
+            if isinstance(action, argparse._SubParsersAction):
+                for sub_name, sub in action.choices.items():
+                    yield from walk(sub, f"{name} {sub_name}")
+            elif not isinstance(action, (argparse._HelpAction, argparse._VersionAction)):
+                yield name, parser, action
+
+    for name, parser, action in walk(build_parser(), "belote-sim"):
+        assert action.help, (name, action.option_strings or action.dest)
+        text = parser.formatter_class("x")._get_help_string(action)
+        if action.option_strings and action.default not in (None, False):
+            assert "default" in text, (name, action.option_strings)

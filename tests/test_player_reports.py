@@ -104,6 +104,12 @@ def test_report_sections_hold_a_figure_and_a_table(report_page):
     assert width >= 2 * 640
 
 
+def html_text(text):
+    import html
+
+    return html.escape(text)
+
+
 def test_report_tables_for_people(report_page):
     import re
 
@@ -120,6 +126,13 @@ def test_report_tables_for_people(report_page):
     bidding = re.search(r"<section id='bidding-hand'>(.*?)</section>", text, re.S).group(1)
     for needle in ("J+9+A", "20-29", "aces", "jacks", "calibration.png"):
         assert needle in bidding, needle
+    # the bidding-hand views by the policy's own score and by trump-aware points, the
+    # score formula printed, net MP in the cells; no view by plain card points
+    from belote_sim.policies import THRESHOLD_SCORE_FORMULA
+
+    assert "bidding score" in bidding and "plain card points of the 5" not in bidding
+    assert html_text(THRESHOLD_SCORE_FORMULA) in bidding
+    assert re.search(r"<span class='net'>net [+-]\d+\.\d ± \d+\.\d MP</span>", bidding)
 
 
 def test_bid_hand_features_hand_computed():
@@ -137,6 +150,86 @@ def test_bid_hand_features_hand_computed():
     # seat 1: TC KC QC TD JD -> 10 + 4 + 3 + 10 + 2 = 29 points, no ace, one jack
     assert (second.family, second.bid_trumps, second.honours) == ("NT", 0, "none")
     assert (second.point_band, second.bid_aces, second.bid_jacks) == ("20-29", 0, 1)
+    # the threshold policy's score in clubs: J 20+10, 9 14+10, A 11+10, no side ace -> 75;
+    # trump-aware points J 20 + 9 14 + A 11 = 45 (plain points said 13)
+    assert (first.score, first.score_band) == (75, "70-79")
+    assert (first.trump_points, first.trump_point_band) == (45, "40-49")
+    # NT: plain points 29, no ace -> score 29; trump-aware points are the plain ones
+    assert (second.score, second.score_band) == (29, "<50")
+    assert (second.trump_points, second.trump_point_band) == (29, "20-29")
+    # net MP of the taker's team: seat 0 (team 0) 10 - 6, seat 1 (team 1) 6 - 10
+    assert list(f["net_mp"]) == [4, -4]
+
+
+def test_bid_hand_score_is_the_kernels_strain_score():
+    import numpy as np
+
+    from belote_sim.kernels.bidding import strain_score
+
+    df = simulate(400, seed=9, play="greedy")
+    f = R.bid_hand_features(df)
+    played = df.loc[f.index]
+    for i, row in enumerate(played.itertuples()):
+        hand = int(getattr(row, f"bid{int(row.taker)}"))
+        strain = played["strain"].cat.codes.iloc[i]
+        assert f["score"].iloc[i] == strain_score(np.int64(hand), strain)
+    # the threshold policy takes only at or above its thresholds (suit 50, NT 52, AT 75)
+    floor = f["family"].map({"suit": 50, "NT": 52, "AT": 75}).astype(int)
+    assert (f["score"] >= floor).all()
+
+
+def test_score_formula_text_is_the_kernels_score_table():
+    import re
+
+    import numpy as np
+
+    from belote_sim.kernels.bidding import SCORE
+    from belote_sim.policies import THRESHOLD_SCORE_FORMULA as text
+
+    ranks = "789TJQKA"
+
+    def points(part):
+        table = dict.fromkeys(ranks, 0)
+        inner = re.search(r"\(([^)]*)\)", part).group(1)
+        for rank, value in re.findall(r"([0-9TJQKA]+) (\d+)", inner):
+            table[rank] = int(value)
+        return table
+
+    suit, nt, at = text.split("; ")
+    trump, plain = points(suit), points(nt)
+    per_card = int(re.search(r"\+ (\d+) per card of X", suit).group(1))
+    side_ace = int(re.search(r"\+ (\d+) per ace of another suit", suit).group(1))
+    nt_ace = int(re.search(r"\+ (\d+) per ace", nt).group(1))
+    at_jack = int(re.search(r"\+ (\d+) per jack", at).group(1))
+    assert points(at) == trump
+    expected = np.zeros((6, 32), dtype=np.int64)
+    for card in range(32):
+        s, r = card >> 3, ranks[card & 7]
+        for strain in range(4):
+            expected[strain, card] = (
+                trump[r] + per_card if s == strain else (side_ace if r == "A" else 0)
+            )
+        expected[4, card] = plain[r] + (nt_ace if r == "A" else 0)
+        expected[5, card] = trump[r] + (at_jack if r == "J" else 0)
+    assert (expected == SCORE).all()
+
+
+def test_bid_tables_net_mean_and_se():
+    import numpy as np
+    import pandas as pd
+
+    counts = pd.DataFrame(
+        {
+            "family": ["suit", "suit"],
+            "n": [2, 1],
+            "made": [1, 1],
+            "net": [10.0, 5.0],
+            "net2": [68.0, 25.0],
+        }
+    )  # nets 2, 8 then 5: mean 5, sample variance 9, s.e. sqrt(9 / 3)
+    out = R.finish_success(counts, ["family"]).iloc[0]
+    assert out["n"] == 3 and out["net_mp"] == 5
+    assert np.isclose(out["net_se"], np.sqrt(3))
 
 
 # --- comparisons and the command line -------------------------------------------------------
@@ -234,3 +327,80 @@ def test_help_texts_name_every_option_and_default(capsys):
     text = " ".join(capsys.readouterr().out.split())
     assert "mirrored" in text and "(default: 100000)" in text and "default: None" not in text
     assert "(default: 0)" in text  # the seed
+
+
+def test_intervals_never_print_equal_ends():
+    import re
+
+    from belote_sim.analysis.report_sections import _rate_cell, pct_interval
+
+    assert pct_interval(0.0081, 0.0084) == "0.81–0.84%"
+    assert pct_interval(0.2, 0.3) == "20.0–30.0%"  # one decimal where it is enough
+    # 8,000 made of 1,000,000: 0.80% (0.78–0.82%), not 0.8% (0.8–0.8%)
+    cell = _rate_cell(8000, 1_000_000)
+    rate, low, high = re.search(r">([\d.]+)%<span class='ci'>([\d.]+)–([\d.]+)%", cell).groups()
+    assert low != high and rate == "0.80"
+
+
+def test_provenance_in_words():
+    from belote_sim.analysis.report_sections import provenance_words
+
+    rows = provenance_words(
+        {
+            "ruleset": "common",
+            "n": 200000,
+            "seed": 3,
+            "bidding": ["threshold:50,52,75,60,60"] * 4,
+            "play": ["greedy:1,1", "random", "greedy:1,1", "random"],
+            "dealer": None,
+            "predeal": {},
+            "constraints": {},
+            "chunk_size": 65536,
+            "belote_sim": "0.1.0",
+        }
+    )
+    text = " ".join(rows.values())
+    for raw in ("null", "{}", "[", '"'):
+        assert raw not in text, raw
+    assert rows["deals"] == "200,000"
+    assert rows["dealer"].startswith("rotates")
+    assert rows["conditions"].startswith("none")
+    assert rows["bidding policy"].endswith("at every seat") and "suit 50" in rows["bidding policy"]
+    assert (
+        rows["play policy"].startswith("seat 0 greedy") and "seat 1 random" in rows["play policy"]
+    )
+    fixed = provenance_words({"dealer": 2, "predeal": {"0": "JH 9H AH TS 7C"}})
+    assert fixed["dealer"] == "seat 2 every deal"
+    assert fixed["conditions"] == "seat 0 is dealt JH 9H AH TS 7C"
+
+
+def test_report_figures_carry_a_title_and_the_source_line(tmp_path):
+    from matplotlib.figure import Figure
+
+    from belote_sim.analysis.html_report import source_line
+    from belote_sim.analysis.report_sections import Page
+
+    line = source_line({"ruleset": "common", "seed": 1}, 2000)
+    assert line == "Source: belote-sim " + __import__("belote_sim").__version__ + (
+        " simulation, common rules, 2,000 deals, seed 1"
+    )
+    page = Page(tmp_path, line)
+    ax = Figure().add_subplot()
+    page.figure(ax, "a.png", "caption", title="A title")
+    assert ax.get_title() == "A title"
+    texts = [t.get_text() for t in ax.figure.texts]
+    assert ax.figure.get_supxlabel() == line or line in texts
+    assert (tmp_path / "figures" / "a.png").is_file()
+    # a figure with its own title keeps it
+    ax2 = Figure().add_subplot()
+    ax2.set_title("own")
+    page.figure(ax2, "b.png", "caption", title="A title")
+    assert ax2.get_title() == "own"
+
+
+def test_net_cell_never_prints_minus_zero():
+    from belote_sim.analysis.report_sections import _rate_cell
+
+    cell = _rate_cell(50, 100, (-0.01, 100.0))  # mean -0.0001 MP
+    assert "net 0.0 ± " in cell and "-0.0" not in cell
+    assert "net +1.5 ± " in _rate_cell(50, 100, (150.0, 400.0))

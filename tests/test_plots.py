@@ -99,6 +99,24 @@ def test_calibration_plot():
     )
     ax = plots.calibration(table)
     assert len(ax.containers) == 1 and len(ax.lines) >= 2
+    assert ax.get_title()
+
+
+def test_calibration_plot_spans_the_range_the_points_occupy():
+    # the NT deciles: predicted 0.90-0.92, observed 0.72-0.83
+    table = pd.DataFrame(
+        {
+            "family": "NT",
+            "predicted": [0.90, 0.91, 0.92],
+            "observed": [0.75, 0.78, 0.80],
+            "low": [0.72, 0.74, 0.77],
+            "high": [0.78, 0.81, 0.83],
+        }
+    )
+    ax = plots.calibration(table)
+    low, high = ax.get_xlim()
+    assert 0.65 < low <= 0.72 and 0.92 <= high < 0.99
+    assert ax.get_ylim() == ax.get_xlim()
 
 
 def test_given_axes_is_used():
@@ -133,7 +151,7 @@ def test_html_report_links_exist_and_states_provenance(deals, tmp_path):
             continue
         assert not re.match(r"^[a-z]+://", target) and not target.startswith("/")
         assert (index.parent / target).is_file(), target
-    for needle in ("belote-sim 0.1.0", "common", "seed", "expert", "threshold", "20000"):
+    for needle in ("belote-sim 0.1.0", "common", "seed", "expert", "threshold", "20,000"):
         assert needle in text, needle
     csv = pd.read_csv(index.parent / "tables" / "declarations.csv")
     assert {"exact", "rate", "z"} <= set(csv.columns)

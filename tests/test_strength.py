@@ -41,3 +41,46 @@ def test_strength_model_calibrated():
     assert coef.loc["trump_j", "suit"] > 0  # the trump jack helps
     feats = bid_features(test)
     assert feats["n_trumps"].max() <= 5
+
+
+def _synthetic_features(n, seed=0):
+    import pandas as pd
+
+    from belote_sim.analysis.strength import FEATURES
+
+    rng = np.random.default_rng(seed)
+    feats = pd.DataFrame(
+        rng.integers(0, 3, size=(n, len(FEATURES))).astype(float), columns=FEATURES
+    )
+    feats["family"] = "suit"
+    return feats
+
+
+def test_cross_calibration_checks_every_contract_out_of_sample():
+    from belote_sim.analysis.strength import cross_calibration
+
+    feats = _synthetic_features(4000)
+    rng = np.random.default_rng(1)
+    even = np.arange(len(feats)) % 2 == 0
+    # even contracts are nearly always made, odd ones nearly never: a model fitted on
+    # the even half predicts ~0.95 for the odd half, where 5% are made
+    feats["made"] = np.where(even, rng.random(len(feats)) < 0.95, rng.random(len(feats)) < 0.05)
+    feats["made"] = feats["made"].astype(float)
+    table = cross_calibration(feats)
+    assert table["n"].sum() == len(feats)  # every contract is checked once
+    top, bottom = table.iloc[-1], table.iloc[0]
+    assert top["predicted"] > 0.8 and top["observed"] < 0.2  # out of sample: mis-calibrated
+    assert bottom["predicted"] < 0.2 and bottom["observed"] > 0.8
+
+
+def test_cross_calibration_of_a_calibrated_model():
+    from belote_sim.analysis.strength import cross_calibration
+
+    feats = _synthetic_features(20_000, seed=2)
+    logit = -1 + 0.8 * feats["score"] + 0.5 * feats["trump_j"]
+    rng = np.random.default_rng(3)
+    feats["made"] = (rng.random(len(feats)) < 1 / (1 + np.exp(-logit))).astype(float)
+    table = cross_calibration(feats)
+    assert len(table) == 10 and table["n"].sum() == len(feats)
+    assert (table["low"] - 0.02 <= table["predicted"]).all()
+    assert (table["predicted"] <= table["high"] + 0.02).all()

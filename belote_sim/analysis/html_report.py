@@ -19,6 +19,7 @@ from typing import Any
 
 import pandas as pd
 
+from belote_sim._version import __version__
 from belote_sim.analysis.report_sections import (
     Page,
     atlas_section,
@@ -26,6 +27,7 @@ from belote_sim.analysis.report_sections import (
     conditions_text,
     contract_section,
     declaration_section,
+    interval_digits,
     outcome_section,
     pct,
     pct_interval,
@@ -43,7 +45,7 @@ from belote_sim.analysis.style import STYLE
 from belote_sim.policies import play_strength
 from belote_sim.simulation.output import Output
 
-__all__ = ["REPORT_NAMES", "STYLE", "check_source", "write_report"]
+__all__ = ["REPORT_NAMES", "STYLE", "check_source", "source_line", "write_report"]
 
 
 def check_source(source: Any) -> None:
@@ -119,7 +121,8 @@ def _summary(tables: dict, provenance: dict, n_deals: int) -> tuple[str, str]:
 
     def rate(event):
         row = out.loc[event]
-        return f"{pct(row['rate'])} ({pct_interval(row['low'], row['high'])})"
+        digits = interval_digits(row["low"], row["high"])
+        return f"{pct(row['rate'], digits)} ({pct_interval(row['low'], row['high'])})"
 
     text += (
         f"{rate('thrown_in')} of the deals were thrown in (everyone passed). Of the "
@@ -143,11 +146,25 @@ def _summary(tables: dict, provenance: dict, n_deals: int) -> tuple[str, str]:
     ):
         row = out.loc[event]
         cards.append(
-            f"<div class='card'><b>{pct(row['rate'])}</b>{label}<br>"
+            f"<div class='card'><b>{pct(row['rate'], interval_digits(row['low'], row['high']))}"
+            f"</b>{label}<br>"
             f"<span>95%: {pct_interval(row['low'], row['high'])} · n {int(row['n']):,}"
             "</span></div>"
         )
     return f"<p class='lead'>{text}</p>", f"<div class='cards'>{''.join(cards)}</div>"
+
+
+def source_line(provenance: dict, n_deals: int) -> str:
+    """The line drawn under every figure: what made the data (package, rules, deals,
+    seed), e.g. ``Source: belote-sim 0.1.0 simulation, common rules, 2,000 deals,
+    seed 1``."""
+    parts = [f"Source: belote-sim {__version__} simulation"]
+    if provenance.get("ruleset"):
+        parts.append(f"{provenance['ruleset']} rules")
+    parts.append(f"{n_deals:,} deals")
+    if provenance.get("seed") is not None:
+        parts.append(f"seed {provenance['seed']}")
+    return ", ".join(parts)
 
 
 def write_report(
@@ -219,8 +236,8 @@ def _write_report(
     (out / "tables").mkdir(parents=True, exist_ok=True)
     for name, df in tables.items():
         df.to_csv(out / "tables" / f"{name}.csv", index=False)
-    page = Page(out)
     n_deals = int(tables["outcomes"].set_index("event").loc["thrown_in", "n"])
+    page = Page(out, source_line(provenance, n_deals))
     lead, cards = _summary(tables, provenance, n_deals)
     outcome_section(page, tables)
     contract_section(page, tables, provenance)

@@ -23,6 +23,7 @@ __all__ = [
     "SCOPE_LABELS",
     "STRAIN_COLOURS",
     "calibration",
+    "calibration_range",
     "declaration_frequencies",
     "event_label",
     "mp_histograms",
@@ -325,6 +326,14 @@ def sweep_curve(table: pd.DataFrame, ax: Axes | None = None) -> Axes:
     return ax
 
 
+def calibration_range(table: pd.DataFrame, margin: float = 0.03) -> tuple[float, float]:
+    """The range of a calibration plot's two axes: the predictions and the observed
+    intervals with a margin, within [0, 1] (the same on both axes, so the diagonal
+    stays the diagonal)."""
+    values = pd.concat([table["predicted"], table["low"], table["high"]])
+    return max(0.0, float(values.min()) - margin), min(1.0, float(values.max()) + margin)
+
+
 def calibration(table: pd.DataFrame, ax: Axes | None = None) -> Axes:
     """Strength-model calibration: observed vs predicted success by decile."""
     ax = _axes(ax, (5.0, 4.2))
@@ -340,11 +349,13 @@ def calibration(table: pd.DataFrame, ax: Axes | None = None) -> Axes:
             capsize=2,
             label=family,
         )
-    ax.plot([0, 1], [0, 1], color="grey", lw=0.8)
+    lo, hi = calibration_range(table)
+    ax.plot([lo, hi], [lo, hi], color="grey", lw=0.8)
     ax.set_xlabel("predicted P(made)")
     ax.set_ylabel("observed share made (95% interval)")
-    ax.set_xlim(0, 1)
-    ax.set_ylim(0, 1)
+    ax.set_xlim(lo, hi)
+    ax.set_ylim(lo, hi)
+    ax.set_title("Is the fitted P(made) right? (by decile)")
     ax.grid(alpha=0.3)
     ax.legend(fontsize="small", title="contract")
     return ax

@@ -16,10 +16,13 @@ from belote_sim._version import __version__
 from belote_sim.analysis import plots
 from belote_sim.analysis.report_tables import (
     HONOURS,
-    POINT_BANDS,
+    SCORE_BANDS,
     STRAINS,
+    TRUMP_POINT_BANDS,
     iter_batches,
+    net_mean_se,
 )
+from belote_sim.policies import THRESHOLD_SCORE_FORMULA
 from belote_sim.stats import wilson_interval
 
 __all__ = [
@@ -31,11 +34,13 @@ __all__ = [
     "conditions_text",
     "contract_section",
     "declaration_section",
+    "interval_digits",
     "outcome_section",
     "pct",
     "pct_interval",
     "points_section",
     "policy_words",
+    "provenance_words",
     "seat_list",
     "study_section",
     "trump_section",
@@ -51,7 +56,18 @@ def pct(x: float, digits: int = 1) -> str:
     return "–" if x is None or not np.isfinite(x) else f"{100 * x:.{digits}f}%"
 
 
+def interval_digits(low: float, high: float, digits: int = 1, most: int = 4) -> int:
+    """Decimals of a percentage interval whose two ends print differently: ``digits``,
+    or more (up to ``most``) where they would round to the same number."""
+    while digits < most and f"{100 * low:.{digits}f}" == f"{100 * high:.{digits}f}":
+        digits += 1
+    return digits
+
+
 def pct_interval(low: float, high: float, digits: int = 1) -> str:
+    """``0.7–0.9%``: a 95% interval in percent, with more decimals than ``digits`` where
+    its ends would otherwise print the same (never ``0.8–0.8%``)."""
+    digits = interval_digits(low, high, digits)
     return f"{100 * low:.{digits}f}–{100 * high:.{digits}f}%"
 
 
@@ -59,16 +75,24 @@ def _plural(n: int, word: str) -> str:
     return f"{n} {word}" if n == 1 else f"{n} {word}s"
 
 
-def _rate_cell(made: float, n: float) -> str:
-    """A table cell: rate, 95% interval and group size; greyed for small groups."""
+def _rate_cell(made: float, n: float, net: tuple[float, float] | None = None) -> str:
+    """A table cell: rate, 95% interval and group size; greyed for small groups. With
+    ``net`` = (sum of the net MP, sum of its squares): the mean net MP ± its s.e. too."""
     if not n:
         return "<td class='small'>–</td>"
     low, high = wilson_interval(made, n)
     cls = " class='small'" if n < MIN_GROUP else ""
     title = f" title='{int(made)} of {int(n)} made'"
+    net_html = ""
+    if net is not None:
+        mean, se = (float(x) for x in net_mean_se(net[0], net[1], n))
+        se_text = f" ± {se:.1f}" if np.isfinite(se) else ""
+        shown = f"{mean:+.1f}" if round(mean, 1) != 0 else "0.0"  # never "-0.0"
+        net_html = f"<span class='net'>net {shown}{se_text} MP</span>"
     return (
-        f"<td{cls}{title}>{pct(made / n)}<span class='ci'>{pct_interval(low, high)}</span>"
-        f"<span class='n'>n {int(n):,}</span></td>"
+        f"<td{cls}{title}>{pct(made / n, interval_digits(low, high))}"
+        f"<span class='ci'>{pct_interval(low, high)}</span>"
+        f"{net_html}<span class='n'>n {int(n):,}</span></td>"
     )
 
 
@@ -83,22 +107,24 @@ def _pivot_html(
     total: bool = True,
 ) -> str:
     """A pivot of contracts made: one cell (rate, interval, n) per row and column
-    value, with an 'all' column."""
+    value, with an 'all' column; tables with ``net`` and ``net2`` sums
+    (``count_bid_success``) show the mean net MP ± s.e. in each cell too."""
     table = table.copy()
+    sums = ["n", "made"] + (["net", "net2"] if "net2" in table.columns else [])
     if "strain" in rows:  # strains in auction order, not alphabetical
         table["strain"] = pd.Categorical(
             table["strain"], [s for s in STRAINS if s in set(table["strain"])]
         )
-    grouped = table.groupby(rows + [col], sort=True, observed=True)[["n", "made"]].sum()
+    grouped = table.groupby(rows + [col], sort=True, observed=True)[sums].sum()
     cols = [c for c in (col_order or sorted(table[col].unique())) if c in set(table[col])]
-    row_keys = table.groupby(rows, sort=True, observed=True)[["n", "made"]].sum()
+    row_keys = table.groupby(rows, sort=True, observed=True)[sums].sum()
     head = "".join(f"<th>{html.escape(col_label(c))}</th>" for c in cols)
     out = [
-        f"<table><tr><th class='l'>{html.escape(corner)}</th>{head}"
+        f"<div class='wrap'><table><tr><th class='l'>{html.escape(corner)}</th>{head}"
         + ("<th>all</th>" if total else "")
         + "</tr>"
     ]
-    for key, sums in row_keys.iterrows():
+    for key, row_sums in row_keys.iterrows():
         key_t = key if isinstance(key, tuple) else (key,)
         label = " · ".join(
             str((row_label or {}).get(r, lambda v: v)(v)) for r, v in zip(rows, key_t)
@@ -107,14 +133,19 @@ def _pivot_html(
         for c in cols:
             idx = key_t + (c,)
             if idx in grouped.index:
-                cells.append(_rate_cell(grouped.loc[idx, "made"], grouped.loc[idx, "n"]))
+                g = grouped.loc[idx]
+                cells.append(_rate_cell(g["made"], g["n"], _net_sums(g)))
             else:
                 cells.append("<td class='small'>–</td>")
         if total:
-            cells.append(_rate_cell(sums["made"], sums["n"]))
+            cells.append(_rate_cell(row_sums["made"], row_sums["n"], _net_sums(row_sums)))
         out.append(f"<tr><th class='l'>{html.escape(label)}</th>{''.join(cells)}</tr>")
-    out.append("</table>")
+    out.append("</table></div>")
     return "".join(out)
+
+
+def _net_sums(row: pd.Series) -> tuple[float, float] | None:
+    return (row["net"], row["net2"]) if "net2" in row.index else None
 
 
 def _simple_table(header: list[str], rows: list[list[str]], left: int = 1) -> str:
@@ -177,13 +208,29 @@ def conditions_text(provenance: dict) -> str:
 
 
 class Page:
-    def __init__(self, out: Path):
+    """The report's page being written: its sections, and its figures saved under
+    ``out/figures``, each with a title and ``source`` (the study in one line) drawn
+    in the image, so that a figure shared on its own still says what it shows and
+    where it comes from."""
+
+    def __init__(self, out: Path, source: str = ""):
         self.out = out
+        self.source = source
         self.sections: list[tuple[str, str, list[str]]] = []
         (out / "figures").mkdir(parents=True, exist_ok=True)
 
-    def figure(self, ax, name: str, caption: str, width: int = 640) -> str:
-        ax.figure.savefig(self.out / "figures" / name, dpi=plots.DPI)
+    def figure(
+        self, ax, name: str, caption: str, width: int = 640, title: str | None = None
+    ) -> str:
+        fig = ax.figure
+        if title and not any(a.get_title() for a in fig.axes):
+            if len(fig.axes) > 1:
+                fig.suptitle(title)
+            else:
+                ax.set_title(title)
+        if self.source:
+            fig.supxlabel(self.source, x=0.99, ha="right", fontsize=6.5, color="#718096")
+        fig.savefig(self.out / "figures" / name, dpi=plots.DPI)
         return (
             f"<figure><img src='figures/{name}' alt='{html.escape(caption)}' "
             f"width='{width}'><figcaption>{html.escape(caption)}</figcaption></figure>"
@@ -194,17 +241,17 @@ class Page:
 
 
 def _calibration(source: Any, page: Page) -> str | None:
-    """The fit_strength calibration figure (fit on the even deals of the first batch,
-    checked on the odd ones), or None when there are too few contracts."""
-    from belote_sim.analysis.strength import fit_strength
+    """The fit_strength calibration figure: fitted on every deal, each checked out of
+    sample (``strength.cross_calibration``), or None when there are too few contracts."""
+    from belote_sim.analysis.strength import FEATURES, bid_features, cross_calibration
 
-    batch = next(iter_batches(source), None)
-    if batch is None or len(batch) < 400:
+    keep = [*FEATURES, "family", "made"]
+    parts = [bid_features(batch)[keep] for batch in iter_batches(source)]
+    feats = pd.concat(parts, ignore_index=True) if parts else pd.DataFrame(columns=keep)
+    if len(feats) < 400:
         return None
-    batch = batch.reset_index(drop=True)
     try:
-        model = fit_strength(batch.iloc[0::2])
-        table = model.calibration(batch.iloc[1::2])
+        table = cross_calibration(feats)
     except ValueError:
         return None
     if table.empty:
@@ -213,9 +260,12 @@ def _calibration(source: Any, page: Page) -> str | None:
         plots.calibration(table),
         "calibration.png",
         f"Calibration of the fitted bidding-hand model (strength.fit_strength:"
-        f" logistic P(made) per family from the 5 bidding cards), fitted on "
-        f"half the deals ({len(batch) // 2:,}) and checked on the other half:"
-        " observed share made by decile of the prediction.",
+        f" logistic P(made) per family from the 5 bidding cards and their bidding "
+        f"score), fitted on all {len(feats):,} contracts played, each checked out of "
+        "sample (the model fitted on the odd contracts predicts the even ones and the "
+        "other way round): observed share made, with its 95% interval, by decile of "
+        "the prediction; on the grey diagonal the model is right. The axes span the "
+        "predictions and observations only.",
         width=500,
     )
 
@@ -303,6 +353,7 @@ def outcome_section(page: Page, tables: dict) -> None:
         "outcomes.png",
         "How deals end (bars: share, lines: 95% interval). Thrown in is per "
         "deal, the rest per contract played.",
+        title="How deals end",
     )
     names = {
         "made": "made",
@@ -340,6 +391,7 @@ def contract_section(page: Page, tables: dict, provenance: dict) -> None:
         "success_strains.png",
         "Contracts made per strain and doubling level (95% intervals; levels "
         f"with fewer than {MIN_GROUP} contracts not drawn).",
+        title="Contracts made by strain and doubling",
     )
     positions = sorted(t["taker_position"].unique())
     players = int((provenance.get("options") or {}).get("players", 4))
@@ -413,9 +465,31 @@ def bidding_section(page: Page, tables: dict, source: Any) -> None:
             lambda h: h if h == "none" else h.replace(" ", "+"),
         )
     )
-    parts.append("<h3>By plain card points of the 5 cards (A 11, T 10, K 4, Q 3, J 2)</h3>")
+    parts.append("<h3>By the bidding score of the 5 cards in the strain taken</h3>")
     parts.append(
-        _pivot_html(tables["bid_points"], ["family"], "point_band", POINT_BANDS, None, "contract")
+        "<p class='note'>The score is the one the <code>threshold</code> bidding policy "
+        "bids by (its thresholds, e.g. suit 50, NT 52, AT 75, are in these units): "
+        f"{html.escape(THRESHOLD_SCORE_FORMULA)}. A taker scores at least its "
+        "threshold, so the lowest bands are nearly empty.</p>"
+    )
+    parts.append(
+        _pivot_html(tables["bid_score"], ["family"], "score_band", SCORE_BANDS, None, "contract")
+    )
+    parts.append("<h3>By the card points of the 5 cards in the contract</h3>")
+    parts.append(
+        "<p class='note'>Points as the cards count in the contract taken: trumps J 20, "
+        "9 14, A 11, T 10, K 4, Q 3; other cards A 11, T 10, K 4, Q 3, J 2 (in NT "
+        "every card counts plain, in AT every card as a trump).</p>"
+    )
+    parts.append(
+        _pivot_html(
+            tables["bid_trump_points"],
+            ["family"],
+            "trump_point_band",
+            TRUMP_POINT_BANDS,
+            None,
+            "contract",
+        )
     )
     parts.append("<h3>No trumps: by aces among the 5 cards</h3>")
     parts.append(
@@ -443,9 +517,18 @@ def bidding_section(page: Page, tables: dict, source: Any) -> None:
     )
     parts.append(
         "<p class='note'>Each cell: share made, 95% interval, number of contracts;"
-        f" greyed under {MIN_GROUP}. Data: "
+        f" greyed under {MIN_GROUP}. <i>net</i> is "
+        "the mean net MP of the taker's team per contract (its match points minus the "
+        "defenders', at the doubling played) ± its standard error. Data: "
         + ", ".join(
-            _csv(n) for n in ("bid_trumps", "bid_points", "bid_nt_aces", "bid_at_jacks_nines")
+            _csv(n)
+            for n in (
+                "bid_trumps",
+                "bid_score",
+                "bid_trump_points",
+                "bid_nt_aces",
+                "bid_at_jacks_nines",
+            )
         )
         + "</p>"
     )
@@ -468,6 +551,7 @@ def trump_section(page: Page, tables: dict) -> None:
         "success_trumps.png",
         "Suit contracts made by the number of trumps in the taker's whole hand"
         " (8 cards), with and without the jack of trump.",
+        title="Suit contracts made by trumps in the taker's hand",
     )
     t = t.copy()
     t["pair"] = np.select(
@@ -506,6 +590,7 @@ def points_section(page: Page, tables: dict) -> None:
                 "0), per contract family; the grey bin holds everything "
                 "above the range.",
                 width=520,
+                title="Match points of the taker's team",
             )
         )
         parts.append(
@@ -514,6 +599,7 @@ def points_section(page: Page, tables: dict) -> None:
                 "raw_histograms.png",
                 "Raw points of the taker's team (card points, declarations, belote).",
                 width=520,
+                title="Raw points of the taker's team",
             )
         )
     p = tables["points"].set_index(["strain", "measure"])
@@ -660,27 +746,42 @@ def _declaration_table(d: pd.DataFrame, conditioned: bool) -> str:
     return "".join(out)
 
 
+def provenance_words(provenance: dict) -> dict[str, str]:
+    """The study's provenance as a reader says it: ``dealer`` None -> 'rotates (the
+    next seat each deal)', empty predeal and constraints -> 'none (uniform deals)',
+    per-seat policy lists -> 'greedy (...) at every seat' (``seat_list``)."""
+    p = provenance
+    rows: dict[str, str] = {}
+    if "ruleset" in p:
+        rows["rules"] = str(p["ruleset"])
+    if "n" in p:
+        rows["deals"] = f"{int(p['n']):,}"
+    if "seed" in p:
+        rows["seed"] = str(p["seed"])
+    for key, label in (("bidding", "bidding policy"), ("play", "play policy")):
+        if key in p:
+            value = p[key]
+            rows[label] = seat_list(list(value)) if isinstance(value, list) else policy_words(value)
+    if "dealer" in p:
+        dealer = p["dealer"]
+        rows["dealer"] = (
+            "rotates (the next seat each deal)" if dealer is None else f"seat {dealer} every deal"
+        )
+    if "predeal" in p or "constraints" in p:
+        rows["conditions"] = conditions_text(p) or "none (every deal uniformly random)"
+    if "chunk_size" in p:
+        rows["chunk size"] = f"{int(p['chunk_size']):,} deals"
+    if "belote_sim" in p:
+        rows["written by"] = f"belote-sim {p['belote_sim']}"
+    return rows
+
+
 def study_section(page: Page, tables: dict, provenance: dict) -> None:
     rows = {
         "package": f"belote-sim {__version__}",
         "generated": _dt.datetime.now(_dt.UTC).strftime("%Y-%m-%d %H:%M UTC"),
     }
-    for key in (
-        "ruleset",
-        "n",
-        "seed",
-        "bidding",
-        "play",
-        "dealer",
-        "predeal",
-        "constraints",
-        "chunk_size",
-        "belote_sim",
-    ):
-        if key in provenance:
-            rows["deals" if key == "n" else "written by" if key == "belote_sim" else key] = (
-                provenance[key]
-            )
+    rows.update(provenance_words(provenance))
     body = ["<table class='prov'>"]
     body += [
         f"<tr><th class='l'>{html.escape(k)}</th><td>{html.escape(_fmt(v))}</td></tr>"

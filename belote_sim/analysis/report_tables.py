@@ -31,7 +31,9 @@ from belote_sim.analysis.exact import (
     team_probabilities,
 )
 from belote_sim.cards import STRAIN_NAMES
+from belote_sim.kernels.bidding import SCORE
 from belote_sim.kernels.tables import (
+    CARD_POINTS,
     OUTCOME_NAMES,
     PLAIN_POINTS,
     POPCOUNT_BYTE,
@@ -52,9 +54,11 @@ __all__ = [
     "POINT_BANDS",
     "RAW_BINS",
     "REPORT_COLUMNS",
+    "SCORE_BANDS",
     "STRAINS",
     "SUCCESS_BY",
     "TRUMP_BY",
+    "TRUMP_POINT_BANDS",
     "bid_hand_features",
     "checked_source",
     "count_bid_success",
@@ -71,6 +75,7 @@ __all__ = [
     "game_of",
     "hand_events",
     "iter_batches",
+    "net_mean_se",
     "outcome_rates",
     "point_distributions",
     "provenance_of",
@@ -256,6 +261,10 @@ def taker_features(df: pd.DataFrame) -> pd.DataFrame:
 
 HONOURS = ["J 9 A", "J 9", "J A", "J", "9 A", "9", "A", "none"]
 POINT_BANDS = ["0-9", "10-19", "20-29", "30-39", "40+"]
+#: bands of the trump-aware points of the 5 bidding cards (``bid_hand_features``)
+TRUMP_POINT_BANDS = ["0-9", "10-19", "20-29", "30-39", "40-49", "50-59", "60+"]
+#: bands of the ``threshold`` policy's bidding score (``policies.THRESHOLD_SCORE_FORMULA``)
+SCORE_BANDS = ["<50", "50-59", "60-69", "70-79", "80-89", "90-99", "100+"]
 FAMILIES = ["suit", "NT", "AT"]
 
 
@@ -265,7 +274,12 @@ def bid_hand_features(df: pd.DataFrame) -> pd.DataFrame:
     (cards of the trump suit, 0 in NT/AT), ``honours`` (which of J, 9, A of trump it
     holds: one of ``HONOURS``), ``point_band`` (plain card points A11 T10 K4 Q3 J2 of
     the 5 cards, in bands of 10: ``POINT_BANDS``), ``bid_aces``, ``bid_jacks``,
-    ``bid_nines``."""
+    ``bid_nines``; ``score`` (the ``threshold`` policy's bidding score of the 5 cards in
+    the contract's strain, ``policies.THRESHOLD_SCORE_FORMULA``) and its ``score_band``
+    (``SCORE_BANDS``); ``trump_points`` (the card points of the 5 cards in the
+    contract: trump points J 20, 9 14 for the trumps, plain points for the rest) and
+    its ``trump_point_band`` (``TRUMP_POINT_BANDS``); ``net_mp`` (the MP the taker's
+    team scored minus the defenders', at the contract's doubling)."""
     played = df[df["outcome"] != "thrown_in"]
     taker = played["taker"].astype(int).to_numpy()
     bids = np.stack([played[f"bid{s}"].to_numpy(np.int64) for s in range(4)], axis=1)
@@ -290,6 +304,20 @@ def bid_hand_features(df: pd.DataFrame) -> pd.DataFrame:
     out["bid_aces"] = ((b >> 7) & 1).sum(axis=1)
     out["bid_jacks"] = ((b >> 4) & 1).sum(axis=1)
     out["bid_nines"] = ((b >> 2) & 1).sum(axis=1)
+    held = (bids[rows, taker][:, None] >> np.arange(32)) & 1  # (deals, 32) 0/1
+    score = (held * SCORE[strain]).sum(axis=1)
+    out["score"] = score
+    out["score_band"] = pd.Categorical.from_codes(
+        np.clip(score // 10 - 4, 0, len(SCORE_BANDS) - 1), SCORE_BANDS
+    )
+    tpoints = (held * CARD_POINTS[strain]).sum(axis=1)
+    out["trump_points"] = tpoints
+    out["trump_point_band"] = pd.Categorical.from_codes(
+        np.minimum(tpoints // 10, len(TRUMP_POINT_BANDS) - 1), TRUMP_POINT_BANDS
+    )
+    side = taker % 2
+    mp = np.stack([played[f"mp{t}"].to_numpy(np.int64) for t in range(2)], axis=1)
+    out["net_mp"] = mp[rows, side] - mp[rows, 1 - side]
     return out
 
 
@@ -299,17 +327,25 @@ def count_bid_success(
     family: str | None = None,
     features: pd.DataFrame | None = None,
 ) -> pd.DataFrame:
-    """Additive counts ``n`` and ``made`` of played contracts grouped by ``by``
-    (``bid_hand_features`` columns, or pass them as ``features``), optionally for one
-    contract family."""
+    """Additive counts ``n``, ``made``, ``net`` and ``net2`` (sums of the net MP and of
+    its square) of played contracts grouped by ``by`` (``bid_hand_features`` columns,
+    or pass them as ``features``), optionally for one contract family."""
     by = list(by)
     frame = bid_hand_features(df) if features is None else features
     made = (df.loc[frame.index, "outcome"] == "made").to_numpy()
     if family is not None:
         keep = (frame["family"] == family).to_numpy()
         frame, made = frame[keep], made[keep]
-    grouped = frame.assign(made=made).groupby(by, observed=True, sort=True)
-    return pd.DataFrame({"n": grouped.size(), "made": grouped["made"].sum()}).reset_index()
+    net = frame["net_mp"].to_numpy(np.float64)
+    grouped = frame.assign(made=made, net=net, net2=net * net).groupby(by, observed=True, sort=True)
+    return pd.DataFrame(
+        {
+            "n": grouped.size(),
+            "made": grouped["made"].sum(),
+            "net": grouped["net"].sum(),
+            "net2": grouped["net2"].sum(),
+        }
+    ).reset_index()
 
 
 def taker_results(df: pd.DataFrame) -> pd.DataFrame:
@@ -362,11 +398,27 @@ def count_success(
 
 
 def finish_success(counts: pd.DataFrame, by: Iterable[str]) -> pd.DataFrame:
-    """Sum counts over batches and add ``rate``, ``low``, ``high`` (Wilson 95%)."""
+    """Sum counts over batches and add ``rate``, ``low``, ``high`` (Wilson 95%); counts
+    with ``net`` and ``net2`` (``count_bid_success``) keep them and add ``net_mp`` (mean
+    net MP per contract) and ``net_se`` (its standard error)."""
     by = list(by)
     total = counts.groupby(by, sort=True, observed=True).sum(numeric_only=True).reset_index()
-    total = total[by + ["n", "made"]]
-    return _rate_columns(total, "made")
+    sums = [c for c in ("net", "net2") if c in total.columns]
+    total = _rate_columns(total[by + ["n", "made"] + sums], "made")
+    if sums:
+        total["net_mp"], total["net_se"] = net_mean_se(total["net"], total["net2"], total["n"])
+    return total
+
+
+def net_mean_se(net: Any, net2: Any, n: Any) -> tuple[np.ndarray, np.ndarray]:
+    """Mean and standard error of the mean from sums ``net``, ``net2`` (of squares) and
+    counts ``n`` (NaN where ``n`` is 0; s.e. NaN under 2)."""
+    net, net2, n = (np.asarray(x, dtype=np.float64) for x in (net, net2, n))
+    with np.errstate(invalid="ignore", divide="ignore"):
+        mean = net / n
+        var = (net2 - n * mean * mean) / (n - 1)
+        se = np.sqrt(np.maximum(var, 0) / n)
+    return mean, np.where(n >= 2, se, np.nan)
 
 
 def success_rates(
@@ -722,7 +774,8 @@ SUCCESS_BY = ("strain", "doubling", "taker_position")
 #: the bidding-hand tables: name -> (grouping columns, contract family or None)
 BID_TABLES = {
     "bid_trumps": (("bid_trumps", "honours"), "suit"),
-    "bid_points": (("family", "point_band"), None),
+    "bid_score": (("family", "score_band"), None),
+    "bid_trump_points": (("family", "trump_point_band"), None),
     "bid_nt_aces": (("bid_aces",), "NT"),
     "bid_at_jacks_nines": (("bid_jacks", "bid_nines"), "AT"),
 }

@@ -35,7 +35,16 @@ from belote_sim.rules import Rules
 from belote_sim.simulation.runner import simulate
 from belote_sim.stats import Z95, wilson_interval
 
-__all__ = ["FEATURES", "StrengthModel", "bid_features", "fit_strength", "hand_strength"]
+__all__ = [
+    "FEATURES",
+    "StrengthModel",
+    "bid_features",
+    "calibration_table",
+    "cross_calibration",
+    "fit_strength",
+    "fit_strength_features",
+    "hand_strength",
+]
 
 
 def hand_strength(
@@ -195,7 +204,11 @@ class StrengthModel:
 
     def predict(self, df: pd.DataFrame) -> pd.Series:
         """Predicted P(made) for each played deal of a deals table."""
-        feats = bid_features(df)
+        return self.predict_features(bid_features(df))
+
+    def predict_features(self, feats: pd.DataFrame) -> pd.Series:
+        """Predicted P(made) for each row of a ``bid_features`` frame (NaN for a family
+        the model has no fit for)."""
         out = pd.Series(np.nan, index=feats.index)
         for family, w in self.weights.items():
             rows = feats["family"] == family
@@ -208,26 +221,8 @@ class StrengthModel:
     def calibration(self, df: pd.DataFrame, bins: int = 10) -> pd.DataFrame:
         """Predicted vs observed success by decile of the prediction (per family)."""
         feats = bid_features(df)
-        feats["predicted"] = self.predict(df)
-        rows = []
-        for family, part in feats.groupby("family"):
-            if family not in self.weights or len(part) < bins:
-                continue
-            decile = pd.qcut(part["predicted"].rank(method="first"), bins, labels=False)
-            for d, grp in part.groupby(decile):
-                low, high = wilson_interval(grp["made"].sum(), len(grp))
-                rows.append(
-                    {
-                        "family": family,
-                        "decile": int(d) + 1,
-                        "n": len(grp),
-                        "predicted": grp["predicted"].mean(),
-                        "observed": grp["made"].mean(),
-                        "low": float(low),
-                        "high": float(high),
-                    }
-                )
-        return pd.DataFrame(rows)
+        feats["predicted"] = self.predict_features(feats)
+        return calibration_table(feats[feats["family"].isin(list(self.weights))], bins)
 
     def coefficients(self) -> pd.DataFrame:
         """The fitted weights (intercept first) per family."""
@@ -236,10 +231,41 @@ class StrengthModel:
         )
 
 
+def calibration_table(feats: pd.DataFrame, bins: int = 10) -> pd.DataFrame:
+    """Predicted vs observed success by decile of the prediction, per family, from a
+    frame with ``family``, ``predicted`` and ``made`` (families under ``bins`` rows
+    are left out): ``family``, ``decile``, ``n``, ``predicted`` (mean), ``observed``
+    with ``low``/``high`` (Wilson 95%)."""
+    rows = []
+    for family, part in feats.dropna(subset=["predicted"]).groupby("family"):
+        if len(part) < bins:
+            continue
+        decile = pd.qcut(part["predicted"].rank(method="first"), bins, labels=False)
+        for d, grp in part.groupby(decile):
+            low, high = wilson_interval(grp["made"].sum(), len(grp))
+            rows.append(
+                {
+                    "family": family,
+                    "decile": int(d) + 1,
+                    "n": len(grp),
+                    "predicted": grp["predicted"].mean(),
+                    "observed": grp["made"].mean(),
+                    "low": float(low),
+                    "high": float(high),
+                }
+            )
+    return pd.DataFrame(rows)
+
+
 def fit_strength(df: pd.DataFrame, features: list[str] | None = None) -> StrengthModel:
     """Fit P(made) per contract family (suit / NT / AT) on a deals table."""
+    return fit_strength_features(bid_features(df), features)
+
+
+def fit_strength_features(feats: pd.DataFrame, features: list[str] | None = None) -> StrengthModel:
+    """``fit_strength`` on a ``bid_features`` frame (e.g. gathered over the record
+    batches of a large table)."""
     features = list(features or FEATURES)
-    feats = bid_features(df)
     weights = {}
     for family, part in feats.groupby("family"):
         if len(part) < 50 or part["made"].nunique() < 2:
@@ -248,3 +274,18 @@ def fit_strength(df: pd.DataFrame, features: list[str] | None = None) -> Strengt
     if not weights:
         raise ValueError("not enough played deals to fit a strength model")
     return StrengthModel(weights, features)
+
+
+def cross_calibration(feats: pd.DataFrame, bins: int = 10) -> pd.DataFrame:
+    """Calibration of ``fit_strength`` on every deal of a ``bid_features`` frame, each
+    checked out of sample (two-fold): the model fitted on the even rows predicts the
+    odd ones and the model fitted on the odd rows the even ones; then
+    ``calibration_table`` of all the predictions. Raises ValueError when a half has
+    too few contracts to fit."""
+    feats = feats.reset_index(drop=True)
+    even = np.arange(len(feats)) % 2 == 0
+    predicted = pd.Series(np.nan, index=feats.index)
+    for train in (even, ~even):
+        model = fit_strength_features(feats[train])
+        predicted[~train] = model.predict_features(feats[~train])
+    return calibration_table(feats.assign(predicted=predicted), bins)

@@ -21,9 +21,9 @@ table { border-collapse: collapse; font-size: 13px; margin: .6em 0 1.2em; }
 th, td { border: 1px solid #cbd5e0; padding: 3px 8px; text-align: right; }
 th { background: #edf2f7; font-weight: 600; }
 td.l, th.l { text-align: left; }
-td .ci, td .n { display: block; font-size: 11px; color: #4a5568; }
+td .ci, td .n, td .net { display: block; font-size: 11px; color: #4a5568; }
 td.small { color: #a0aec0; background: #fafafa; }
-td.small .ci { display: none; }
+td.small .ci, td.small .net { display: none; }
 .prov td { text-align: left; }
 figure { margin: 1em 0; display: inline-block; vertical-align: top; max-width: 100%; }
 figure img { max-width: 100%; height: auto; }

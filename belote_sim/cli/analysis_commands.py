@@ -12,6 +12,7 @@ from belote_sim.cli.common import (
     check_workers,
     csv_output,
     json_text,
+    parse_numbers,
     parse_option,
     write_csv,
 )
@@ -123,7 +124,7 @@ def cmd_study(args: argparse.Namespace) -> int:
     values = (
         default_values(args.param)
         if args.values is None
-        else [float(v) for v in args.values.split(",")]
+        else parse_numbers(args.values, "--values")
     )
     with csv_output(args.output, "the table", args.overwrite) as out:  # checked first
         table = bidding_sweep(

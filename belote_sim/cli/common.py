@@ -21,6 +21,7 @@ __all__ = [
     "nullcontext",
     "one_line",
     "open_lines",
+    "parse_numbers",
     "parse_option",
     "study_from_args",
     "write_csv",
@@ -272,3 +273,18 @@ def write_csv(frame: Any, out: Any) -> None:
 
     frame.to_csv(out.tmp, index=False, compression=infer_compression(out.path, "infer"))
     out.commit()
+
+
+def parse_numbers(text: str, option: str) -> list[float]:
+    """Comma-separated numbers (``40,45,50``); a ValueError naming ``option`` and the
+    part that is not a number otherwise (printed as one line by ``main``)."""
+    values = []
+    for part in text.split(","):
+        try:
+            values.append(float(part))
+        except ValueError:
+            raise ValueError(
+                f"{option}: {part.strip()!r} is not a number (comma-separated numbers, "
+                "e.g. 40,45,50)"
+            ) from None
+    return values

@@ -73,7 +73,8 @@ def format_answer(answer: Any, elapsed: float | None = None, strains: Sequence[s
         f"seat {answer.seat}, dealer seat {answer.dealer})",
         f"{rules.name} rules, all four players play {answer.play}; the taker's team's "
         f"P(made) with its 95% interval and net {unit} per deal (the taker's team's "
-        f"{unit} minus the defenders', added now) ± s.e. at x1, x2, x4; vs best: the "
+        f"{unit} minus the defenders', added now) ± s.e. at x1, x2, x4 (the contract "
+        "undoubled, doubled, redoubled: net x2 is what it pays if doubled); vs best: the "
         "paired difference of net x1 from the best strain on the same deals (simulation "
         "only)",
     ]

@@ -25,7 +25,14 @@ from belote_sim.cli.study_commands import (
     cmd_report,
     cmd_simulate,
 )
-from belote_sim.policies import DEFAULT_PLAY, PLAY_POLICIES, SOLO_DEFAULT_PLAY, policy_usage
+from belote_sim.policies import (
+    BID_POLICIES,
+    DEFAULT_PLAY,
+    PLAY_POLICIES,
+    SOLO_DEFAULT_PLAY,
+    THRESHOLD_SCORE_FORMULA,
+    policy_usage,
+)
 
 __all__ = ["build_parser", "main"]
 
@@ -58,7 +65,19 @@ def build_parser() -> argparse.ArgumentParser:
         _add_main,
     ):
         add(sub)
+    _defaults_everywhere(parser)
     return parser
+
+
+def _defaults_everywhere(parser: argparse.ArgumentParser) -> None:
+    """Every command's help shows each option's default (``DefaultsFormatter``), unless
+    it formats its page another way on purpose."""
+    for action in parser._actions:
+        if isinstance(action, argparse._SubParsersAction):
+            for p in action.choices.values():
+                if p.formatter_class is argparse.HelpFormatter:
+                    p.formatter_class = DefaultsFormatter
+                _defaults_everywhere(p)
 
 
 def _add_replay(sub: _Subparsers) -> None:
@@ -70,7 +89,7 @@ def _add_replay(sub: _Subparsers) -> None:
 
 def _add_perft(sub: _Subparsers) -> None:
     p = sub.add_parser("perft", help="check the legal-sequence counts of a .perft file")
-    p.add_argument("file")
+    p.add_argument("file", help="the .perft file (positions and their expected counts)")
     p.add_argument(
         "--max-nodes", type=int, default=10**8, help="skip counts above this many sequences"
     )
@@ -124,7 +143,12 @@ def _add_policy_options(p: argparse.ArgumentParser) -> None:
         "redouble], fixed:SEAT,STRAIN,DOUBLING (strain 0..5 = C D H S NT AT), take, "
         "atlas[:PATH] (expected net MP from the hand atlas)",
     )
-    p.add_argument("--bid-seat", action="append", metavar="SEAT:POLICY")
+    p.add_argument(
+        "--bid-seat",
+        action="append",
+        metavar="SEAT:POLICY",
+        help="one seat's bidding policy, e.g. 2:threshold:55 (repeatable; default: --bid)",
+    )
     p.add_argument(
         "--play",
         default=None,
@@ -133,7 +157,12 @@ def _add_policy_options(p: argparse.ArgumentParser) -> None:
         "(~1,800 deals/s per thread; expert:0, its card model alone, ~60,000), "
         "see README 'The expert player'",
     )
-    p.add_argument("--play-seat", action="append", metavar="SEAT:POLICY")
+    p.add_argument(
+        "--play-seat",
+        action="append",
+        metavar="SEAT:POLICY",
+        help="one seat's play policy, e.g. 1:random (repeatable; default: --play)",
+    )
 
 
 def _add_deal_options(p: argparse.ArgumentParser) -> None:
@@ -157,13 +186,15 @@ def _add_deal_options(p: argparse.ArgumentParser) -> None:
         help="seats that do not announce a "
         "belote, e.g. 1,3 (default: everyone announces everything)",
     )
-    p.add_argument("--seed", type=int, default=0)
+    p.add_argument("--seed", type=int, default=0, help="seed of the deals (same seed, same deals)")
 
 
 def _add_run_options(p: argparse.ArgumentParser) -> None:
     """simulate: threads, chunks, the trick log, progress, dask, the output."""
     p.add_argument("--threads", type=int, default=None, help="numba threads (default: all)")
-    p.add_argument("--chunk-size", type=int, default=1 << 16)
+    p.add_argument(
+        "--chunk-size", type=int, default=1 << 16, help="deals per chunk (the unit of a resume)"
+    )
     p.add_argument("--trick-log", action="store_true", help="keep every card played")
     p.add_argument("-q", "--quiet", action="store_true", help="no progress bar")
     p.add_argument(
@@ -189,7 +220,7 @@ def _add_run_options(p: argparse.ArgumentParser) -> None:
 
 def _add_export_replay(sub: _Subparsers) -> None:
     p = sub.add_parser("export-replay", help="rows of a deals table as replay records")
-    p.add_argument("table")
+    p.add_argument("table", help="the deals table (Parquet file)")
     p.add_argument("--rows", default="0:10", help="A:B (0-based, B excluded)")
     p.add_argument("-o", "--output", help="output JSON-lines file (default: standard output)")
     _add_overwrite(p, "an existing output file")
@@ -242,7 +273,7 @@ def _add_report(sub: _Subparsers) -> None:
 
 def _add_dataset(sub: _Subparsers) -> None:
     p = sub.add_parser("dataset", help="dataset directories: rebuild-manifest, verify")
-    p.add_argument("action", choices=["rebuild-manifest", "verify"])
+    p.add_argument("action", choices=["rebuild-manifest", "verify"], help="what to do")
     p.add_argument("dir", help="dataset directory (simulate --workers/--scheduler)")
     p.add_argument("--force", action="store_true", help="rebuild a readable manifest too")
     p.set_defaults(func=cmd_dataset)
@@ -331,7 +362,7 @@ def _add_atlas(sub: _Subparsers) -> None:
         "answers any 5-card hand from the shipped atlases in a browser, offline (open "
         "DIR/index.html).",
     )
-    p.add_argument("action", choices=["build", "show", "page"])
+    p.add_argument("action", choices=["build", "show", "page"], help="what to do")
     p.add_argument(
         "cards",
         nargs="?",
@@ -363,17 +394,19 @@ def _add_atlas(sub: _Subparsers) -> None:
         default=None,
         help="build: common, bulgarian or french (default common); show CARDS: must be the atlas's",
     )
-    p.add_argument("--option", action="append", metavar="NAME=VALUE")
+    p.add_argument(
+        "--option", action="append", metavar="NAME=VALUE", help="build: rule option (repeatable)"
+    )
     p.add_argument(
         "--play",
         default=None,
         help=f"build: play policy of all four seats (default {DEFAULT_PLAY}); show "
         "CARDS: must be the atlas's",
     )
-    p.add_argument("--seed", type=int, default=2026)
+    p.add_argument("--seed", type=int, default=2026, help="build: seed of the deals")
     p.add_argument("--se", type=float, default=0.02, help="target s.e. of P(made) per cell")
-    p.add_argument("--first-deals", type=int, default=200)
-    p.add_argument("--max-deals", type=int, default=1000)
+    p.add_argument("--first-deals", type=int, default=200, help="build: deals a cell starts with")
+    p.add_argument("--max-deals", type=int, default=1000, help="build: most deals a cell gets")
     p.add_argument(
         "--net-se",
         type=float,
@@ -387,8 +420,13 @@ def _add_atlas(sub: _Subparsers) -> None:
         default=5000,
         help="... with at most this many deals a cell (default 5000)",
     )
-    p.add_argument("--rounds", type=int, default=16)
-    p.add_argument("--threads", type=int, default=None)
+    p.add_argument(
+        "--rounds",
+        type=int,
+        default=16,
+        help="build: most rounds of topping up the cells that need more deals",
+    )
+    p.add_argument("--threads", type=int, default=None, help="numba threads (default: all)")
     p.add_argument("--workers", type=int, help="start a local dask cluster of N workers")
     p.add_argument("--scheduler", metavar="tcp://HOST:8786", help="dask.distributed scheduler")
     p.add_argument("--work-dir", help="keep every chunk here (rerunning resumes)")
@@ -410,6 +448,12 @@ def _add_atlas(sub: _Subparsers) -> None:
     p.set_defaults(func=cmd_atlas)
 
 
+def _threshold_defaults() -> str:
+    """``suit 50, nt 52, ...``: the ``threshold`` bidding policy's default parameters."""
+    info = BID_POLICIES["threshold"]
+    return ", ".join(f"{n} {v:g}" for n, v in zip(info.param_names, info.defaults))
+
+
 def _add_study(sub: _Subparsers) -> None:
     p = sub.add_parser(
         "study",
@@ -417,7 +461,12 @@ def _add_study(sub: _Subparsers) -> None:
         description="study bidding: one threshold of the threshold bidding "
         "policy takes each value in turn against the default thresholds, on "
         "mirrored deals (each deal played twice with the teams swapped); the "
-        "baseline (the parameter's default) scores exactly 0.",
+        "baseline (the parameter's default) scores exactly 0. The thresholds "
+        f"(default {_threshold_defaults()}) are in units of the "
+        "threshold policy's bidding score of a seat's 5 bidding cards in a strain: "
+        f"{THRESHOLD_SCORE_FORMULA}. A seat bids the strain whose score exceeds its "
+        "threshold by most; it doubles (redoubles) when its score in the contract's "
+        "strain reaches double (redouble).",
         formatter_class=DefaultsFormatter,
     )
     p.add_argument("kind", choices=["bidding"], help="the study to run")
@@ -452,9 +501,17 @@ def _add_solve(sub: _Subparsers) -> None:
     p = sub.add_parser("solve", help="exact double-dummy value of a deal or of records")
     p.add_argument("hands", nargs="?", help='4 hands separated by "|" (seats 0..3)')
     p.add_argument("--strain", help="C D H S NT AT")
-    p.add_argument("--leader", type=int, default=0, choices=range(4))
-    p.add_argument("--taker-team", type=int, default=0, choices=(0, 1))
-    p.add_argument("--ruleset", default="common")
+    p.add_argument(
+        "--leader", type=int, default=0, choices=range(4), help="seat that leads the first trick"
+    )
+    p.add_argument(
+        "--taker-team",
+        type=int,
+        default=0,
+        choices=(0, 1),
+        help="team whose card points the value counts",
+    )
+    p.add_argument("--ruleset", default="common", help="common, bulgarian or french")
     p.add_argument("--records", help="replay records (JSON lines, full or partial), or -")
     p.add_argument("-o", "--output", help="output JSON lines (with --records)")
     p.set_defaults(func=cmd_solve)
@@ -512,8 +569,8 @@ def _add_duel(sub: _Subparsers) -> None:
 def _add_main(sub: _Subparsers) -> None:
     p = sub.add_parser("main", help="run the default study")
     p.add_argument("-o", "--output", default="output", help="output directory")
-    p.add_argument("--deals", type=int, default=1_000_000)
-    p.add_argument("--seed", type=int, default=2026)
+    p.add_argument("--deals", type=int, default=1_000_000, help="deals to simulate")
+    p.add_argument("--seed", type=int, default=2026, help="seed of the deals")
     p.add_argument(
         "--overwrite",
         action="store_true",
@@ -526,10 +583,23 @@ def _on_sigterm(signum, frame):
     raise Terminated()
 
 
+def _quiet_stdout() -> None:
+    """Point standard output at /dev/null after a broken pipe, so that Python's final
+    flush at exit does not fail again (and print a traceback)."""
+    import os
+
+    try:
+        devnull = os.open(os.devnull, os.O_WRONLY)
+        os.dup2(devnull, sys.stdout.fileno())
+    except (OSError, ValueError):  # no file descriptor (stdout replaced, e.g. in tests)
+        pass
+
+
 def main(argv: list[str] | None = None) -> int:
     """Entry point of the ``belote-sim`` command; returns the exit status.
 
-    Bad input gives one line on standard error and status 2.  Ctrl-C (SIGINT) and
+    Bad input gives one line on standard error and status 2; a reader that closes
+    the pipe early (``| head``) ends it quietly with status 0.  Ctrl-C (SIGINT) and
     SIGTERM stop a run cleanly: one line says what was kept and how to resume;
     status 130 (SIGINT) or 143 (SIGTERM).
     """
@@ -556,6 +626,9 @@ def main(argv: list[str] | None = None) -> int:
             warnings.showwarning = show
             check_int_options(args)
             return args.func(args)
+    except BrokenPipeError:  # `belote-sim ... | head`: the reader has what it wanted
+        _quiet_stdout()
+        return 0
     except (ValueError, OSError) as exc:
         print(f"belote-sim {args.command}: {one_line(exc)}", file=sys.stderr)
         return 2
