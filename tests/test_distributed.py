@@ -184,7 +184,7 @@ def test_killed_worker_loses_and_doubles_nothing(tmp_path):
 
 def test_rerun_resumes_only_missing_chunks(tmp_path, cluster, reference):
     out = tmp_path / "ds"
-    study = make_study(seed=11, chunk_size=CHUNK)
+    study = make_study(seed=11, chunk_size=CHUNK, play="greedy")
     bd.run_study(study, N_DEALS, out, scheduler=cluster.scheduler_address)
     stamp = {c: os.stat(out / f"part-{c:06d}.parquet").st_mtime_ns for c in range(10)}
     (out / "part-000002.parquet").unlink()
@@ -223,7 +223,10 @@ def test_rerun_resumes_only_missing_chunks(tmp_path, cluster, reference):
 def test_other_study_in_the_directory_is_an_error(tmp_path, cluster):
     out = tmp_path / "ds"
     bd.run_study(
-        make_study(seed=11, chunk_size=CHUNK), 4000, out, scheduler=cluster.scheduler_address
+        make_study(seed=11, chunk_size=CHUNK, play="greedy"),
+        4000,
+        out,
+        scheduler=cluster.scheduler_address,
     )
     with pytest.raises(ValueError, match=r"different study \(seed: 11 there, 12 now\)"):
         bd.run_study(
@@ -231,7 +234,10 @@ def test_other_study_in_the_directory_is_an_error(tmp_path, cluster):
         )
     with pytest.raises(ValueError, match="n_deals: 4000 there, 6000 now"):
         bd.run_study(
-            make_study(seed=11, chunk_size=CHUNK), 6000, out, scheduler=cluster.scheduler_address
+            make_study(seed=11, chunk_size=CHUNK, play="greedy"),
+            6000,
+            out,
+            scheduler=cluster.scheduler_address,
         )
     with pytest.raises(ValueError, match="different study.*play"):
         bd.run_study(
@@ -245,7 +251,10 @@ def test_other_study_in_the_directory_is_an_error(tmp_path, cluster):
     (other / "part-000000.parquet").write_bytes(b"x")
     with pytest.raises(ValueError, match="no _manifest.json"):
         bd.run_study(
-            make_study(seed=11, chunk_size=CHUNK), 4000, other, scheduler=cluster.scheduler_address
+            make_study(seed=11, chunk_size=CHUNK, play="greedy"),
+            4000,
+            other,
+            scheduler=cluster.scheduler_address,
         )
     with pytest.raises(ValueError, match="not both"):
         bd.run_study(make_study(), 10, tmp_path / "x", scheduler="tcp://127.0.0.1:1", workers=2)
@@ -254,7 +263,10 @@ def test_other_study_in_the_directory_is_an_error(tmp_path, cluster):
 def test_dataset_summary_streams_the_same_numbers(tmp_path, cluster, reference):
     out = tmp_path / "ds"
     summary = bd.run_study(
-        make_study(seed=11, chunk_size=CHUNK), N_DEALS, out, scheduler=cluster.scheduler_address
+        make_study(seed=11, chunk_size=CHUNK, play="greedy"),
+        N_DEALS,
+        out,
+        scheduler=cluster.scheduler_address,
     )
     dataset = bd.read_dataset(out)
     assert dataset.count_rows() == N_DEALS
@@ -322,7 +334,7 @@ def test_dask_scheduler_and_worker_commands(tmp_path, reference):
             client.wait_for_workers(2, timeout=60)
         out = tmp_path / "study1"
         summary = bd.run_study(
-            make_study(seed=11, chunk_size=CHUNK), 4 * CHUNK, out, scheduler=address
+            make_study(seed=11, chunk_size=CHUNK, play="greedy"), 4 * CHUNK, out, scheduler=address
         )
         assert summary["computed_chunks"] == [0, 1, 2, 3]
         assert_same_table(read_sorted(out), reference.iloc[: 4 * CHUNK])
