@@ -230,7 +230,10 @@ def test_other_study_in_the_directory_is_an_error(tmp_path, cluster):
     )
     with pytest.raises(ValueError, match=r"different study \(seed: 11 there, 12 now\)"):
         bd.run_study(
-            make_study(seed=12, chunk_size=CHUNK), 4000, out, scheduler=cluster.scheduler_address
+            make_study(seed=12, chunk_size=CHUNK, play="greedy"),
+            4000,
+            out,
+            scheduler=cluster.scheduler_address,
         )
     with pytest.raises(ValueError, match="n_deals: 4000 there, 6000 now"):
         bd.run_study(
