@@ -75,13 +75,16 @@ PLAY_STRENGTH = {
 
 
 def play_strength(spec: str) -> str | None:
-    """``PLAY_STRENGTH`` of a play spec, its default parameters written or not."""
-    if spec in PLAY_STRENGTH:
-        return PLAY_STRENGTH[spec]
-    name = spec.split(":")[0]
-    entry = _PLAY_ENTRIES.get(name)
-    if entry is not None and spec == f"{name}:" + ",".join(f"{v:g}" for v in entry.defaults):
-        return PLAY_STRENGTH.get(name)
+    """``PLAY_STRENGTH`` of a play spec, written with or without its default
+    parameters (``expert:0`` and ``expert:0,24,32,0,2`` are one setting); None for a
+    setting the ladder does not list."""
+    try:
+        wanted = str(parse_policy(spec, PLAY_POLICIES, "play"))
+    except ValueError:
+        return None
+    for key, text in PLAY_STRENGTH.items():
+        if str(parse_policy(key, PLAY_POLICIES, "play")) == wanted:
+            return text
     return None
 
 

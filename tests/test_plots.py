@@ -151,7 +151,15 @@ def test_html_report_links_exist_and_states_provenance(deals, tmp_path):
             continue
         assert not re.match(r"^[a-z]+://", target) and not target.startswith("/")
         assert (index.parent / target).is_file(), target
-    for needle in ("belote-sim 0.1.0", "common", "seed", "expert", "threshold", "20,000"):
+    for needle in (
+        "belote-sim 0.1.0",
+        "common",
+        "seed",
+        "expert",
+        "threshold",
+        "20,000",
+        "+2.27 MP per deal over greedy",
+    ):
         assert needle in text, needle
     csv = pd.read_csv(index.parent / "tables" / "declarations.csv")
     assert {"exact", "rate", "z"} <= set(csv.columns)

@@ -265,3 +265,12 @@ def test_a_toy_policy_added_by_the_recipe_plays_in_every_game(tmp_path):
     result = json.loads(proc.stdout.strip().splitlines()[-1])
     assert result["names"][-1] == "highest"
     assert result["{}"] > 100 and result["{'players': 3}"] > 100
+
+
+def test_play_strength_names_a_setting_however_it_is_written():
+    from belote_sim.policies import PLAY_STRENGTH, play_strength
+
+    assert play_strength("expert:0") == play_strength("expert:0,24,32,0,2")
+    assert play_strength("expert:0") == PLAY_STRENGTH["expert:0"]
+    assert play_strength("greedy:1,1") == PLAY_STRENGTH["greedy"]
+    assert play_strength("expert:3,9") is None and play_strength("no such policy") is None
