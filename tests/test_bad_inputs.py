@@ -6,14 +6,12 @@ output (must be ``null``), ``solve HANDS --records``, and a history where a seat
 other than the mover shows out of a suit and later plays it.  Studies are tiny.
 """
 
-import io
 import json
-from contextlib import redirect_stderr, redirect_stdout
 
 import pyarrow.parquet as pq
 import pytest
+from cli_run import one_line_error, run_cli
 
-from belote_sim.cli import main
 from belote_sim.deal.agent import choose_card
 from belote_sim.simulation.runner import make_study, simulate_games, simulate_to_parquet
 
@@ -22,23 +20,6 @@ HANDS = (
     "7C 8C 9C TC JC QC KC AC|7D 8D 9D TD JD QD KD AD|7H 8H 9H TH JH QH KH AH|"
     "7S 8S 9S TS JS QS KS AS"
 )
-
-
-def run_cli(argv):
-    out, err = io.StringIO(), io.StringIO()
-    with redirect_stdout(out), redirect_stderr(err):
-        try:
-            rc = main([str(a) for a in argv])
-        except SystemExit as exc:
-            rc = exc.code
-    return rc, out.getvalue(), err.getvalue()
-
-
-def one_line_error(rc, err, *words):
-    assert rc == 2, err
-    assert "Traceback" not in err and len(err.strip().splitlines()) == 1, err
-    for word in words:
-        assert word in err, err
 
 
 def strict_json(text):

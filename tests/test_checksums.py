@@ -7,18 +7,16 @@ readers check every part's SHA-256 in the manifest by default.  ``--no-verify``
 warning.  Tables are tiny: the file runs in seconds.
 """
 
-import io
 import json
 import os
 import shutil
 import warnings
-from contextlib import redirect_stderr, redirect_stdout
 
 import numpy as np
 import pyarrow.parquet as pq
 import pytest
+from cli_run import one_line_error, run_cli
 
-from belote_sim.cli import main
 from belote_sim.simulation.deal_table import read_deals, verify_table
 from belote_sim.simulation.runner import make_study, simulate_to_parquet
 from belote_sim.simulation.table_checksum import (
@@ -29,23 +27,6 @@ from belote_sim.simulation.table_checksum import (
 
 CHUNK = 200
 N = 600  # 3 chunks
-
-
-def run_cli(argv):
-    out, err = io.StringIO(), io.StringIO()
-    with redirect_stdout(out), redirect_stderr(err):
-        try:
-            rc = main([str(a) for a in argv])
-        except SystemExit as exc:
-            rc = exc.code
-    return rc, out.getvalue(), err.getvalue()
-
-
-def one_line_error(rc, err, *words):
-    assert rc == 2, err
-    assert "Traceback" not in err and len(err.strip().splitlines()) == 1, err
-    for word in words:
-        assert word in err, err
 
 
 @pytest.fixture(scope="module")

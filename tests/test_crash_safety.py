@@ -6,7 +6,6 @@ small (chunks of a few hundred deals) so that the whole file runs in seconds.
 """
 
 import filecmp
-import io
 import json
 import os
 import signal
@@ -14,37 +13,18 @@ import socket
 import subprocess
 import sys
 import time
-from contextlib import redirect_stderr, redirect_stdout
 from pathlib import Path
 
 import pyarrow.parquet as pq
 import pytest
+from cli_run import one_line_error, run_cli
 
-from belote_sim.cli import main
 from belote_sim.simulation.deal_table import format_summary, read_deals
 from belote_sim.simulation.runner import RunInterrupted, make_study, simulate, simulate_to_parquet
 
 ROOT = str(Path(__file__).resolve().parents[1])
 CHUNK = 300
 N = 1500  # 5 chunks
-
-
-def run_cli(argv):
-    """``belote-sim ARGV`` in-process: (status, stdout, stderr)."""
-    out, err = io.StringIO(), io.StringIO()
-    with redirect_stdout(out), redirect_stderr(err):
-        try:
-            rc = main([str(a) for a in argv])
-        except SystemExit as exc:  # argparse usage errors
-            rc = exc.code
-    return rc, out.getvalue(), err.getvalue()
-
-
-def one_line_error(rc, err, *words):
-    assert rc == 2, err
-    assert "Traceback" not in err and len(err.strip().splitlines()) == 1, err
-    for word in words:
-        assert word in err, err
 
 
 def stop_after(k):

@@ -6,18 +6,16 @@ Hypothesis feeds both loaders random corruption, truncation and malformed conten
 ``rebuild-manifest`` refuses the parts of mixed studies.  Files are tiny.
 """
 
-import io
 import json
 import os
 import shutil
-from contextlib import redirect_stderr, redirect_stdout
 
 import numpy as np
 import pytest
+from cli_run import one_line_error, run_cli
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
-from belote_sim.cli import main
 from belote_sim.kernels import atlas as KA
 from belote_sim.rules import Rules
 from belote_sim.simulation.atlas_table import (
@@ -39,23 +37,6 @@ SETTINGS = settings(
 )
 CHUNK = 200
 N = 600  # 3 chunks
-
-
-def run_cli(argv):
-    out, err = io.StringIO(), io.StringIO()
-    with redirect_stdout(out), redirect_stderr(err):
-        try:
-            rc = main([str(a) for a in argv])
-        except SystemExit as exc:
-            rc = exc.code
-    return rc, out.getvalue(), err.getvalue()
-
-
-def one_line_error(rc, err, *words):
-    assert rc == 2, err
-    assert "Traceback" not in err and len(err.strip().splitlines()) == 1, err
-    for word in words:
-        assert word in err, err
 
 
 def one_line(exc, path):

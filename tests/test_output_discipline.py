@@ -12,7 +12,6 @@ process from inside a run; deal counts are tiny.
 
 import errno
 import filecmp
-import io
 import json
 import os
 import shutil
@@ -21,14 +20,13 @@ import socket
 import subprocess
 import sys
 import time
-from contextlib import redirect_stderr, redirect_stdout
 from pathlib import Path
 
 import numpy as np
 import pyarrow.parquet as pq
 import pytest
+from cli_run import run_cli
 
-from belote_sim.cli import main
 from belote_sim.simulation.deal_table import read_deals
 from belote_sim.simulation.output import Output, RunInterrupted, WriteFailed
 from belote_sim.simulation.runner import make_study, simulate_to_parquet
@@ -36,17 +34,6 @@ from belote_sim.simulation.runner import make_study, simulate_to_parquet
 ROOT = str(Path(__file__).resolve().parents[1])
 CHUNK = 300
 N = 1000  # 4 chunks, the last one of 100 deals
-
-
-def run_cli(argv):
-    """``belote-sim ARGV`` in-process: (status, stdout, stderr)."""
-    out, err = io.StringIO(), io.StringIO()
-    with redirect_stdout(out), redirect_stderr(err):
-        try:
-            rc = main([str(a) for a in argv])
-        except SystemExit as exc:
-            rc = exc.code
-    return rc, out.getvalue(), err.getvalue()
 
 
 def one_line(err):
