@@ -37,7 +37,12 @@ from belote_sim.kernels.declarations import (
 )
 from belote_sim.kernels.records import Turn
 from belote_sim.kernels.scoring import score_deal, score_players
-from belote_sim.kernels.suit_symmetry import INVERSE_PERM, random_suit_perm, relabel_deal
+from belote_sim.kernels.suit_symmetry import (
+    INVERSE_PERM,
+    random_suit_perm,
+    relabel_deal_in,
+    relabel_deal_out,
+)
 from belote_sim.kernels.switchboard import POLICY_NONE, play_card
 from belote_sim.kernels.tables import (
     BELOTE_POINTS,
@@ -125,13 +130,14 @@ def play_deal(deal, policies, rules, state, search):
     # ties by card or suit index fall on a per-deal random suit order, so no hand
     # plays better for being in clubs.
     perm = random_suit_perm(state)
-    relabel_deal(deal, perm)
     players = rules[R_PLAYERS]
+    open_table = rules[R_VARIANT] == VARIANT_OPEN
+    relabel_deal_in(deal, perm, open_table)
     if players == 4:
         play_cards(deal, policies, rules, state, search, 4, False)
     else:
-        play_cards(deal, policies, rules, state, search, players, rules[R_VARIANT] == VARIANT_OPEN)
-    relabel_deal(deal, INVERSE_PERM[perm])
+        play_cards(deal, policies, rules, state, search, players, open_table)
+    relabel_deal_out(deal, INVERSE_PERM[perm], open_table)
 
 
 @lean_kernel

@@ -38,13 +38,13 @@ INVERSE_PERM = np.array(
 NUM_SUIT_PERMS = 24
 
 
-@lean_kernel
+@lean_kernel(inline="always")
 def random_suit_perm(state):
     """A uniformly random permutation index 0..23 (one draw of ``state``)."""
     return random_below(state, NUM_SUIT_PERMS)
 
 
-@lean_kernel
+@lean_kernel(inline="always")
 def relabel_mask(mask, k):
     """The card mask ``mask`` with each suit ``s`` moved to ``SUIT_PERMS[k, s]``."""
     out = 0
@@ -53,7 +53,7 @@ def relabel_mask(mask, k):
     return out
 
 
-@lean_kernel
+@lean_kernel(inline="always")
 def relabel_card(card, k):
     """Card index ``card`` (0..31; anything else is returned as it is) relabelled."""
     if card < 0 or card > 31:
@@ -61,7 +61,7 @@ def relabel_card(card, k):
     return (SUIT_PERMS[k, card >> 3] << 3) | (card & 7)
 
 
-@lean_kernel
+@lean_kernel(inline="always")
 def relabel_suit_bits(bits, k):
     """A 4-bit set of suits relabelled."""
     out = 0
@@ -71,7 +71,7 @@ def relabel_suit_bits(bits, k):
     return out
 
 
-@lean_kernel
+@lean_kernel(inline="always")
 def relabel_strain(strain, k):
     """A strain 0..5: a suit is relabelled, NT and AT stay."""
     if 0 <= strain < 4:
@@ -79,11 +79,24 @@ def relabel_strain(strain, k):
     return strain
 
 
-@lean_kernel
-def relabel_deal(deal, k):
-    """Relabel every field of a ``records.DEAL`` record that names a card or a suit:
-    hands, open belot's table, strain, the cards (recorded or played), the declared
-    cards and runs, the belote suits and the next legal cards."""
+@lean_kernel(inline="always")
+def relabel_deal_in(deal, k, open_table):
+    """Relabel what a ``records.DEAL`` record gives the play loop: hands, strain, the
+    recorded cards (``cards[:n_given]``) and, in open belot, the table."""
+    deal.strain = relabel_strain(deal.strain, k)
+    for seat in range(4):
+        deal.hands[seat] = relabel_mask(deal.hands[seat], k)
+    for i in range(deal.n_given):
+        deal.cards[i] = relabel_card(deal.cards[i], k)
+    if open_table:
+        relabel_table(deal, k)
+
+
+@lean_kernel(inline="always")
+def relabel_deal_out(deal, k, open_table):
+    """Relabel back every field of a played record that names a card or a suit: the
+    inputs (``relabel_deal_in``), the cards played or recorded, the declared cards and
+    runs, the belote suits and the next legal cards."""
     deal.strain = relabel_strain(deal.strain, k)
     for seat in range(4):
         deal.hands[seat] = relabel_mask(deal.hands[seat], k)
@@ -92,13 +105,23 @@ def relabel_deal(deal, k):
             deal.declarations[seat, DECL_RUN_CARDS], k
         )
         deal.belote_suits[seat] = relabel_suit_bits(deal.belote_suits[seat], k)
+    # the cards played and the whole record (a recorded card that broke a rule is
+    # card n_played < n_given)
+    n = deal.n_given if deal.n_given > deal.n_played else deal.n_played
+    for i in range(n):
+        deal.cards[i] = relabel_card(deal.cards[i], k)
+    deal.next_legal = relabel_mask(deal.next_legal, k)
+    if open_table:
+        relabel_table(deal, k)
+
+
+@lean_kernel(inline="always")
+def relabel_table(deal, k):
+    """Open belot's table cards relabelled."""
     for seat in range(2):
         for pile in range(4):
             for layer in range(2):
                 deal.table[seat, pile, layer] = relabel_card(deal.table[seat, pile, layer], k)
-    for i in range(32):
-        deal.cards[i] = relabel_card(deal.cards[i], k)
-    deal.next_legal = relabel_mask(deal.next_legal, k)
 
 
 __all__ = [
@@ -107,8 +130,10 @@ __all__ = [
     "SUIT_PERMS",
     "random_suit_perm",
     "relabel_card",
-    "relabel_deal",
+    "relabel_deal_in",
+    "relabel_deal_out",
     "relabel_mask",
     "relabel_strain",
     "relabel_suit_bits",
+    "relabel_table",
 ]
