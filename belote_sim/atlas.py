@@ -57,6 +57,7 @@ from belote_sim.simulation.atlas_table import (
     key_hands,
     kind_of,
     load_atlas,
+    shipped_atlas,
     write_atlas,
 )
 from belote_sim.simulation.output import Output, RunInterrupted, check_destination, remove_path
@@ -692,9 +693,9 @@ def hand_from_atlas(
         raise ValueError(f"position must be 1..4, got {position!r}")
     rules = Rules.from_spec(rules, options)
     if table is None:
-        if not DEFAULT_ATLAS.exists():
+        if not shipped_atlas(rules).exists():
             return None
-        table = load_atlas(None)
+        table = load_atlas(str(shipped_atlas(rules)))
     if atlas_gaps(hand, position, table, rules, play):
         return None
     mask = sum(1 << c for c in parse_cards(hand))
@@ -925,8 +926,8 @@ def answer_hand(
             table = atlas
         elif atlas is not None:
             table = load_atlas(str(atlas))
-        elif DEFAULT_ATLAS.exists():
-            table = load_atlas(None)
+        elif shipped_atlas(rules).exists():
+            table = load_atlas(str(shipped_atlas(rules)))
         else:
             reasons.append("no atlas is installed")
         if table is not None:
@@ -1051,5 +1052,6 @@ __all__ = [
     "position_of",
     "rules_words",
     "run_cells",
+    "shipped_atlas",
     "within_noise",
 ]

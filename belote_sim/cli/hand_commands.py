@@ -129,7 +129,11 @@ def show_atlas(args: argparse.Namespace) -> int:
     atlas's metadata and summary, with ``--csv``/``--parquet`` every cell."""
     from belote_sim import atlas
 
-    table = atlas.load_atlas(args.output)
+    if args.output is None and args.ruleset is not None:
+        # The shipped atlas of the ruleset asked for (else the common one, refused below).
+        table = atlas.load_atlas(str(atlas.shipped_atlas(args.ruleset)))
+    else:
+        table = atlas.load_atlas(args.output)
     if args.cards is not None:
         return _show_hand(args, table)
     for name in ("position", "strain"):

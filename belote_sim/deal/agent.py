@@ -20,6 +20,28 @@ cards consistent with what the player saw; ``pimc:N`` samples N deals, plain ``p
 ``belote``, checked for their shape and against the cards played) and the french
 turned card are cards their seat is known to hold: ``pimc`` and ``expert`` deal the
 unseen cards accordingly.
+
+What each policy reads (``POLICY_READS``; every field is validated whoever reads it):
+
+========  ==========================================================  =====================
+policy    observation fields                                          arguments
+========  ==========================================================  =====================
+random    ruleset, options, dealer, seat, hand, plays, contract       seed, suit_perm
+          strain
+greedy    the same + contract taker                                   seed, suit_perm
+expert    the same + declarations, turned                             seed, suit_perm
+pimc      the same as expert                                          seed, samples
+dd        ruleset, options, dealer, seat, hand, plays, contract       --
+          strain, hands
+========  ==========================================================  =====================
+
+``seed`` draws the random card (``random``), the suit relabelling (``random``,
+``greedy``, ``expert``) and the sampled deals (``pimc``); ``expert``'s endgame draws
+come from the observation itself.  ``contract["doubling"]`` is read by no policy (the
+doubling changes the score, not the best card under these policies).  An input that
+the policy does not read is refused with one line -- ``hands`` to any policy but
+``dd``, a ``seed`` or ``suit_perm`` to ``dd``, a ``suit_perm`` to ``pimc``, ``samples``
+to any policy but ``pimc`` (or to ``pimc:N`` with another N) -- never ignored silently.
 """
 
 from __future__ import annotations
@@ -64,6 +86,15 @@ OBSERVATION_FIELDS = (
     "hands",
 )
 RUN_SIZES = {"tierce": 3, "quarte": 4, "quinte": 5}
+_DECIDING = ("ruleset", "options", "dealer", "seat", "hand", "plays", "contract strain")
+#: Per play policy: the observation fields and the ``choose_card`` arguments it reads.
+POLICY_READS: dict[str, tuple[tuple[str, ...], tuple[str, ...]]] = {
+    "random": (_DECIDING, ("seed", "suit_perm")),
+    "greedy": ((*_DECIDING, "contract taker"), ("seed", "suit_perm")),
+    "expert": ((*_DECIDING, "contract taker", "declarations", "turned"), ("seed", "suit_perm")),
+    "pimc": ((*_DECIDING, "contract taker", "declarations", "turned"), ("seed", "samples")),
+    "dd": ((*_DECIDING, "hands"), ()),
+}
 #: the largest seed (the kernels' generators take a 64-bit signed integer)
 MAX_SEED = (1 << 63) - 1
 DECLARATION_KINDS = ("tierce", "quarte", "quinte", "carre", "belote")
@@ -296,8 +327,8 @@ def relabel_observation(obs: dict[str, Any], perm: int) -> dict[str, Any]:
 def choose_card(
     observation: dict[str, Any],
     policy: str = "greedy",
-    seed: int = 0,
-    samples: int = 30,
+    seed: int | None = None,
+    samples: int | None = None,
     suit_perm: int | None = None,
 ) -> str:
     """The card (text) that ``policy`` plays in this observation.
@@ -305,8 +336,17 @@ def choose_card(
     As in the simulator, ``random``, ``greedy`` and ``expert`` decide under a random
     relabelling of the suits, so that their ties never fall by suit index:
     ``suit_perm`` (0..23, a row of ``kernels.suit_symmetry.SUIT_PERMS``) is the
-    relabelling, by default drawn from ``seed``.  (``dd`` and ``pimc`` do not use it.)
-    ``ValueError`` (one line) for a bad observation, policy, seed or sample count."""
+    relabelling, by default drawn from ``seed`` (default 0).  ``samples``: the deals
+    plain ``pimc`` samples (default 30).  What each policy reads: ``POLICY_READS`` (the
+    module's docstring); an argument or the ``hands`` field given to a policy that does
+    not read it is refused.  ``ValueError`` (one line) for a bad observation, policy,
+    seed or sample count."""
+    parsed = parse_policy(policy, PLAY_POLICIES, "play")
+    _refuse_unread(parsed, ":" in policy, observation, seed, samples, suit_perm)
+    if seed is None:
+        seed = 0
+    if samples is None:
+        samples = 30
     if (
         isinstance(seed, bool)
         or not isinstance(seed, (int, np.integer))
@@ -327,7 +367,6 @@ def choose_card(
         or not 1 <= samples <= MAX_PIMC_SAMPLES
     ):
         raise ValueError(f"samples must be an integer 1..{MAX_PIMC_SAMPLES}, got {samples!r}")
-    parsed = parse_policy(policy, PLAY_POLICIES, "play")
     obs = read_observation(observation)
     seed, samples = int(seed), int(samples)
     spec = parsed.name
@@ -405,6 +444,34 @@ def choose_card(
     return format_card(int(relabel_card(card, back)))
 
 
+def _refuse_unread(
+    parsed: Any, with_params: bool, observation: Any, seed: Any, samples: Any, suit_perm: Any
+) -> None:
+    """One line for an input the policy would not read (``POLICY_READS``)."""
+    name = parsed.name
+    reads = POLICY_READS.get(name)
+    if reads is None:  # a policy added to the switchboard after this table
+        return
+    fields, arguments = reads
+    if isinstance(observation, dict) and "hands" in observation and "hands" not in fields:
+        raise ValueError(
+            f"the {name} policy does not read 'hands' (only dd plays with every hand "
+            "visible): leave it out"
+        )
+    for arg, value in (("seed", seed), ("samples", samples), ("suit_perm", suit_perm)):
+        if value is not None and arg not in arguments:
+            raise ValueError(f"the {name} policy does not use {arg}: leave it out")
+    if name == "pimc" and samples is not None and with_params:
+        given = parsed.params[0]
+        if not (isinstance(samples, (int, np.integer)) and not isinstance(samples, bool)) or (
+            samples != given
+        ):
+            raise ValueError(
+                f"pimc:{given:g} already says how many deals it samples: leave samples "
+                "out (or give plain pimc)"
+            )
+
+
 def _switchboard_card(obs: dict[str, Any], policy: int, params: np.ndarray, seed: int) -> int:
     """The card of a policy that decides from what its own seat holds and sees (the
     trick, the cards played, the contract): asked through the switchboard, with a
@@ -433,4 +500,4 @@ def _switchboard_card(obs: dict[str, Any], policy: int, params: np.ndarray, seed
     return int(decide(policy, params, turn, deal, rules_array, seed_state(seed), policy_buffers(1)))
 
 
-__all__ = ["choose_card", "read_observation", "relabel_observation"]
+__all__ = ["POLICY_READS", "choose_card", "read_observation", "relabel_observation"]

@@ -50,15 +50,26 @@ __all__ = [
     "kind_of",
     "load_atlas",
     "save_atlas",
+    "shipped_atlas",
     "write_atlas",
 ]
 
 KINDS = ("suit", "nt", "at")
 #: Strain code used for each kind when a class is played (suit classes: clubs trump).
 KIND_STRAIN = (0, 4, 5)
-#: The atlas shipped with the package (common rules, greedy play).
+#: The atlas shipped with the package for the common rules (the default play policy).
 DEFAULT_ATLAS = Path(__file__).resolve().parent.parent / "data" / "atlas_common.npz"
 NUM_HANDS = 201_376
+
+
+def shipped_atlas(rules: Any = None) -> Path:
+    """The atlas file shipped for a ruleset (a preset name or ``Rules``; None: common):
+    ``belote_sim/data/atlas_<preset>.npz`` when the package has one, else the common
+    atlas (``DEFAULT_ATLAS``; whoever uses it checks that it covers the rules and says
+    so when it does not)."""
+    name = getattr(rules, "name", rules) or "common"
+    path = DEFAULT_ATLAS.with_name(f"atlas_{name}.npz")
+    return path if path.exists() else DEFAULT_ATLAS
 
 
 def kind_of(strain: int) -> int:

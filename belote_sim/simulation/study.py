@@ -154,9 +154,10 @@ class Study:
             paths = {s.path for s in self.bidding if uses_atlas(s.name)}
             if len(paths) > 1:
                 raise ValueError("the seats bidding by the atlas must use the same atlas file")
-            from belote_sim.simulation.atlas_table import load_atlas
+            from belote_sim.simulation.atlas_table import load_atlas, shipped_atlas
 
-            table = load_atlas(paths.pop())
+            path = paths.pop()
+            table = load_atlas(path or str(shipped_atlas(self.rules)))
             table.check_covers(self.rules)
             self._atlas = table.kernel_arrays()
         if "fixed" in bid_names:
