@@ -204,3 +204,26 @@ def test_cli_text_json_tables_and_report(tmp_path):
 def test_cli_errors(argv, words):
     rc, _, err = run_cli(argv + ["--deals", 10, "--play", "greedy"])
     one_line_error(rc, err, *words)
+
+
+def test_french_rounds():
+    """In the french rounds the named suit is the turned one; the deals' later cards
+    follow the taker, the bidding cards are the same in both plays."""
+    s = compare_systems(["take", "take:60,50"], rules="french", deals=300, play="greedy", seed=4)
+    sit = s.situations
+    assert not sit.empty
+    assert set(sit["situation"]) <= {"round 1: the turned suit", "round 2"}
+    assert (sit["named"] == "suit").all()
+    assert sit["contribution"].sum() == pytest.approx(s.pairs.iloc[0]["mean"])
+
+
+def test_a_pair_is_the_bidding_duel(study):
+    from belote_sim.analysis.comparisons import bidding_duel
+
+    duel = bidding_duel(A, B, deals=DEALS, play="greedy", seed=5)
+    pair = study.pairs.iloc[0]
+    assert (pair["mean"], pair["se"], pair["thrown_in"]) == (
+        duel["mean"],
+        duel["se"],
+        duel["thrown_in"],
+    )

@@ -436,8 +436,9 @@ def compare_systems(
         la, lb = labels[i], labels[j]
         first = simulate(deals, bidding=[a, b, a, b], progress=progress, **same)
         second = simulate(deals, bidding=[b, a, b, a], progress=progress, **same)
-        if not (first["hand0"].to_numpy() == second["hand0"].to_numpy()).all():
-            raise AssertionError("the mirrored runs did not play the same deals")
+        for col in ("bid0", "bid1", "bid2", "bid3"):  # (french: the rest follows the taker)
+            if not (first[col].to_numpy() == second[col].to_numpy()).all():
+                raise AssertionError("the mirrored runs did not deal the same cards")
         net = (
             (first["mp0"] - first["mp1"]).to_numpy(float)
             + (second["mp1"] - second["mp0"]).to_numpy(float)

@@ -123,7 +123,11 @@ def write_systems_report(study: SystemsStudy, out_dir: str | Path) -> Path:
     )
     fig = Figure(figsize=_figure_size(len(study.pairs)), layout="constrained")
     pair_figure(study, fig.add_subplot())
-    fig.supxlabel(source, x=0.99, ha="right", fontsize=6, color="#718096")
+    footnote = (
+        f"belote-sim {__version__}; {m['deals']:,} mirrored deals; {m['rules']}; "
+        f"{m['play']} play; seed {m['seed']}"
+    )
+    fig.supxlabel(footnote, x=0.99, ha="right", fontsize=6, color="#718096")
     fig.savefig(out / "figures" / "pairs.png", dpi=DPI)
     pair_cols = {
         "a": ("a", ""),
@@ -136,7 +140,7 @@ def write_systems_report(study: SystemsStudy, out_dir: str | Path) -> Path:
         "thrown_in": ("thrown in (both plays)", ",d"),
     }
     if m["games"]:
-        pair_cols.update(win_rate=("a wins (games)", ".2%"), win_se=("s.e.", ".2%"))
+        pair_cols.update(win_rate=("a wins (games)", ".2%"), win_se=("win s.e.", ".2%"))
     mix_cols = {
         "system": ("system", ""),
         "opponent": ("against", ""),

@@ -179,7 +179,7 @@ def _print_study(study: Any, args: argparse.Namespace, seconds: float) -> None:
     }
     fmts = {"mean": "+.3f", "se": ".3f", "low": "+.3f", "high": "+.3f", "differ": ".1%"}
     if m["games"]:
-        cols.update(win_rate="a wins", win_se="s.e. ")
+        cols.update(win_rate="a wins", win_se="win s.e.")
         fmts.update(win_rate=".2%", win_se=".2%")
     print(_table(study.pairs, cols, fmts))
     if len(study.systems) > 2:
