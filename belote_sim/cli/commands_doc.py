@@ -15,6 +15,7 @@ Commands::
     belote-sim dataset verify DIR                         a dataset's parts and checksums
     belote-sim hand "JH 9H AH TS 7C" [--position P]       one hand per strain, the best call
     belote-sim study bidding --param suit --values 40,50  bidding threshold sweep
+    belote-sim study systems threshold atlas [...]        bidding systems, where they differ
     belote-sim solve "<4 hands>" --strain H --leader 0     double-dummy value and card scores
     belote-sim solve --records IN.jsonl                   the same for replay records
     belote-sim duel --a pimc --b greedy --deals N         compare two play policies

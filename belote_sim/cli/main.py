@@ -7,7 +7,7 @@ import sys
 from typing import TypeAlias
 
 from belote_sim._version import __version__
-from belote_sim.cli.analysis_commands import cmd_atlas, cmd_duel, cmd_study
+from belote_sim.cli.analysis_commands import cmd_atlas, cmd_duel
 from belote_sim.cli.commands_doc import COMMANDS
 from belote_sim.cli.common import (
     DefaultsFormatter,
@@ -25,6 +25,7 @@ from belote_sim.cli.study_commands import (
     cmd_report,
     cmd_simulate,
 )
+from belote_sim.cli.systems_command import add_systems_arguments, cmd_study_kind
 from belote_sim.policies import (
     BID_POLICIES,
     DEFAULT_PLAY,
@@ -457,7 +458,8 @@ def _threshold_defaults() -> str:
 def _add_study(sub: _Subparsers) -> None:
     p = sub.add_parser(
         "study",
-        help="studies: 'study bidding' sweeps a bidding threshold",
+        help="studies: 'study bidding' sweeps a bidding threshold, 'study systems' "
+        "plays bidding systems against each other",
         description="study bidding: one threshold of the threshold bidding "
         "policy takes each value in turn against the default thresholds, on "
         "mirrored deals (each deal played twice with the teams swapped); the "
@@ -466,10 +468,14 @@ def _add_study(sub: _Subparsers) -> None:
         "threshold policy's bidding score of a seat's 5 bidding cards in a strain: "
         f"{THRESHOLD_SCORE_FORMULA}. A seat bids the strain whose score exceeds its "
         "threshold by most; it doubles (redoubles) when its score in the contract's "
-        "strain reaches double (redouble).",
+        "strain reaches double (redouble).  study systems A B [C ...]: every pair of "
+        "bidding systems (--bid specs) on the same mirrored deals, everyone playing "
+        "--play: net MP per deal, contract mix, and where the systems call differently "
+        "(the first call where the two auctions of a deal part: situation, position, "
+        "hand class), strongest first.",
         formatter_class=DefaultsFormatter,
     )
-    p.add_argument("kind", choices=["bidding"], help="the study to run")
+    p.add_argument("kind", choices=["bidding", "systems"], help="the study to run")
     p.add_argument(
         "--param", default="suit", help="threshold to sweep: suit, nt, at, double or redouble"
     )
@@ -492,9 +498,15 @@ def _add_study(sub: _Subparsers) -> None:
     )
     p.add_argument("--seed", type=int, default=0, help="seed of the deals")
     p.add_argument("--threads", type=int, default=None, help="numba threads (default: all)")
-    p.add_argument("-o", "--output", help="write the table as CSV here")
-    _add_overwrite(p, "an existing CSV file")
-    p.set_defaults(func=cmd_study)
+    p.add_argument(
+        "-o",
+        "--output",
+        help="write the table as CSV here (study systems: every table in one CSV, or "
+        "Parquet for a .parquet name, its column 'table' naming the table)",
+    )
+    _add_overwrite(p, "an existing CSV file (or report)")
+    add_systems_arguments(p)
+    p.set_defaults(func=cmd_study_kind)
 
 
 def _add_solve(sub: _Subparsers) -> None:
