@@ -227,3 +227,15 @@ def test_a_pair_is_the_bidding_duel(study):
         duel["se"],
         duel["thrown_in"],
     )
+
+
+def test_french_bidding_duel_is_the_pair():
+    """The bidding duel of the french rounds (whose later cards follow the taker) plays
+    and agrees with study systems on the same deals."""
+    from belote_sim.analysis.comparisons import bidding_duel
+
+    kw = dict(rules="french", deals=300, play="greedy", seed=4)
+    duel = bidding_duel("take", "take:60,50", **kw)
+    pair = compare_systems(["take", "take:60,50"], **kw).pairs.iloc[0]
+    assert duel["played"] > 0
+    assert (pair["mean"], pair["se"]) == (duel["mean"], duel["se"])

@@ -255,8 +255,10 @@ def bidding_duel(
     orders = ([a, b, a, b], [b, a, b, a])  # a bids for team 0, then for team 1
     same = dict(rules=rules, play=play, seed=seed, threads=threads, options=options)
     first, second = (simulate(deals, bidding=order, **same) for order in orders)
-    if not (first["hand0"].to_numpy() == second["hand0"].to_numpy()).all():
-        raise AssertionError("the mirrored runs did not play the same deals")
+    # The bidding cards are the deal (french: the rest of the cards follows the taker).
+    for col in ("bid0", "bid1", "bid2", "bid3"):
+        if not (first[col].to_numpy() == second[col].to_numpy()).all():
+            raise AssertionError("the mirrored runs did not deal the same cards")
     x = (
         (first["mp0"] - first["mp1"]).to_numpy(float)
         + (second["mp1"] - second["mp0"]).to_numpy(float)
