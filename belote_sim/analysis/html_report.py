@@ -33,6 +33,7 @@ from belote_sim.analysis.report_sections import (
     pct_interval,
     points_section,
     seat_list,
+    seat_section,
     study_section,
     trump_section,
 )
@@ -130,13 +131,7 @@ def _summary(tables: dict, provenance: dict, n_deals: int) -> tuple[str, str]:
         f"{rate('inside')} and hung {rate('hanging')}; {rate('doubled')} were doubled "
         f"and {rate('valat')} ended in a valat (every trick)."
     )
-    success = tables["success_by_contract"].groupby("strain")[["n", "made"]].sum()
-    if len(success):
-        top = success["n"].idxmax()
-        text += (
-            f" The most frequent contract is {top} ({success.loc[top, 'n'] / played:.0%}"
-            f" of contracts, made {success.loc[top, 'made'] / success.loc[top, 'n']:.1%})."
-        )
+    text += _family_text(tables, played, bool(cond))
     cards = []
     for event, label in (
         ("made", "contracts made"),
@@ -152,6 +147,33 @@ def _summary(tables: dict, provenance: dict, n_deals: int) -> tuple[str, str]:
             "</span></div>"
         )
     return f"<p class='lead'>{text}</p>", f"<div class='cards'>{''.join(cards)}</div>"
+
+
+def _family_text(tables: dict, played: int, conditioned: bool) -> str:
+    """The contracts by kind: a suit (any of the four, added up: the rules treat the
+    suits alike, so which physical suit is most frequent is chance), NT and AT, each
+    with its share and how often it is made.  A conditioned study also names its most
+    frequent suit, since its conditions make the suits differ."""
+    success = tables["success_by_contract"].groupby("strain")[["n", "made"]].sum()
+    if not len(success) or not played:
+        return ""
+    suits = success.loc[[s for s in ("C", "D", "H", "S") if s in success.index]]
+    kinds = []
+    for label, n, made in (
+        ("a suit (any of the four)", suits["n"].sum(), suits["made"].sum()),
+        ("no trumps", success["n"].get("NT", 0), success["made"].get("NT", 0)),
+        ("all trumps", success["n"].get("AT", 0), success["made"].get("AT", 0)),
+    ):
+        if n:
+            kinds.append(f"{label} {n / played:.0%} (made {made / n:.1%})")
+    text = " Contracts played: " + ", ".join(kinds) + "."
+    if conditioned and len(suits):
+        top = suits["n"].idxmax()
+        text += (
+            f" With these conditions the most frequent suit is {top} "
+            f"({suits.loc[top, 'n'] / played:.0%} of contracts)."
+        )
+    return text
 
 
 def source_line(provenance: dict, n_deals: int) -> str:
@@ -206,7 +228,7 @@ def write_report(
 
 
 #: what a report folder holds
-REPORT_NAMES = frozenset({"index.html", "atlas.html", "tables", "figures"})
+REPORT_NAMES = frozenset({"index.html", "atlas.html", "hand", "tables", "figures"})
 
 
 def _foreign_files(path: str) -> str | None:
@@ -240,13 +262,14 @@ def _write_report(
     page = Page(out, source_line(provenance, n_deals))
     lead, cards = _summary(tables, provenance, n_deals)
     outcome_section(page, tables)
+    seat_section(page, tables, provenance)
     contract_section(page, tables, provenance)
     if "bid_trumps" in tables:
         bidding_section(page, tables, source)
     trump_section(page, tables)
     points_section(page, tables)
     declaration_section(page, tables, provenance)
-    atlas_section(page, out)
+    atlas_section(page, out, conditioned=bool(conditions_text(provenance)))
     study_section(page, tables, provenance)
     parts = [
         f"<!doctype html><html lang='en'><head><meta charset='utf-8'>"
