@@ -167,6 +167,20 @@ def _family_text(tables: dict, played: int, conditioned: bool) -> str:
         if n:
             kinds.append(f"{label} {n / played:.0%} (made {made / n:.1%})")
     text = " Contracts played: " + ", ".join(kinds) + "."
+    if not conditioned and len(suits) == 4 and suits["n"].sum():
+        shares = ", ".join(f"{s} {suits.loc[s, 'n'] / suits['n'].sum():.0%}" for s in suits.index)
+        rising = bool((suits["n"].diff().dropna() > 0).all())
+        text += (
+            f" Suit contracts by suit: {shares}. The four suits are dealt alike; what "
+            "differs is their rank in the auction, where a bid must be above the last one "
+            "(C < D < H < S): a seat can overcall a lower suit with a higher one, not the "
+            "other way round"
+            + (
+                ", so the higher the suit the more often it ends as the contract."
+                if rising
+                else " (the rest is chance)."
+            )
+        )
     if conditioned and len(suits):
         top = suits["n"].idxmax()
         text += (
@@ -197,6 +211,8 @@ def write_report(
     allow_incomplete: bool = False,
     overwrite: bool = False,
     verify: bool = True,
+    svg: bool = False,
+    single_file: bool = False,
 ) -> Path:
     """Write the HTML report of a deals table into ``out_dir``; returns index.html.
 
@@ -211,9 +227,30 @@ def write_report(
     complete.  An existing report there (a folder that is not empty) is replaced only
     with ``overwrite``, and a folder holding anything else than a report's files
     (``REPORT_NAMES``) never is.
+
+    ``svg``: figures as SVG (vector) instead of PNG.  ``single_file``: one
+    self-contained HTML file instead of a folder (``single_file.inline_report``:
+    figures and tables as data URIs, the atlas page and the hand evaluator as sections
+    of the page), written at ``out_dir`` if it ends in ``.html``, else at ``out_dir``
+    + ``.html``; returns that file.
     """
     check_source(source)
     source, status = checked_source(source, allow_incomplete, verify)
+    fmt = "svg" if svg else "png"
+    if single_file:
+        import tempfile
+
+        from belote_sim.analysis.single_file import inline_report
+
+        target = str(out_dir)
+        target = target if target.endswith(".html") else target + ".html"
+        with Output(target, what="the report", overwrite=overwrite, parents=True) as output:
+            with tempfile.TemporaryDirectory(prefix="belote-sim-report-") as tmp:
+                _write_report(source, Path(tmp), provenance, title, status, fmt)
+                page = inline_report(tmp)
+            Path(output.tmp).write_text(page, encoding="utf-8")
+            output.commit()
+        return Path(target)
     with Output(
         out_dir,
         what="the report",
@@ -222,7 +259,7 @@ def write_report(
         replaceable=_foreign_files,
         parents=True,
     ) as output:
-        _write_report(source, Path(output.tmp), provenance, title, status)
+        _write_report(source, Path(output.tmp), provenance, title, status, fmt)
         output.commit()
     return Path(out_dir) / "index.html"
 
@@ -246,7 +283,12 @@ def _foreign_files(path: str) -> str | None:
 
 
 def _write_report(
-    source: Any, out: Path, provenance: dict | None, title: str | None, status: dict
+    source: Any,
+    out: Path,
+    provenance: dict | None,
+    title: str | None,
+    status: dict,
+    fmt: str = "png",
 ) -> Path:
     """The report of a checked source into the folder ``out`` (created)."""
     if provenance is None:
@@ -259,7 +301,7 @@ def _write_report(
     for name, df in tables.items():
         df.to_csv(out / "tables" / f"{name}.csv", index=False)
     n_deals = int(tables["outcomes"].set_index("event").loc["thrown_in", "n"])
-    page = Page(out, source_line(provenance, n_deals))
+    page = Page(out, source_line(provenance, n_deals), fmt)
     lead, cards = _summary(tables, provenance, n_deals)
     outcome_section(page, tables)
     seat_section(page, tables, provenance)

@@ -217,13 +217,16 @@ def conditions_text(provenance: dict) -> str:
 
 class Page:
     """The report's page being written: its sections, and its figures saved under
-    ``out/figures``, each with a title and ``source`` (the study in one line) drawn
-    in the image, so that a figure shared on its own still says what it shows and
-    where it comes from."""
+    ``out/figures`` (``fmt``: PNG at ``plots.DPI`` or SVG, vector), each with a title
+    and ``source`` (the study in one line) drawn in the image, so that a figure shared
+    on its own still says what it shows and where it comes from."""
 
-    def __init__(self, out: Path, source: str = ""):
+    def __init__(self, out: Path, source: str = "", fmt: str = "png"):
+        if fmt not in ("png", "svg"):
+            raise ValueError(f"figure format {fmt!r}: png or svg")
         self.out = out
         self.source = source
+        self.fmt = fmt
         self.sections: list[tuple[str, str, list[str]]] = []
         (out / "figures").mkdir(parents=True, exist_ok=True)
 
@@ -247,7 +250,11 @@ class Page:
                 ax.set_title(title)
         if source or self.source:
             fig.supxlabel(source or self.source, x=0.99, ha="right", fontsize=6.5, color="#718096")
-        fig.savefig(self.out / "figures" / name, dpi=plots.DPI)
+        name = Path(name).with_suffix("." + self.fmt).name
+        if self.fmt == "svg":  # vector; no date, so the same report gives the same file
+            fig.savefig(self.out / "figures" / name, format="svg", metadata={"Date": None})
+        else:
+            fig.savefig(self.out / "figures" / name, dpi=plots.DPI)
         return (
             f"<figure><img src='figures/{name}' alt='{html.escape(caption)}' "
             f"width='{width}'><figcaption>{html.escape(caption)}</figcaption></figure>"
@@ -498,8 +505,7 @@ def seat_section(page: Page, tables: dict, provenance: dict) -> None:
         total = part[["n", "made", "net", "net2"]].sum()
         n_deals = float(total["n"])
         heading = (
-            f"Seat {seat} and its team {team} (seats {min(seat, partner)} and "
-            f"{max(seat, partner)})"
+            f"Seat {seat} and its team {team} (seats {min(seat, partner)} and {max(seat, partner)})"
         )
         parts.append(f"<h3>{heading}</h3>")
         parts.append(
