@@ -66,9 +66,7 @@ def test_declaration_plot_per_seat_leaves_out_impossible_and_certain():
     rows = []
     for seat, (p_run, p_carre) in enumerate([(1.0, 0.0), (0.05, 0.001)]):
         for event, p in (("run3", p_run), ("carre_9", p_carre)):
-            rows.append(
-                dict(scope="hand5", event=event, seat=seat, exact=p, rate=p, low=p, high=p)
-            )
+            rows.append(dict(scope="hand5", event=event, seat=seat, exact=p, rate=p, low=p, high=p))
     ax = plots.declaration_frequencies(pd.DataFrame(rows), "hand5")
     # seat 0's events are certain and impossible: nothing drawn for it
     assert [c.get_label() for c in ax.containers] == ["seat 1"]
