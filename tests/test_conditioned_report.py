@@ -125,6 +125,54 @@ def test_at_without_x2_is_explained(tmp_path):
     assert "Why all trumps" not in "".join(page.sections[0][2])
 
 
+def test_nt_double_impossible_with_default_thresholds():
+    import numpy as np
+
+    from belote_sim.analysis.report_sections import best_defence_nt_score
+    from belote_sim.cards import parse_hand
+    from belote_sim.kernels.bidding import SCORE
+
+    def nt_score(text):
+        mask = parse_hand(text.split(), size=None)
+        return int(sum(SCORE[4, c] for c in range(32) if (mask >> c) & 1))
+
+    # any 5 cards: four aces and a ten is the most
+    assert best_defence_nt_score(0) == nt_score("AC AD AH AS TC") == 74
+    # a taker bidding NT at 52 leaves at most 56 to a defender: e.g. both hold A A T T K
+    taker, defender = nt_score("AC AD TC TD KC"), nt_score("AH AS TH TS KH")
+    assert taker >= 52 and defender == 56 == best_defence_nt_score(52)
+    # random deals agree: never a defender above 56 beside a 52+ NT hand
+    rng = np.random.default_rng(0)
+    nt = SCORE[4]
+    for _ in range(20_000):
+        cards = rng.permutation(32)
+        if nt[cards[:5]].sum() >= 52:
+            assert nt[cards[5:10]].sum() <= 56
+    assert best_defence_nt_score(200) == -1
+
+
+def test_nt_never_doubled_is_explained(tmp_path):
+    from belote_sim.analysis.report_sections import Page, contract_section
+
+    table = pd.DataFrame(
+        {
+            "strain": ["NT", "H"],
+            "doubling": [0, 1],
+            "taker_position": [0, 0],
+            "n": [50, 30],
+            "made": [40, 10],
+        }
+    )
+    page = Page(tmp_path)
+    contract_section(page, {"success_by_contract": table}, {"bidding": ["threshold"] * 4})
+    body = "".join(page.sections[0][2])
+    assert "Why no trumps is never doubled" in body and "at most 56" in body
+    page = Page(tmp_path)
+    low = {"bidding": ["threshold:50,40,75,60,60"] * 4}  # NT at 40: a double can happen
+    contract_section(page, {"success_by_contract": table}, low)
+    assert "Why no trumps" not in "".join(page.sections[0][2])
+
+
 @pytest.fixture(scope="module")
 def small_deals():
     return simulate(1500, seed=6, play="greedy")

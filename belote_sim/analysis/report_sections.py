@@ -32,6 +32,7 @@ __all__ = [
     "SEAT_ORDINALS",
     "Page",
     "atlas_section",
+    "best_defence_nt_score",
     "bidding_section",
     "conditions_text",
     "contract_section",
@@ -472,6 +473,12 @@ def contract_section(page: Page, tables: dict, provenance: dict) -> None:
             "taker's team's MP minus the defenders' in a doubled deal) is about twice "
             "the x1 net of the same cards, and at x4 four times.</p>",
             *_at_doubling_note(t, provenance),
+            *_nt_doubling_note(
+                t,
+                []
+                if (provenance.get("options") or {}).get("dealer_must_take")
+                else [threshold_params(str(b)) for b in provenance.get("bidding") or []],
+            ),
             pivot,
             f"<p class='note'>Data: {_csv('success_by_contract')}</p>",
         ],
@@ -609,6 +616,51 @@ def threshold_params(spec: str) -> list[float] | None:
     return values + list(THRESHOLD_DEFAULTS[len(values) :])
 
 
+def best_defence_nt_score(taker_score: float) -> int:
+    """The highest NT bidding score (``policies.THRESHOLD_SCORE_FORMULA``: A 11 + 5,
+    T 10, K 4, Q 3, J 2) a defender's 5 cards can have when the taker's 5 cards score
+    at least ``taker_score`` in NT (the two hands share the deck's 4 cards of each
+    rank); -1 when no hand scores that much.  Counted over every split of the honours."""
+    import itertools
+
+    points = (16, 10, 4, 3, 2)  # A (11 + 5 per ace), T, K, Q, J
+    hands = [c for c in itertools.product(range(5), repeat=5) if sum(c) <= 5]
+
+    def score(c):
+        return sum(p * x for p, x in zip(points, c))
+
+    best = -1
+    for taker in hands:
+        if score(taker) < taker_score:
+            continue
+        for other in hands:
+            if all(a + b <= 4 for a, b in zip(taker, other)):
+                best = max(best, score(other))
+    return best
+
+
+def _nt_doubling_note(t: pd.DataFrame, params: list) -> list[str]:
+    """Why NT contracts are never doubled, when they are not and the ``threshold``
+    policy's numbers make it impossible: a note, or nothing."""
+    nt = t[t["strain"] == "NT"]
+    if not nt["n"].sum() or (nt.loc[nt["n"] > 0, "doubling"].astype(int) > 0).any():
+        return []
+    if not params or any(p is None for p in params):
+        return []
+    nt_min = min(p[1] for p in params)
+    double = min(p[3] for p in params)
+    best = best_defence_nt_score(nt_min)
+    if best < 0 or best >= double:
+        return []
+    return [
+        "<p class='note'><b>Why no trumps is never doubled.</b> A defender doubles NT "
+        f"with an NT score of {double:g} or more, but when the taker's five cards score the "
+        f"{nt_min:g} it needs to bid NT, the aces and tens left to a defender's five cards "
+        f"score at most {best} (counted over every split of the honours): with these "
+        "thresholds a double of NT cannot happen.</p>"
+    ]
+
+
 def _at_doubling_note(t: pd.DataFrame, provenance: dict) -> list[str]:
     """Why all-trumps contracts show x1 and x4 but no x2 (when they do): a note, or
     nothing.  With the ``threshold`` policy at every seat and an AT threshold at or
@@ -620,6 +672,8 @@ def _at_doubling_note(t: pd.DataFrame, provenance: dict) -> list[str]:
         return []
     specs = provenance.get("bidding") or []
     params = [threshold_params(str(spec)) for spec in specs]
+    if (provenance.get("options") or {}).get("dealer_must_take"):
+        params = []  # a forced dealer bids below its threshold: no claim
     if params and all(p is not None and p[2] >= p[4] for p in params):
         at_min = min(p[2] for p in params if p is not None)
         redouble = max(p[4] for p in params if p is not None)
@@ -630,7 +684,7 @@ def _at_doubling_note(t: pd.DataFrame, provenance: dict) -> list[str]:
             "round again (three passes end it), so the taker, holding the same five "
             "cards, always reaches the redouble (if its partner has not redoubled first). "
             "Every doubled AT contract is redoubled: x2 is never "
-            "final (in suit and NT contracts it is, when the taker's score is between its "
+            "final (in suit contracts it is, when the taker's score is between its "
             "bidding threshold and the redouble threshold).</p>"
         ]
     return [
