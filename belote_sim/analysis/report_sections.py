@@ -241,14 +241,17 @@ class Page:
         source: str | None = None,
     ) -> str:
         """Save the figure of ``ax`` as ``figures/name`` with its ``title`` (unless it
-        has one) and the source line (``source``, by default the study's) drawn in;
-        returns its HTML (``<figure>`` with the caption)."""
+        has one; ValueError for a figure left without any) and the source line
+        (``source``, by default the study's) drawn in; returns its HTML (``<figure>``
+        with the caption)."""
         fig = ax.figure
         if title and not any(a.get_title() for a in fig.axes):
             if len(fig.axes) > 1:
                 fig.suptitle(title)
             else:
                 ax.set_title(title)
+        if not fig.get_suptitle() and not any(a.get_title() for a in fig.axes):
+            raise ValueError(f"figure {name}: no title (every figure of the report has one)")
         if source or self.source:
             fig.supxlabel(source or self.source, x=0.99, ha="right", fontsize=6.5, color="#718096")
         name = Path(name).with_suffix("." + self.fmt).name
