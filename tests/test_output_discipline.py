@@ -401,7 +401,7 @@ def test_study_export_and_report_outputs(tmp_path, reference, monkeypatch):
     # files never is
     import belote_sim.analysis.html_report as html_report
 
-    monkeypatch.setattr(html_report, "atlas_section", lambda page, out: None)  # quicker
+    monkeypatch.setattr(html_report, "atlas_section", lambda page, out, **kw: None)  # quicker
     rep = tmp_path / "rep"
     assert run_cli(["report", reference, "-o", rep])[0] == 0
     assert (rep / "index.html").exists() and beside(rep) == []

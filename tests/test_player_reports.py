@@ -396,6 +396,13 @@ def test_report_figures_carry_a_title_and_the_source_line(tmp_path):
     ax2.set_title("own")
     page.figure(ax2, "b.png", "caption", title="A title")
     assert ax2.get_title() == "own"
+    # a figure without any title is refused
+    with __import__("pytest").raises(ValueError, match="no title"):
+        page.figure(Figure().add_subplot(), "c.png", "caption")
+    # another source line where the figure is not the study's (the atlas)
+    ax3 = Figure().add_subplot()
+    page.figure(ax3, "d.png", "caption", title="t", source="Source: the atlas")
+    assert ax3.figure.get_supxlabel() == "Source: the atlas"
 
 
 def test_net_cell_never_prints_minus_zero():

@@ -49,15 +49,28 @@ def test_success_vs_feature_lines_and_bands(tables):
 
 def test_declaration_plot_ratio_to_exact_with_intervals(tables):
     ax = plots.declaration_frequencies(tables["declarations"], "hand8")
-    # one point per event: simulated / exact with its interval, a line at 1 (exact)
+    # one row per event (names on the y axis, never overlapping): simulated / exact on
+    # x with its interval, a vertical line at 1 (exact)
     (container,) = ax.containers
-    ratios = container.lines[0].get_ydata()
-    assert len(ratios) == 11 and ax.get_yscale() == "linear"
+    ratios = container.lines[0].get_xdata()
+    assert len(ratios) == 11 and ax.get_xscale() == "linear"
     part = tables["declarations"].query("scope == 'hand8'")
     assert list(ratios) == pytest.approx(list(part["rate"] / part["exact"]))
-    assert [line for line in ax.lines if list(line.get_ydata()) == [1, 1]]
-    labels = [t.get_text() for t in ax.get_xticklabels()]
+    assert [line for line in ax.lines if list(line.get_xdata()) == [1, 1]]
+    labels = [t.get_text() for t in ax.get_yticklabels()]
     assert "tierce (run 3)" in labels and "carré J" in labels
+    assert len(set(container.lines[0].get_ydata())) == 11  # one row each
+
+
+def test_declaration_plot_per_seat_leaves_out_impossible_and_certain():
+    rows = []
+    for seat, (p_run, p_carre) in enumerate([(1.0, 0.0), (0.05, 0.001)]):
+        for event, p in (("run3", p_run), ("carre_9", p_carre)):
+            rows.append(dict(scope="hand5", event=event, seat=seat, exact=p, rate=p, low=p, high=p))
+    ax = plots.declaration_frequencies(pd.DataFrame(rows), "hand5")
+    # seat 0's events are certain and impossible: nothing drawn for it
+    assert [c.get_label() for c in ax.containers] == ["seat 1"]
+    assert [t.get_text() for t in ax.get_yticklabels()] == ["tierce (run 3)", "carré 9"]
 
 
 def test_mp_histograms_one_step_per_family_and_overflow_bin(tables):

@@ -33,6 +33,7 @@ from belote_sim.analysis.report_sections import (
     pct_interval,
     points_section,
     seat_list,
+    seat_section,
     study_section,
     trump_section,
 )
@@ -130,13 +131,7 @@ def _summary(tables: dict, provenance: dict, n_deals: int) -> tuple[str, str]:
         f"{rate('inside')} and hung {rate('hanging')}; {rate('doubled')} were doubled "
         f"and {rate('valat')} ended in a valat (every trick)."
     )
-    success = tables["success_by_contract"].groupby("strain")[["n", "made"]].sum()
-    if len(success):
-        top = success["n"].idxmax()
-        text += (
-            f" The most frequent contract is {top} ({success.loc[top, 'n'] / played:.0%}"
-            f" of contracts, made {success.loc[top, 'made'] / success.loc[top, 'n']:.1%})."
-        )
+    text += _family_text(tables, played, bool(cond))
     cards = []
     for event, label in (
         ("made", "contracts made"),
@@ -152,6 +147,47 @@ def _summary(tables: dict, provenance: dict, n_deals: int) -> tuple[str, str]:
             "</span></div>"
         )
     return f"<p class='lead'>{text}</p>", f"<div class='cards'>{''.join(cards)}</div>"
+
+
+def _family_text(tables: dict, played: int, conditioned: bool) -> str:
+    """The contracts by kind: a suit (any of the four, added up: the rules treat the
+    suits alike, so which physical suit is most frequent is chance), NT and AT, each
+    with its share and how often it is made.  A conditioned study also names its most
+    frequent suit, since its conditions make the suits differ."""
+    success = tables["success_by_contract"].groupby("strain")[["n", "made"]].sum()
+    if not len(success) or not played:
+        return ""
+    suits = success.loc[[s for s in ("C", "D", "H", "S") if s in success.index]]
+    kinds = []
+    for label, n, made in (
+        ("a suit (any of the four)", suits["n"].sum(), suits["made"].sum()),
+        ("no trumps", success["n"].get("NT", 0), success["made"].get("NT", 0)),
+        ("all trumps", success["n"].get("AT", 0), success["made"].get("AT", 0)),
+    ):
+        if n:
+            kinds.append(f"{label} {n / played:.0%} (made {made / n:.1%})")
+    text = " Contracts played: " + ", ".join(kinds) + "."
+    if not conditioned and len(suits) == 4 and suits["n"].sum():
+        shares = ", ".join(f"{s} {suits.loc[s, 'n'] / suits['n'].sum():.0%}" for s in suits.index)
+        rising = bool((suits["n"].diff().dropna() > 0).all())
+        text += (
+            f" Suit contracts by suit: {shares}. The four suits are dealt alike; what "
+            "differs is their rank in the auction, where a bid must be above the last one "
+            "(C < D < H < S): a seat can overcall a lower suit with a higher one, not the "
+            "other way round"
+            + (
+                ", so the higher the suit the more often it ends as the contract."
+                if rising
+                else " (the rest is chance)."
+            )
+        )
+    if conditioned and len(suits):
+        top = suits["n"].idxmax()
+        text += (
+            f" With these conditions the most frequent suit is {top} "
+            f"({suits.loc[top, 'n'] / played:.0%} of contracts)."
+        )
+    return text
 
 
 def source_line(provenance: dict, n_deals: int) -> str:
@@ -175,6 +211,8 @@ def write_report(
     allow_incomplete: bool = False,
     overwrite: bool = False,
     verify: bool = True,
+    svg: bool = False,
+    single_file: bool = False,
 ) -> Path:
     """Write the HTML report of a deals table into ``out_dir``; returns index.html.
 
@@ -189,9 +227,30 @@ def write_report(
     complete.  An existing report there (a folder that is not empty) is replaced only
     with ``overwrite``, and a folder holding anything else than a report's files
     (``REPORT_NAMES``) never is.
+
+    ``svg``: figures as SVG (vector) instead of PNG.  ``single_file``: one
+    self-contained HTML file instead of a folder (``single_file.inline_report``:
+    figures and tables as data URIs, the atlas page and the hand evaluator as sections
+    of the page), written at ``out_dir`` if it ends in ``.html``, else at ``out_dir``
+    + ``.html``; returns that file.
     """
     check_source(source)
     source, status = checked_source(source, allow_incomplete, verify)
+    fmt = "svg" if svg else "png"
+    if single_file:
+        import tempfile
+
+        from belote_sim.analysis.single_file import inline_report
+
+        target = str(out_dir)
+        target = target if target.endswith(".html") else target + ".html"
+        with Output(target, what="the report", overwrite=overwrite, parents=True) as output:
+            with tempfile.TemporaryDirectory(prefix="belote-sim-report-") as tmp:
+                _write_report(source, Path(tmp), provenance, title, status, fmt)
+                page = inline_report(tmp)
+            Path(output.tmp).write_text(page, encoding="utf-8")
+            output.commit()
+        return Path(target)
     with Output(
         out_dir,
         what="the report",
@@ -200,13 +259,13 @@ def write_report(
         replaceable=_foreign_files,
         parents=True,
     ) as output:
-        _write_report(source, Path(output.tmp), provenance, title, status)
+        _write_report(source, Path(output.tmp), provenance, title, status, fmt)
         output.commit()
     return Path(out_dir) / "index.html"
 
 
 #: what a report folder holds
-REPORT_NAMES = frozenset({"index.html", "atlas.html", "tables", "figures"})
+REPORT_NAMES = frozenset({"index.html", "atlas.html", "hand", "tables", "figures"})
 
 
 def _foreign_files(path: str) -> str | None:
@@ -224,7 +283,12 @@ def _foreign_files(path: str) -> str | None:
 
 
 def _write_report(
-    source: Any, out: Path, provenance: dict | None, title: str | None, status: dict
+    source: Any,
+    out: Path,
+    provenance: dict | None,
+    title: str | None,
+    status: dict,
+    fmt: str = "png",
 ) -> Path:
     """The report of a checked source into the folder ``out`` (created)."""
     if provenance is None:
@@ -237,16 +301,17 @@ def _write_report(
     for name, df in tables.items():
         df.to_csv(out / "tables" / f"{name}.csv", index=False)
     n_deals = int(tables["outcomes"].set_index("event").loc["thrown_in", "n"])
-    page = Page(out, source_line(provenance, n_deals))
+    page = Page(out, source_line(provenance, n_deals), fmt)
     lead, cards = _summary(tables, provenance, n_deals)
     outcome_section(page, tables)
+    seat_section(page, tables, provenance)
     contract_section(page, tables, provenance)
     if "bid_trumps" in tables:
         bidding_section(page, tables, source)
     trump_section(page, tables)
     points_section(page, tables)
     declaration_section(page, tables, provenance)
-    atlas_section(page, out)
+    atlas_section(page, out, conditioned=bool(conditions_text(provenance)))
     study_section(page, tables, provenance)
     parts = [
         f"<!doctype html><html lang='en'><head><meta charset='utf-8'>"

@@ -21,6 +21,7 @@ __all__ = [
     "FAMILY_STYLES",
     "MIN_GROUP",
     "SCOPE_LABELS",
+    "SEAT_COLOURS",
     "STRAIN_COLOURS",
     "calibration",
     "calibration_range",
@@ -152,38 +153,67 @@ def success_vs_feature(
     return ax
 
 
+SEAT_COLOURS = ["#2b6cb0", "#c53030", "#2f855a", "#dd6b20"]
+
+
 def declaration_frequencies(
     table: pd.DataFrame, scope: str = "hand8", ax: Axes | None = None
 ) -> Axes:
     """Simulated ÷ exact frequency of each declaration with its 95% interval (the
     Wilson interval of the rate divided by the exact value), linear scale: 1 is perfect
-    agreement.  Events with an exact value of 0 or none are left out."""
-    ax = _axes(ax, (7.0, 4.0))
-    part = table[(table["scope"] == scope) & (table["exact"] > 0)].reset_index(drop=True)
-    x = np.arange(len(part))
-    ratio = part["rate"] / part["exact"]
-    err = np.clip(
-        np.vstack([ratio - part["low"] / part["exact"], part["high"] / part["exact"] - ratio]),
-        0,
-        None,
-    )
-    ax.axhline(1, color="black", lw=1, label="exact")
-    ax.errorbar(
-        x,
-        ratio,
-        yerr=err,
-        fmt="o",
-        color="#2b6cb0",
-        capsize=3,
-        label="simulated ÷ exact (95% interval)",
-    )
-    ax.set_xticks(x, [event_label(e) for e in part["event"]], rotation=40, ha="right")
-    ax.set_ylabel("simulated ÷ exact")
-    top = float(np.nanmax(np.abs(err[1] + ratio - 1))) if len(part) else 0.1
-    ax.set_ylim(max(0, 1 - 1.1 * top), 1 + 1.1 * top)
+    agreement.  One row per declaration (names on the y axis, so they never overlap);
+    a table with a ``seat`` column (a conditioned study) gets one marker per seat on
+    each row.  Events whose exact value is 0 (impossible), 1 (certain) or unknown are
+    left out: there is nothing to compare."""
+    order = list(dict.fromkeys(table.loc[table["scope"] == scope, "event"]))
+    part = table[(table["scope"] == scope) & (table["exact"] > 0) & (table["exact"] < 1)]
+    part = part.reset_index(drop=True)
+    events = [e for e in order if e in set(part["event"])]
+    seats = sorted(part["seat"].unique()) if "seat" in part.columns else [None]
+    ax = _axes(ax, (6.4, 1.3 + 0.32 * max(len(events), 1) * (1 + 0.25 * (len(seats) - 1))))
+    step = 0.7 / len(seats)
+    top = 0.1
+    for k, seat in enumerate(seats):
+        rows = part if seat is None else part[part["seat"] == seat]
+        y = np.array([events.index(e) for e in rows["event"]], dtype=float)
+        y = -(y + (k - (len(seats) - 1) / 2) * step)
+        ratio = (rows["rate"] / rows["exact"]).to_numpy()
+        err = np.clip(
+            np.vstack([ratio - rows["low"] / rows["exact"], rows["high"] / rows["exact"] - ratio]),
+            0,
+            None,
+        )
+        if len(ratio):
+            top = max(top, float(np.nanmax(np.abs(ratio - 1) + err.max(axis=0))))
+        ax.errorbar(
+            ratio,
+            y,
+            xerr=err,
+            fmt="o",
+            ms=4,
+            color=SEAT_COLOURS[k % 4] if seat is not None else "#2b6cb0",
+            capsize=2,
+            label=("simulated ÷ exact (95% interval)" if seat is None else f"seat {seat}"),
+        )
+    ax.axvline(1, color="black", lw=1, label="exact")
+    ax.set_yticks(-np.arange(len(events)), [event_label(e) for e in events])
+    ax.set_ylim(-len(events) + 0.5, 0.5 + (0.6 if len(seats) > 1 else 0.4))
+    ax.set_xlabel("simulated ÷ exact frequency (1 = exact)")
+    ax.set_xlim(max(0, 1 - 1.1 * top), 1 + 1.1 * top)
     ax.set_title(f"Declarations held, {SCOPE_LABELS.get(scope, scope)}")
-    ax.grid(alpha=0.3, axis="y")
-    ax.legend(fontsize="small")
+    ax.grid(alpha=0.3, axis="x")
+    from matplotlib.layout_engine import ConstrainedLayoutEngine
+
+    if not isinstance(ax.figure.get_layout_engine(), ConstrainedLayoutEngine):
+        ax.legend(fontsize="small")
+        return ax
+    ax.figure.legend(
+        *ax.get_legend_handles_labels(),
+        fontsize="small",
+        ncol=len(seats) + 1,
+        loc="outside upper center",
+        frameon=False,
+    )
     return ax
 
 

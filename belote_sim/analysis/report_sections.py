@@ -17,6 +17,7 @@ from belote_sim.analysis import plots
 from belote_sim.analysis.report_tables import (
     HONOURS,
     SCORE_BANDS,
+    SEAT_ROLES,
     STRAINS,
     TRUMP_POINT_BANDS,
     iter_batches,
@@ -28,8 +29,10 @@ from belote_sim.stats import wilson_interval
 __all__ = [
     "DOUBLING_NAMES",
     "MIN_GROUP",
+    "SEAT_ORDINALS",
     "Page",
     "atlas_section",
+    "best_defence_nt_score",
     "bidding_section",
     "conditions_text",
     "contract_section",
@@ -42,7 +45,9 @@ __all__ = [
     "policy_words",
     "provenance_words",
     "seat_list",
+    "seat_section",
     "study_section",
+    "threshold_params",
     "trump_section",
 ]
 
@@ -109,6 +114,8 @@ def _pivot_html(
     """A pivot of contracts made: one cell (rate, interval, n) per row and column
     value, with an 'all' column; tables with ``net`` and ``net2`` sums
     (``count_bid_success``) show the mean net MP ± s.e. in each cell too."""
+    if table.empty or not table["n"].sum():
+        return "<p class='note'>No contracts of this kind in the study: no table.</p>"
     table = table.copy()
     sums = ["n", "made"] + (["net", "net2"] if "net2" in table.columns else [])
     if "strain" in rows:  # strains in auction order, not alphabetical
@@ -198,39 +205,60 @@ def conditions_text(provenance: dict) -> str:
         items = []
         for key, value in spec.items():
             if key in ("min", "max"):
-                items += [f"{key} {n} {suit}" for suit, n in value.items()]
+                most = "at least" if key == "min" else "at most"
+                items += [f"{most} {n} {suit}" for suit, n in value.items()]
             elif key == "strength":
                 items.append(f"plain card points {value[0]}–{value[1]}")
             else:
-                items.append(f"{key} {value if isinstance(value, str) else ' '.join(value)}")
+                cards = value if isinstance(value, str) else " ".join(value)
+                items.append(f"{'without' if key == 'exclude' else 'with'} {cards}")
         parts.append(f"seat {seat}: {', '.join(items)}")
     return "; ".join(parts)
 
 
 class Page:
     """The report's page being written: its sections, and its figures saved under
-    ``out/figures``, each with a title and ``source`` (the study in one line) drawn
-    in the image, so that a figure shared on its own still says what it shows and
-    where it comes from."""
+    ``out/figures`` (``fmt``: PNG at ``plots.DPI`` or SVG, vector), each with a title
+    and ``source`` (the study in one line) drawn in the image, so that a figure shared
+    on its own still says what it shows and where it comes from."""
 
-    def __init__(self, out: Path, source: str = ""):
+    def __init__(self, out: Path, source: str = "", fmt: str = "png"):
+        if fmt not in ("png", "svg"):
+            raise ValueError(f"figure format {fmt!r}: png or svg")
         self.out = out
         self.source = source
+        self.fmt = fmt
         self.sections: list[tuple[str, str, list[str]]] = []
         (out / "figures").mkdir(parents=True, exist_ok=True)
 
     def figure(
-        self, ax, name: str, caption: str, width: int = 640, title: str | None = None
+        self,
+        ax,
+        name: str,
+        caption: str,
+        width: int = 640,
+        title: str | None = None,
+        source: str | None = None,
     ) -> str:
+        """Save the figure of ``ax`` as ``figures/name`` with its ``title`` (unless it
+        has one; ValueError for a figure left without any) and the source line
+        (``source``, by default the study's) drawn in; returns its HTML (``<figure>``
+        with the caption)."""
         fig = ax.figure
         if title and not any(a.get_title() for a in fig.axes):
             if len(fig.axes) > 1:
                 fig.suptitle(title)
             else:
                 ax.set_title(title)
-        if self.source:
-            fig.supxlabel(self.source, x=0.99, ha="right", fontsize=6.5, color="#718096")
-        fig.savefig(self.out / "figures" / name, dpi=plots.DPI)
+        if not fig.get_suptitle() and not any(a.get_title() for a in fig.axes):
+            raise ValueError(f"figure {name}: no title (every figure of the report has one)")
+        if source or self.source:
+            fig.supxlabel(source or self.source, x=0.99, ha="right", fontsize=6.5, color="#718096")
+        name = Path(name).with_suffix("." + self.fmt).name
+        if self.fmt == "svg":  # vector; no date, so the same report gives the same file
+            fig.savefig(self.out / "figures" / name, format="svg", metadata={"Date": None})
+        else:
+            fig.savefig(self.out / "figures" / name, dpi=plots.DPI)
         return (
             f"<figure><img src='figures/{name}' alt='{html.escape(caption)}' "
             f"width='{width}'><figcaption>{html.escape(caption)}</figcaption></figure>"
@@ -240,22 +268,28 @@ class Page:
         self.sections.append((anchor, heading, parts))
 
 
-def _calibration(source: Any, page: Page) -> str | None:
+def _calibration(source: Any, page: Page) -> str:
     """The fit_strength calibration figure: fitted on every deal, each checked out of
-    sample (``strength.cross_calibration``), or None when there are too few contracts."""
+    sample (``strength.cross_calibration``), or one line saying why there is none (too
+    few contracts, or bidding hands too alike to spread the predictions)."""
     from belote_sim.analysis.strength import FEATURES, bid_features, cross_calibration
 
     keep = [*FEATURES, "family", "made"]
     parts = [bid_features(batch)[keep] for batch in iter_batches(source)]
     feats = pd.concat(parts, ignore_index=True) if parts else pd.DataFrame(columns=keep)
+    none = "<p class='note'>No calibration figure for the fitted bidding-hand model: {}.</p>"
     if len(feats) < 400:
-        return None
+        return none.format(f"{len(feats):,} contracts are too few to fit it (400 at least)")
     try:
         table = cross_calibration(feats)
     except ValueError:
-        return None
-    if table.empty:
-        return None
+        return none.format("too few contracts of each kind to fit it")
+    spread = table.groupby("family")["predicted"].nunique() if len(table) else pd.Series()
+    if spread.empty or spread.max() < 3:
+        return none.format(
+            "the takers' bidding hands are too alike (fewer than 3 distinct predictions "
+            "in every kind of contract), so there is nothing to calibrate"
+        )
     return page.figure(
         plots.calibration(table),
         "calibration.png",
@@ -270,13 +304,32 @@ def _calibration(source: Any, page: Page) -> str | None:
     )
 
 
-def atlas_section(page: Page, out: Path) -> None:
+def atlas_section(page: Page, out: Path, conditioned: bool = False) -> None:
     """A section on the shipped hand atlas, with links to its page (``atlas.html``: one
     table per strain kind, and the CSVs) and to the hand evaluator (``hand/``, every
-    shipped atlas); nothing when the package ships no atlas."""
+    shipped atlas); nothing when the package ships no atlas.  A ``conditioned`` study
+    (predealt cards, constraints) gets the hand evaluator and one line instead: the
+    atlas's tables are those of uniformly dealt hands, the same in every report, and
+    say nothing about its conditions."""
     from belote_sim.simulation.atlas_table import DEFAULT_ATLAS
 
     if not DEFAULT_ATLAS.exists():
+        return
+    if conditioned:
+        from belote_sim.analysis.hand_page import write_hand_page
+
+        write_hand_page(out / "hand", back_link=("../index.html", "the report"))
+        page.section(
+            "atlas",
+            "The hand atlas: should I bid this hand?",
+            [
+                "<p class='note'>The atlas's tables are left out of a conditioned study's "
+                "report: they describe uniformly dealt hands, the same in every report, not "
+                "this study's conditions. <b><a href='hand/index.html'>The hand evaluator"
+                "</a></b> (a page that works offline) and <code>belote-sim hand CARDS "
+                "--position P</code> answer any 5-card bidding hand.</p>"
+            ],
+        )
         return
     from belote_sim.analysis.atlas_report import (
         TITLES,
@@ -333,6 +386,8 @@ def atlas_section(page: Page, out: Path) -> None:
                 "contract kind (hands weighted by how often they are dealt, the four "
                 "positions equally; source: the shipped atlas): the height at 0 is the "
                 "share of hands the atlas tells to bid.",
+                source=f"Source: belote-sim {__version__} hand atlas, "
+                f"{meta.get('ruleset', '?')} rules, {int(meta.get('deals', 0)):,} deals",
             ),
             "<p class='note'>Share of 5-card bidding hands for which taking the contract "
             "undoubled has a positive expected net MP (the atlas says bid), and the mean "
@@ -414,11 +469,231 @@ def contract_section(page: Page, tables: dict, provenance: dict) -> None:
             "<p class='note'>Share of contracts made, its 95% Wilson interval and the "
             "number of contracts. Position: the taker's place in the bidding (1st = the "
             f"dealer's right-hand neighbour, who speaks first). Groups under {MIN_GROUP} "
-            "contracts are greyed. Doubling: x1 plain, x2 doubled, x4 redoubled.</p>",
+            "contracts are greyed. Doubling: x1 plain, x2 doubled, x4 redoubled; "
+            "doubling multiplies every MP of the deal by 2 per level (the valat bonus "
+            "aside), and a doubled contract commits both teams: whichever has fewer raw "
+            "points is inside and the other takes all the MP. So the net MP at x2 (the "
+            "taker's team's MP minus the defenders' in a doubled deal) is about twice "
+            "the x1 net of the same cards, and at x4 four times.</p>",
+            *_at_doubling_note(t, provenance),
+            *_nt_doubling_note(
+                t,
+                []
+                if (provenance.get("options") or {}).get("dealer_must_take")
+                else [threshold_params(str(b)) for b in provenance.get("bidding") or []],
+            ),
             pivot,
             f"<p class='note'>Data: {_csv('success_by_contract')}</p>",
         ],
     )
+
+
+def _net_text(net: float, net2: float, n: float) -> str:
+    """``+3.2 ± 0.4`` (mean net MP ± its s.e.); never ``-0.0``."""
+    mean, se = (float(x) for x in net_mean_se(net, net2, n))
+    shown = f"{mean:+.1f}" if round(mean, 1) != 0 else "0.0"
+    return shown + (f" ± {se:.1f}" if np.isfinite(se) else "")
+
+
+SEAT_ORDINALS = {0: "1st to speak", 1: "2nd", 2: "3rd", 3: "4th (dealer)"}
+
+
+def seat_section(page: Page, tables: dict, provenance: dict) -> None:
+    """A conditioned study's own question: how the conditioned seat and its team fare
+    (who takes, how often it is made, the team's net MP per deal), one part per
+    conditioned seat; nothing for an unconditioned study."""
+    t = tables.get("conditioned_seat")
+    if t is None or t.empty:
+        return
+    parts = []
+    seats = sorted(int(s) for s in t["seat"].unique())
+    for seat in seats:
+        part = t[t["seat"] == seat]
+        partner, team = (seat + 2) % 4, seat % 2
+        opponents = "seats {} and {}".format(*sorted([(seat + 1) % 4, (seat + 3) % 4]))
+        what = html.escape(conditions_text(_only_seat(provenance, seat)))
+        total = part[["n", "made", "net", "net2"]].sum()
+        n_deals = float(total["n"])
+        heading = (
+            f"Seat {seat} and its team {team} (seats {min(seat, partner)} and {max(seat, partner)})"
+        )
+        parts.append(f"<h3>{heading}</h3>")
+        parts.append(
+            f"<p class='lead'>Conditions: {what}. Team {team} scores <b>net "
+            f"{_net_text(total['net'], total['net2'], n_deals)} MP per deal</b> (its match "
+            "points minus the other team's, at the doubling played, ± standard error; "
+            f"every one of the {int(n_deals):,} deals counted, a deal thrown in as 0).</p>"
+        )
+        roles = part.groupby("role")[["n", "made", "net", "net2"]].sum()
+        names = {
+            "seat": f"seat {seat} (the conditioned hand)",
+            "partner": f"its partner, seat {partner}",
+            "opponents": f"an opponent ({opponents})",
+            "nobody": "nobody (thrown in)",
+        }
+        rows = []
+        for role in SEAT_ROLES:
+            if role not in roles.index:
+                continue
+            r = roles.loc[role]
+            low, high = wilson_interval(r["n"], n_deals)
+            share = (
+                f"{pct(r['n'] / n_deals, interval_digits(low, high))}"
+                f"<span class='ci'>{pct_interval(low, high)}</span>"
+            )
+            if role == "nobody":
+                made = "–"
+            else:
+                mlow, mhigh = wilson_interval(r["made"], r["n"])
+                made = (
+                    f"{pct(r['made'] / r['n'], interval_digits(mlow, mhigh))}"
+                    f"<span class='ci'>{pct_interval(mlow, mhigh)}</span>"
+                )
+            rows.append(
+                [
+                    html.escape(names[role]),
+                    share,
+                    made,
+                    _net_text(r["net"], r["net2"], r["n"]),
+                    f"{int(r['n']):,}",
+                ]
+            )
+        parts.append(
+            "<div class='wrap'>"
+            + _simple_table(
+                [
+                    "who takes",
+                    "share of deals (95%)",
+                    "made by the takers (95%)",
+                    f"team {team}: net MP per deal ± s.e.",
+                    "deals",
+                ],
+                rows,
+            )
+            + "</div>"
+        )
+        own = part[part["role"] == "seat"]
+        if len(own):
+            parts.append(
+                f"<p class='note'>The contracts seat {seat} takes, by strain and by its "
+                "place in the bidding (the dealer rotates unless fixed): share made, 95% "
+                f"interval, net MP of team {team} per contract ± s.e., number of "
+                f"contracts; greyed under {MIN_GROUP}.</p>"
+            )
+            parts.append(
+                _pivot_html(
+                    own,
+                    ["strain"],
+                    "seat_position",
+                    [0, 1, 2, 3],
+                    None,
+                    f"seat {seat} takes",
+                    lambda p: SEAT_ORDINALS.get(int(p), str(p)),
+                )
+            )
+    parts.append(
+        "<p class='note'>The other sections count every deal and every contract, "
+        f"whoever holds it. Data: {_csv('conditioned_seat')}</p>"
+    )
+    who = ", ".join(f"seat {s}" for s in seats)
+    page.section("conditioned-seat", f"The conditioned hand: {who} and its team", parts)
+
+
+def _only_seat(provenance: dict, seat: int) -> dict:
+    """The provenance's predealt cards and constraints of one seat only."""
+    return {
+        key: {k: v for k, v in (provenance.get(key) or {}).items() if int(k) == seat}
+        for key in ("predeal", "constraints")
+    }
+
+
+def threshold_params(spec: str) -> list[float] | None:
+    """The five parameters (suit, nt, at, double, redouble) of a ``threshold`` bidding
+    spec, its defaults filled in; None for another policy."""
+    from belote_sim.kernels.bidding import THRESHOLD_DEFAULTS
+
+    name, _, params = spec.partition(":")
+    if name != "threshold":
+        return None
+    values = [float(v) for v in params.split(",") if v.strip()] if params else []
+    return values + list(THRESHOLD_DEFAULTS[len(values) :])
+
+
+def best_defence_nt_score(taker_score: float) -> int:
+    """The highest NT bidding score (``policies.THRESHOLD_SCORE_FORMULA``: A 11 + 5,
+    T 10, K 4, Q 3, J 2) a defender's 5 cards can have when the taker's 5 cards score
+    at least ``taker_score`` in NT (the two hands share the deck's 4 cards of each
+    rank); -1 when no hand scores that much.  Counted over every split of the honours."""
+    import itertools
+
+    points = (16, 10, 4, 3, 2)  # A (11 + 5 per ace), T, K, Q, J
+    hands = [c for c in itertools.product(range(5), repeat=5) if sum(c) <= 5]
+
+    def score(c):
+        return sum(p * x for p, x in zip(points, c))
+
+    best = -1
+    for taker in hands:
+        if score(taker) < taker_score:
+            continue
+        for other in hands:
+            if all(a + b <= 4 for a, b in zip(taker, other)):
+                best = max(best, score(other))
+    return best
+
+
+def _nt_doubling_note(t: pd.DataFrame, params: list) -> list[str]:
+    """Why NT contracts are never doubled, when they are not and the ``threshold``
+    policy's numbers make it impossible: a note, or nothing."""
+    nt = t[t["strain"] == "NT"]
+    if not nt["n"].sum() or (nt.loc[nt["n"] > 0, "doubling"].astype(int) > 0).any():
+        return []
+    if not params or any(p is None for p in params):
+        return []
+    nt_min = min(p[1] for p in params)
+    double = min(p[3] for p in params)
+    best = best_defence_nt_score(nt_min)
+    if best < 0 or best >= double:
+        return []
+    return [
+        "<p class='note'><b>Why no trumps is never doubled.</b> A defender doubles NT "
+        f"with an NT score of {double:g} or more, but when the taker's five cards score the "
+        f"{nt_min:g} it needs to bid NT, the aces and tens left to a defender's five cards "
+        f"score at most {best} (counted over every split of the honours): with these "
+        "thresholds a double of NT cannot happen.</p>"
+    ]
+
+
+def _at_doubling_note(t: pd.DataFrame, provenance: dict) -> list[str]:
+    """Why all-trumps contracts show x1 and x4 but no x2 (when they do): a note, or
+    nothing.  With the ``threshold`` policy at every seat and an AT threshold at or
+    above the redouble threshold the taker always holds a redouble, and the bidding
+    goes round again after a double, so a doubled AT never stays x2."""
+    at = t[t["strain"] == "AT"]
+    levels = set(at.loc[at["n"] > 0, "doubling"].astype(int))
+    if not at["n"].sum() or 1 in levels or 2 not in levels:
+        return []
+    specs = provenance.get("bidding") or []
+    params = [threshold_params(str(spec)) for spec in specs]
+    if (provenance.get("options") or {}).get("dealer_must_take"):
+        params = []  # a forced dealer bids below its threshold: no claim
+    if params and all(p is not None and p[2] >= p[4] for p in params):
+        at_min = min(p[2] for p in params if p is not None)
+        redouble = max(p[4] for p in params if p is not None)
+        return [
+            "<p class='note'><b>Why all trumps shows x1 and x4 but no x2.</b> A seat "
+            f"bids AT only with an AT score of at least {at_min:g}, which is at or above "
+            f"the redouble threshold ({redouble:g}); after a double the bidding goes "
+            "round again (three passes end it), so the taker, holding the same five "
+            "cards, always reaches the redouble (if its partner has not redoubled first). "
+            "Every doubled AT contract is redoubled: x2 is never "
+            "final (in suit contracts it is, when the taker's score is between its "
+            "bidding threshold and the redouble threshold).</p>"
+        ]
+    return [
+        "<p class='note'>All-trumps contracts here were either played undoubled or "
+        "redoubled: every double of an AT contract was answered by a redouble.</p>"
+    ]
 
 
 def bidding_section(page: Page, tables: dict, source: Any) -> None:
@@ -427,6 +702,29 @@ def bidding_section(page: Page, tables: dict, source: Any) -> None:
     has_9 = t["honours"].str.contains("9")
     pairs = ["J and 9", "J, no 9", "9, no J", "neither J nor 9"]
     t["pair"] = pd.Categorical(np.select([has_j & has_9, has_j, has_9], pairs[:3], pairs[3]), pairs)
+    parts = []
+    if t["bid_trumps"].nunique() < 2:
+        parts.append(_one_value_note(t, "bid_trumps", "trumps among the 5 bidding cards"))
+    else:
+        parts.append(_bidding_trumps_figure(page, t))
+    parts.append(_calibration(source, page))
+    _bidding_tables(parts, tables)
+    page.section("bidding-hand", "The bidding hand: what the 5 cards promise", parts)
+
+
+def _one_value_note(t: pd.DataFrame, feature: str, words: str) -> str:
+    """The line that replaces a figure whose x axis would hold a single value."""
+    if t.empty:
+        return "<p class='note'>No suit contracts: no figure.</p>"
+    value = int(t[feature].iloc[0])
+    return (
+        f"<p class='note'>No figure: every suit contract's taker held {_plural(value, 'trump')}"
+        f" ({words}), a single point; the table below gives its rate.</p>"
+    )
+
+
+def _bidding_trumps_figure(page: Page, t: pd.DataFrame) -> str:
+    """The figure of suit contracts made by trumps among the 5 bidding cards."""
     ax = plots.success_vs_feature(
         t,
         "bid_trumps",
@@ -440,19 +738,18 @@ def bidding_section(page: Page, tables: dict, source: Any) -> None:
         },
     )
     ax.set_title("Suit contracts: the taker's bidding hand")
-    parts = [
-        page.figure(
-            ax,
-            "bidding_trumps.png",
-            "Suit contracts made by the number of trumps among the taker's 5 "
-            "bidding cards and whether they include the jack and nine of trump "
-            f"(95% bands for groups of at least {MIN_GROUP}; smaller groups "
-            "hollow, with their size).",
-        )
-    ]
-    calib = _calibration(source, page)
-    if calib:
-        parts.append(calib)
+    return page.figure(
+        ax,
+        "bidding_trumps.png",
+        "Suit contracts made by the number of trumps among the taker's 5 "
+        "bidding cards and whether they include the jack and nine of trump "
+        f"(95% bands for groups of at least {MIN_GROUP}; smaller groups "
+        "hollow, with their size).",
+    )
+
+
+def _bidding_tables(parts: list[str], tables: dict) -> None:
+    """The bidding-hand pivots (one line instead of a table that would be empty)."""
     parts.append("<h3>Suit contracts: trumps × J / 9 / A of trump</h3>")
     parts.append(
         _pivot_html(
@@ -532,27 +829,16 @@ def bidding_section(page: Page, tables: dict, source: Any) -> None:
         )
         + "</p>"
     )
-    page.section("bidding-hand", "The bidding hand: what the 5 cards promise", parts)
 
 
 def trump_section(page: Page, tables: dict) -> None:
     t = tables["success_by_trump"]
     if not len(t):
         return
-    ax = plots.success_vs_feature(
-        t,
-        "n_trumps",
-        by="trump_j",
-        labels={True: "with the trump jack", False: "without the trump jack"},
-        xlabel="trumps in the taker's 8 cards",
-    )
-    fig = page.figure(
-        ax,
-        "success_trumps.png",
-        "Suit contracts made by the number of trumps in the taker's whole hand"
-        " (8 cards), with and without the jack of trump.",
-        title="Suit contracts made by trumps in the taker's hand",
-    )
+    if t["n_trumps"].nunique() < 2:
+        fig = _one_value_note(t, "n_trumps", "trumps in the taker's 8 cards")
+    else:
+        fig = _trump_figure(page, t)
     t = t.copy()
     t["pair"] = np.select(
         [t["trump_j"] & t["trump_9"], t["trump_j"], t["trump_9"]],
@@ -575,6 +861,24 @@ def trump_section(page: Page, tables: dict) -> None:
             pivot,
             f"<p class='note'>Data (with the ace of trump too): {_csv('success_by_trump')}</p>",
         ],
+    )
+
+
+def _trump_figure(page: Page, t: pd.DataFrame) -> str:
+    """Suit contracts made by trumps in the taker's 8 cards, with and without the J."""
+    ax = plots.success_vs_feature(
+        t,
+        "n_trumps",
+        by="trump_j",
+        labels={True: "with the trump jack", False: "without the trump jack"},
+        xlabel="trumps in the taker's 8 cards",
+    )
+    return page.figure(
+        ax,
+        "success_trumps.png",
+        "Suit contracts made by the number of trumps in the taker's whole hand"
+        " (8 cards), with and without the jack of trump.",
+        title="Suit contracts made by trumps in the taker's hand",
     )
 
 
@@ -618,12 +922,22 @@ def points_section(page: Page, tables: dict) -> None:
                 f"{raw['sd']:.1f}",
             ]
         )
-    parts.append(
-        _simple_table(
-            ["contract", "contracts", "mean MP (95%)", "sd MP", "mean raw points (95%)", "sd raw"],
-            rows,
+    if rows:
+        parts.append(
+            _simple_table(
+                [
+                    "contract",
+                    "contracts",
+                    "mean MP (95%)",
+                    "sd MP",
+                    "mean raw points (95%)",
+                    "sd raw",
+                ],
+                rows,
+            )
         )
-    )
+    else:
+        parts.append("<p class='note'>No contract was played: no points to show.</p>")
     parts.append(
         f"<p class='note'>MP: match points (French points under french scoring). "
         f"Data: {_csv('points')}, {_csv('points_histogram')}</p>"
@@ -645,11 +959,15 @@ def declaration_section(page: Page, tables: dict, provenance: dict) -> None:
             "enumeration; the others (the team counts, and every hand but the "
             "constrained seat's where a seat has suit-length, strength or "
             "excluded-card constraints) are left out here and have no exact value "
-            f"in {_csv('declarations')}.</p>"
+            f"in {_csv('declarations')}. A declaration the conditions make impossible "
+            "(exact probability 0) for every seat shown has no row; in a seat's column "
+            "it reads <i>impossible</i>, and one they make certain reads <i>certain</i>, "
+            "with no z.</p>"
         )
-        d["event_name"] = [
-            f"seat {s}: {plots.event_label(e)}" for s, e in zip(d["seat"], d["event"])
-        ]
+        compared = d.groupby(["scope", "seat"], sort=False)["exact"].transform(
+            lambda x: x.notna().any()
+        )
+        d = d[compared]
     else:
         parts.append(
             "<p class='note'>Share of hands holding each declaration, beside the "
@@ -658,28 +976,28 @@ def declaration_section(page: Page, tables: dict, provenance: dict) -> None:
             "either hand has a run of 3 or more). K+Q of hearts is the belote chance"
             " when trump is chosen independently of the hand.</p>"
         )
-        d["event_name"] = [plots.event_label(e) for e in d["event"]]
-    for scope in dict.fromkeys(d["scope"]):
-        part = d[(d["scope"] == scope) & (d["exact"] > 0)]
-        if len(part) == 0:
-            continue
-        plot_table = part.assign(event=part["event_name"])
-        parts.append(
-            page.figure(
-                plots.declaration_frequencies(plot_table, scope),
-                f"declarations_{scope}.png",
-                f"Declarations {plots.SCOPE_LABELS.get(scope, scope)}: "
-                "simulated ÷ exact frequency with 95% intervals; 1 = exact.",
-                width=560,
+    scopes = list(dict.fromkeys(d["scope"]))
+    if not scopes:
+        parts.append("<p class='note'>No hand of this study has an exact law to compare.</p>")
+    for scope in scopes:
+        part = d[d["scope"] == scope]
+        if ((part["exact"] > 0) & (part["exact"] < 1)).any():
+            parts.append(
+                page.figure(
+                    plots.declaration_frequencies(part, scope),
+                    f"declarations_{scope}.png",
+                    f"Declarations {plots.SCOPE_LABELS.get(scope, scope)}"
+                    + (", by seat" if conditioned else "")
+                    + ": simulated ÷ exact frequency with 95% intervals; 1 = exact. "
+                    "Impossible and certain declarations are left out.",
+                    width=560,
+                )
             )
-        )
     if conditioned:
-        compared = d.groupby(["scope", "seat"], sort=False)["exact"].transform(
-            lambda x: x.notna().any()
-        )
-        d = d[compared]
-    if len(d):
-        parts.append(_declaration_table(d, conditioned))
+        for scope in scopes:
+            parts.append(_declaration_table(d[d["scope"] == scope], True))
+    elif len(d):
+        parts.append(_declaration_table(d, False))
     parts.append(
         f"<p class='note'>z = (simulated − exact) / standard error; |z| above 4 "
         f"would point at a bug. Data: {_csv('declarations')}</p>"
@@ -688,61 +1006,72 @@ def declaration_section(page: Page, tables: dict, provenance: dict) -> None:
 
 
 def _declaration_table(d: pd.DataFrame, conditioned: bool) -> str:
-    """Declarations for people: one row per declaration, per counted scope (and seat)
-    the simulated share with its 95% interval, the exact value and z."""
+    """Declarations for people: one row per declaration, per counted scope (a
+    conditioned study: per seat of one scope) the simulated share with its 95% interval,
+    the exact value and z.  A declaration impossible (exact 0) in every column has no
+    row; an impossible or certain cell has no z."""
 
     def digits(x):
         return 3 if x < 0.01 else 2
 
-    groups = (
-        list(d.groupby(["scope", "seat"], sort=False))
-        if conditioned
-        else list(d.groupby("scope", sort=False))
+    groups = list(d.groupby("seat" if conditioned else "scope", sort=False))
+    possible = d.groupby("event", sort=False)["exact"].apply(
+        lambda x: (x > 0).any() or x.isna().all()
     )
-    if len(groups) > 3:  # at most three hands side by side
-        return "".join(
-            _declaration_table(pd.concat([g for _, g in groups[k : k + 3]]), conditioned)
-            for k in range(0, len(groups), 3)
-        )
+    events = [e for e in dict.fromkeys(d["event"]) if possible.get(e, True)]
     head1 = ["<th class='l' rowspan=2>declaration</th>"]
     head2 = []
-    for key, _ in groups:
-        scope, seat = key if conditioned else (key, None)
-        name = plots.SCOPE_LABELS.get(scope, scope)
-        if seat is not None:
-            name = f"{'team' if scope == 'team' else 'seat'} {seat}: " + name.replace(
-                "per team (either hand)", "either hand"
-            )
+    for key, part in groups:
+        if conditioned:
+            scope = part["scope"].iloc[0]
+            name = f"{'team' if scope == 'team' else 'seat'} {key}"
+        else:
+            name = plots.SCOPE_LABELS.get(key, key)
         head1.append(f"<th colspan=3>{html.escape(name)}</th>")
         head2 += ["<th>simulated (95%)</th>", "<th>exact</th>", "<th>z</th>"]
-    names = list(dict.fromkeys(plots.event_label(e) for e in d["event"]))
-    out = [f"<table><tr>{''.join(head1)}</tr><tr>{''.join(head2)}</tr>"]
-    for name in names:
+    caption = ""
+    if conditioned:
+        scope = d["scope"].iloc[0]
+        caption = (
+            f"<caption>{html.escape(plots.SCOPE_LABELS.get(scope, scope).capitalize())}</caption>"
+        )
+    out = [f"<div class='wrap'><table>{caption}<tr>{''.join(head1)}</tr><tr>{''.join(head2)}</tr>"]
+    for event in events:
         cells = []
         for _, part in groups:
-            row = part[[plots.event_label(e) == name for e in part["event"]]]
+            row = part[part["event"] == event]
             if row.empty:
                 cells.append("<td class='small' colspan=3>–</td>")
                 continue
             r = row.iloc[0]
+            exact = r["exact"]
+            if np.isfinite(exact) and exact in (0.0, 1.0) and r["rate"] == exact:
+                word = "impossible" if exact == 0 else "certain"
+                cells.append(
+                    f"<td class='small' colspan=3 title='exact probability {exact:.0f} given "
+                    f"the conditions; simulated {pct(r['rate'])}'>{word}</td>"
+                )
+                continue
             k = digits(r["rate"])
             cells.append(
                 f"<td>{pct(r['rate'], k)}<span class='ci'>"
                 f"{pct_interval(r['low'], r['high'], k)}</span></td>"
             )
-            if np.isfinite(r["exact"]):
-                cells.append(
-                    f"<td>{pct(r['exact'], digits(r['exact']))}</td><td>{r['z']:+.1f}</td>"
-                )
+            if np.isfinite(exact) and 0 < exact < 1:
+                cells.append(f"<td>{pct(exact, digits(exact))}</td><td>{r['z']:+.1f}</td>")
+            elif np.isfinite(exact):  # impossible or certain, yet simulated otherwise
+                cells.append(f"<td>{pct(exact, 0)}</td><td class='small'>–</td>")
             else:
                 cells.append("<td class='small'>–</td><td class='small'>–</td>")
-        out.append(f"<tr><th class='l'>{html.escape(name)}</th>{''.join(cells)}</tr>")
+        out.append(
+            f"<tr><th class='l'>{html.escape(plots.event_label(event))}</th>{''.join(cells)}</tr>"
+        )
     counts = ", ".join(
-        f"{plots.SCOPE_LABELS.get(k if not conditioned else k[0], k)}"
-        f"{'' if not conditioned else f' ({k[1]})'}: {int(p['n'].iloc[0]):,}"
+        (f"seat {k}" if conditioned else plots.SCOPE_LABELS.get(k, k))
+        + f": {int(p['n'].iloc[0]):,}"
         for k, p in groups
     )
-    out.append(f"</table><p class='note'>Hands counted — {html.escape(counts)}.</p>")
+    out.append(f"</table></div><p class='note'>Hands counted — {html.escape(counts)}.</p>")
     return "".join(out)
 
 

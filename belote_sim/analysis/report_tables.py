@@ -55,22 +55,26 @@ __all__ = [
     "RAW_BINS",
     "REPORT_COLUMNS",
     "SCORE_BANDS",
+    "SEAT_ROLES",
     "STRAINS",
     "SUCCESS_BY",
     "TRUMP_BY",
     "TRUMP_POINT_BANDS",
     "bid_hand_features",
     "checked_source",
+    "conditioned_seats",
     "count_bid_success",
     "count_declarations",
     "count_outcomes",
     "count_points",
+    "count_seat_results",
     "count_success",
     "declaration_frequencies",
     "declaration_scopes",
     "finish_declarations",
     "finish_outcomes",
     "finish_points",
+    "finish_seat_results",
     "finish_success",
     "game_of",
     "hand_events",
@@ -435,6 +439,70 @@ def success_by_trump(df: pd.DataFrame) -> pd.DataFrame:
     return success_rates(suit, ["trump_j", "trump_9", "trump_a", "n_trumps"])
 
 
+# --- the conditioned seat and its team -------------------------------------------------
+
+#: who takes, seen from a conditioned seat (``count_seat_results``)
+SEAT_ROLES = ["seat", "partner", "opponents", "nobody"]
+
+
+def conditioned_seats(provenance: dict) -> list[int]:
+    """The seats with predealt cards or constraints in a study's provenance, sorted."""
+    keys = set((provenance.get("predeal") or {}).keys())
+    keys |= set((provenance.get("constraints") or {}).keys())
+    return sorted({int(k) for k in keys})
+
+
+def count_seat_results(df: pd.DataFrame, seat: int) -> pd.DataFrame:
+    """Additive counts of every deal (4-player game) seen from ``seat`` and its team
+    (``seat % 2``): grouped by ``role`` (who takes: ``SEAT_ROLES`` -- the seat, its
+    partner, an opponent, nobody), ``strain`` ("none" when thrown in) and
+    ``seat_position`` (the seat's place in the bidding, 0 = first to speak): ``n``
+    deals, ``made`` contracts made by the takers, ``net`` and ``net2`` (sums of the
+    team's net MP -- its match points minus the other team's, at the doubling played,
+    held points excluded -- and of its square)."""
+    taker = df["taker"].astype("float64").to_numpy()
+    played = (df["outcome"] != "thrown_in").to_numpy()
+    partner = (seat + 2) % 4
+    role = np.where(
+        ~played,
+        3,
+        np.where(taker == seat, 0, np.where(taker == partner, 1, 2)),
+    )
+    team = seat % 2
+    net = df[f"mp{team}"].to_numpy(np.float64) - df[f"mp{1 - team}"].to_numpy(np.float64)
+    frame = pd.DataFrame(
+        {
+            "role": pd.Categorical.from_codes(role, SEAT_ROLES),
+            "strain": df["strain"].astype(str).where(played, "none").to_numpy(),
+            "seat_position": (seat - df["dealer"].to_numpy(np.int64) - 1) % 4,
+            "made": (df["outcome"] == "made").to_numpy(),
+            "net": net,
+            "net2": net * net,
+        }
+    )
+    grouped = frame.groupby(["role", "strain", "seat_position"], observed=True, sort=True)
+    out = pd.DataFrame(
+        {
+            "n": grouped.size(),
+            "made": grouped["made"].sum(),
+            "net": grouped["net"].sum(),
+            "net2": grouped["net2"].sum(),
+        }
+    ).reset_index()
+    out.insert(0, "seat", seat)
+    out["role"] = out["role"].astype(str)
+    return out
+
+
+def finish_seat_results(counts: pd.DataFrame) -> pd.DataFrame:
+    """``count_seat_results`` summed over batches, with ``net_mp`` (the team's mean net MP
+    per deal of the group) and its standard error ``net_se``."""
+    by = ["seat", "role", "strain", "seat_position"]
+    total = counts.groupby(by, sort=True).sum(numeric_only=True).reset_index()
+    total["net_mp"], total["net_se"] = net_mean_se(total["net"], total["net2"], total["n"])
+    return total
+
+
 # --- outcomes and point distributions ------------------------------------------------------
 
 
@@ -793,7 +861,8 @@ def report_tables(
 
     A study with predealt cards or constraints (read from ``provenance``, by default
     the one kept with the table) gets its declarations per seat with conditional exact
-    values (``finish_declarations``)."""
+    values (``finish_declarations``), and (4 players) a ``conditioned_seat`` table: every
+    deal seen from each conditioned seat and its team (``count_seat_results``)."""
     source, status = checked_source(source, allow_incomplete, verify)
     if provenance is None:
         provenance = status["provenance"] or {}
@@ -803,6 +872,8 @@ def report_tables(
     }
     bid_parts: dict[str, list[pd.DataFrame]] = {name: [] for name in BID_TABLES}
     four = game_of(source) == (4, "standard")
+    seats = conditioned_seats(provenance) if four else []
+    seat_parts: list[pd.DataFrame] = []
     for batch in iter_batches(source):
         if four:
             features = bid_hand_features(batch)
@@ -814,6 +885,7 @@ def report_tables(
         parts["outcomes"].append(count_outcomes(batch))
         parts["points"].append(count_points(batch))
         parts["decl"].append(count_declarations(batch, by_seat=conditions is not None))
+        seat_parts += [count_seat_results(batch, seat) for seat in seats]
     if not parts["outcomes"]:
         raise ValueError("the deals table is empty")
     summary, hist = finish_points(pd.concat(parts["points"], ignore_index=True))
@@ -830,4 +902,9 @@ def report_tables(
         "points": summary,
         "points_histogram": hist,
         "declarations": finish_declarations(pd.concat(parts["decl"]), conditions),
+        **(
+            {"conditioned_seat": finish_seat_results(pd.concat(seat_parts, ignore_index=True))}
+            if seat_parts
+            else {}
+        ),
     }

@@ -30,4 +30,17 @@ figure img { max-width: 100%; height: auto; }
 .wrap { overflow-x: auto; max-width: 100%; }
 figcaption { font-size: 13px; color: #4a5568; max-width: 640px; }
 .note { font-size: 13px; color: #4a5568; }
+caption { font-weight: 600; font-size: 14px; text-align: left; padding: .2em 0; }
+td .net, td .ci { white-space: nowrap; }
+@media (max-width: 600px) {
+  body { padding: 0 .6em; margin-top: .8em; }
+  h1 { font-size: 1.6em; }
+  h2 { font-size: 1.3em; margin-top: 1.6em; }
+  nav ol { columns: 1; }
+  .cards { gap: .5em; }
+  .card { min-width: 0; flex: 1 1 40%; padding: .4em .6em; }
+  .card b { font-size: 1.3em; }
+  table { font-size: 12px; }
+  th, td { padding: 2px 5px; }
+}
 """

@@ -267,6 +267,13 @@ def _add_report(sub: _Subparsers) -> None:
         help="report an interrupted "
         "run or unfinished dataset too (title: 'incomplete: k of n chunks')",
     )
+    p.add_argument("--svg", action="store_true", help="figures as SVG (vector) instead of PNG")
+    p.add_argument(
+        "--single-file",
+        action="store_true",
+        help="write one self-contained HTML file (figures and tables embedded, the atlas "
+        "page and the hand evaluator as sections) at OUTPUT, '.html' added if missing",
+    )
     _add_overwrite(p, "an existing report in the output directory")
     _add_no_verify(p)
     p.set_defaults(func=cmd_report)

@@ -197,6 +197,8 @@ def cmd_report(args: argparse.Namespace) -> int:
         allow_incomplete=args.allow_incomplete,
         overwrite=args.overwrite,
         verify=not args.no_verify,
+        svg=args.svg,
+        single_file=args.single_file,
     )
     print(f"report: {index.resolve()}")
     return 0
