@@ -311,7 +311,12 @@ def _write_report(
     trump_section(page, tables)
     points_section(page, tables)
     declaration_section(page, tables, provenance)
-    atlas_section(page, out, conditioned=bool(conditions_text(provenance)))
+    atlas_section(
+        page,
+        out,
+        conditioned=bool(conditions_text(provenance)),
+        ruleset=provenance.get("ruleset"),
+    )
     study_section(page, tables, provenance)
     parts = [
         f"<!doctype html><html lang='en'><head><meta charset='utf-8'>"

@@ -304,16 +304,20 @@ def _calibration(source: Any, page: Page) -> str:
     )
 
 
-def atlas_section(page: Page, out: Path, conditioned: bool = False) -> None:
-    """A section on the shipped hand atlas, with links to its page (``atlas.html``: one
+def atlas_section(
+    page: Page, out: Path, conditioned: bool = False, ruleset: str | None = None
+) -> None:
+    """A section on the shipped hand atlas of the study's ``ruleset`` (the common one
+    where the package ships none for it), with links to its page (``atlas.html``: one
     table per strain kind, and the CSVs) and to the hand evaluator (``hand/``, every
     shipped atlas); nothing when the package ships no atlas.  A ``conditioned`` study
     (predealt cards, constraints) gets the hand evaluator and one line instead: the
     atlas's tables are those of uniformly dealt hands, the same in every report, and
     say nothing about its conditions."""
-    from belote_sim.simulation.atlas_table import DEFAULT_ATLAS
+    from belote_sim.simulation.atlas_table import shipped_atlas
 
-    if not DEFAULT_ATLAS.exists():
+    path = shipped_atlas(ruleset)
+    if not path.exists():
         return
     if conditioned:
         from belote_sim.analysis.hand_page import write_hand_page
@@ -340,7 +344,7 @@ def atlas_section(page: Page, out: Path, conditioned: bool = False) -> None:
     from belote_sim.analysis.hand_page import play_words, write_hand_page
     from belote_sim.atlas import load_atlas
 
-    atlas = load_atlas(None)
+    atlas = load_atlas(str(path))
     write_hand_page(out / "hand", back_link=("../index.html", "the report"))
     write_atlas_page(out, atlas, hand_page="hand/index.html")
     pos = position_table(atlas)
