@@ -25,13 +25,13 @@ from belote_sim.cli.study_commands import (
     cmd_report,
     cmd_simulate,
 )
-from belote_sim.policies import (
-    BID_POLICIES,
+from belote_sim.policy_help import (
     DEFAULT_PLAY,
-    PLAY_POLICIES,
+    PLAY_USAGE,
     SOLO_DEFAULT_PLAY,
+    THRESHOLD_DEFAULTS,
+    THRESHOLD_PARAMS,
     THRESHOLD_SCORE_FORMULA,
-    policy_usage,
 )
 
 __all__ = ["build_parser", "main"]
@@ -153,7 +153,7 @@ def _add_policy_options(p: argparse.ArgumentParser) -> None:
         "--play",
         default=None,
         help=f"play policy (default {DEFAULT_PLAY}; {SOLO_DEFAULT_PLAY} in the 2/3-player games "
-        f"and open belot): {policy_usage(PLAY_POLICIES)}; expert is the strong one "
+        f"and open belot): {PLAY_USAGE}; expert is the strong one "
         "(~1,800 deals/s per thread; expert:0, its card model alone, ~60,000), "
         "see README 'The expert player'",
     )
@@ -328,7 +328,7 @@ def _add_hand(sub: _Subparsers) -> None:
         "--play",
         default=None,
         help=f"play policy of all four seats (default {DEFAULT_PLAY}): "
-        f"{policy_usage(PLAY_POLICIES)}",
+        f"{PLAY_USAGE}",
     )
     p.add_argument(
         "--simulate",
@@ -450,8 +450,7 @@ def _add_atlas(sub: _Subparsers) -> None:
 
 def _threshold_defaults() -> str:
     """``suit 50, nt 52, ...``: the ``threshold`` bidding policy's default parameters."""
-    info = BID_POLICIES["threshold"]
-    return ", ".join(f"{n} {v:g}" for n, v in zip(info.param_names, info.defaults))
+    return ", ".join(f"{n} {v:g}" for n, v in zip(THRESHOLD_PARAMS, THRESHOLD_DEFAULTS))
 
 
 def _add_study(sub: _Subparsers) -> None:
@@ -488,7 +487,7 @@ def _add_study(sub: _Subparsers) -> None:
         "--play",
         default=None,
         help=f"play policy of all four seats (default {DEFAULT_PLAY}): "
-        f"{policy_usage(PLAY_POLICIES)}",
+        f"{PLAY_USAGE}",
     )
     p.add_argument("--seed", type=int, default=0, help="seed of the deals")
     p.add_argument("--threads", type=int, default=None, help="numba threads (default: all)")
@@ -531,7 +530,7 @@ def _add_duel(sub: _Subparsers) -> None:
     p.add_argument(
         "--a",
         help="play policy of the first side (bidding duel: of everyone): "
-        f"{policy_usage(PLAY_POLICIES)}",
+        f"{PLAY_USAGE}",
     )
     p.add_argument("--b", help="play policy of the second side")
     p.add_argument("--bid-a", help="bidding duel: bidding policy of the first side")
@@ -607,10 +606,11 @@ def main(argv: list[str] | None = None) -> int:
     import threading
     import warnings
 
+    parser = build_parser()
+    args = parser.parse_args(argv)  # --help and --version end here, before any kernel
+
     from belote_sim.simulation.table_checksum import UnverifiedTableWarning
 
-    parser = build_parser()
-    args = parser.parse_args(argv)
     if getattr(args, "dealing", None):
         args.option = (args.option or []) + [f"dealing={args.dealing}"]
     previous = None
