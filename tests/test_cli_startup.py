@@ -111,6 +111,6 @@ def test_the_help_constants_agree_with_the_policy_registry():
     from belote_sim.kernels.bidding import THRESHOLD_DEFAULTS
     from belote_sim.policies import BID_POLICIES, PLAY_POLICIES, policy_usage
 
-    assert H.PLAY_USAGE == policy_usage(PLAY_POLICIES)
-    assert H.THRESHOLD_PARAMS == BID_POLICIES["threshold"].param_names
+    assert policy_usage(PLAY_POLICIES) == H.PLAY_USAGE
+    assert BID_POLICIES["threshold"].param_names == H.THRESHOLD_PARAMS
     assert H.THRESHOLD_DEFAULTS == BID_POLICIES["threshold"].defaults == THRESHOLD_DEFAULTS

@@ -327,8 +327,7 @@ def _add_hand(sub: _Subparsers) -> None:
     p.add_argument(
         "--play",
         default=None,
-        help=f"play policy of all four seats (default {DEFAULT_PLAY}): "
-        f"{PLAY_USAGE}",
+        help=f"play policy of all four seats (default {DEFAULT_PLAY}): {PLAY_USAGE}",
     )
     p.add_argument(
         "--simulate",
@@ -486,8 +485,7 @@ def _add_study(sub: _Subparsers) -> None:
     p.add_argument(
         "--play",
         default=None,
-        help=f"play policy of all four seats (default {DEFAULT_PLAY}): "
-        f"{PLAY_USAGE}",
+        help=f"play policy of all four seats (default {DEFAULT_PLAY}): {PLAY_USAGE}",
     )
     p.add_argument("--seed", type=int, default=0, help="seed of the deals")
     p.add_argument("--threads", type=int, default=None, help="numba threads (default: all)")
@@ -529,8 +527,7 @@ def _add_duel(sub: _Subparsers) -> None:
     )
     p.add_argument(
         "--a",
-        help="play policy of the first side (bidding duel: of everyone): "
-        f"{PLAY_USAGE}",
+        help=f"play policy of the first side (bidding duel: of everyone): {PLAY_USAGE}",
     )
     p.add_argument("--b", help="play policy of the second side")
     p.add_argument("--bid-a", help="bidding duel: bidding policy of the first side")
