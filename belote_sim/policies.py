@@ -192,6 +192,20 @@ def to_arrays(
     return ids, params
 
 
+def describe_policy(spec: str | PolicySpec, table: dict[str, PolicyInfo], what: str) -> str:
+    """A policy spec written out with every parameter named: ``threshold`` ->
+    ``threshold:50,52,75,60,60 (suit 50, nt 52, at 75, double 60, redouble 60)``;
+    ``atlas`` -> ``atlas (the shipped atlas)``; a policy without parameters is its name."""
+    parsed = parse_policy(spec, table, what)
+    if table is BID_POLICIES and uses_atlas(parsed.name):
+        return f"{parsed.name} ({parsed.path or 'the shipped atlas'})"
+    if not parsed.params:
+        return parsed.name
+    names = table[parsed.name].param_names
+    named = ", ".join(f"{n} {v:g}" for n, v in zip(names, parsed.params))
+    return f"{parsed} ({named})"
+
+
 def policy_usage(table: dict[str, PolicyInfo]) -> str:
     """``name[:param,...]`` of every policy of ``table``, comma-separated (for help texts)."""
     return ", ".join(
@@ -215,6 +229,7 @@ __all__ = [
     "PolicySpec",
     "bid_biddings",
     "default_play",
+    "describe_policy",
     "parse_policy",
     "per_seat",
     "play_players",

@@ -249,8 +249,14 @@ def bidding_duel(
     standard error.  With ``games`` > 0 whole games are played the same way (same game
     seeds, teams swapped) and ``win_rate`` is ``a``'s game win rate (unfinished games
     count as lost), with ``win_se``.  Returns ``{"a", "b", "ruleset", "deals",
-    "played", "thrown_in", "mean", "se", "low", "high"}`` plus ``games``, ``win_rate``,
-    ``win_se``, ``win_low``, ``win_high`` in game mode.
+    "played", "thrown_in", "mean", "se", "low", "high", "same_contract",
+    "by_strain"}`` plus ``games``, ``win_rate``, ``win_se``, ``win_low``, ``win_high``
+    in game mode.  ``thrown_in``: deals thrown in on both plays (they score 0);
+    ``same_contract``: deals whose two plays reached the same contract (strain, taker
+    and doubling) or were both thrown in -- they score exactly 0, the policies differ
+    on the others.  ``by_strain`` ``{strain: {"pairs", "mean", "se"}}``: the deals by
+    the strain of the contract ``a`` reached bidding for team 0 (``"thrown_in"``: none);
+    weighted by ``pairs`` the means add up to ``mean``.
     """
     orders = ([a, b, a, b], [b, a, b, a])  # a bids for team 0, then for team 1
     same = dict(rules=rules, play=play, seed=seed, threads=threads, options=options)
@@ -266,6 +272,23 @@ def bidding_duel(
     ).to_numpy()
     n = len(x)
     mean, se = _mean_se(x)
+    strain = first["strain"].astype(str).to_numpy()
+    strain[(first["outcome"] == "thrown_in").to_numpy()] = "thrown_in"
+    by_strain = {}
+    for name in (*STRAIN_NAMES, "thrown_in"):
+        sel = x[strain == name]
+        if len(sel):
+            m, e = _mean_se(sel)
+            by_strain[name] = {"pairs": len(sel), "mean": m, "se": e}
+    agree = thrown.copy()  # both thrown in, or the same contract twice
+    played_both = (
+        (first["outcome"] != "thrown_in") & (second["outcome"] != "thrown_in")
+    ).to_numpy()
+    agree |= played_both & (
+        (first["strain"].astype(str).to_numpy() == second["strain"].astype(str).to_numpy())
+        & (first["taker"].fillna(-1).to_numpy(int) == second["taker"].fillna(-1).to_numpy(int))
+        & (first["doubling"].to_numpy() == second["doubling"].to_numpy())
+    )
     out = {
         "a": str(a),
         "b": str(b),
@@ -277,6 +300,8 @@ def bidding_duel(
         "se": se,
         "low": mean - Z95 * se,
         "high": mean + Z95 * se,
+        "same_contract": int(agree.sum()),
+        "by_strain": by_strain,
     }
     if games:
         g1, g2 = (simulate_games(games, bidding=order, **same) for order in orders)

@@ -27,12 +27,7 @@ def cmd_atlas(args: argparse.Namespace) -> int:
 
     if args.action == "page":
         return cmd_atlas_page(args)
-    if args.action == "build":
-        for name in ("cards", "position", "strain", "csv", "parquet"):
-            if getattr(args, name) is not None:
-                raise ValueError(
-                    f"{'CARDS' if name == 'cards' else '--' + name} is for 'atlas show'"
-                )
+    if args.action == "build":  # its own options only (each action has its parser)
         check_workers(args.workers)
         options = dict(parse_option(o) for o in args.option or [])
         output = args.output or "atlas.npz"
@@ -72,7 +67,7 @@ def cmd_atlas(args: argparse.Namespace) -> int:
 def _cmd_bid_duel(args: argparse.Namespace) -> int:
     from belote_sim.analysis.comparisons import bidding_duel
     from belote_sim.atlas import rules_words
-    from belote_sim.policies import default_play
+    from belote_sim.policies import BID_POLICIES, PLAY_POLICIES, default_play, describe_policy
     from belote_sim.rules import Rules
 
     if not (args.bid_a and args.bid_b):
@@ -106,10 +101,25 @@ def _cmd_bid_duel(args: argparse.Namespace) -> int:
         f"bidding duel {r['a']} vs {r['b']}, {play} play: {r['deals']:,} mirrored deals "
         f"({rules_words(rules)}, seed {args.seed}) in {time.perf_counter() - start:.1f} s"
     )
+    print(f"  A: {describe_policy(args.bid_a, BID_POLICIES, 'bidding')}")
+    print(f"  B: {describe_policy(args.bid_b, BID_POLICIES, 'bidding')}")
+    print(f"  everyone plays {describe_policy(play, PLAY_POLICIES, 'play')}")
+    n = max(r["deals"], 1)
+    print(
+        f"{r['thrown_in']:,} of {r['deals']:,} deals thrown in on both plays "
+        f"({r['thrown_in'] / n:.1%}); {r['same_contract']:,} ({r['same_contract'] / n:.1%}) "
+        "reach the same contract both ways (thrown-in ones included) and score 0: the "
+        "policies differ on the others"
+    )
     print(
         f"{r['a']} gains {r['mean']:+.3f} MP per deal over {r['b']} (paired s.e. "
         f"{r['se']:.3f}; 95% interval {r['low']:+.3f} .. {r['high']:+.3f})"
     )
+    if r["by_strain"]:
+        print(f"by the strain of the contract when {r['a']} bids for team 0:")
+        for strain, cell in r["by_strain"].items():
+            se = "" if cell["se"] != cell["se"] else f" ± {cell['se']:.3f}"  # NaN: 1 deal
+            print(f"  {strain:>9}  {cell['pairs']:>9,} deals  {cell['mean']:+.3f}{se}")
     if args.games:
         print(
             f"{r['a']} wins {r['win_rate']:.2%} of {r['games']:,} mirrored games "

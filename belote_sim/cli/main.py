@@ -118,19 +118,21 @@ def _add_rules_options(p: argparse.ArgumentParser) -> None:
         help="rule option override, e.g. --option kirtik=true (repeatable)",
     )
     p.add_argument(
-        "--dealing", choices=("shuffle", "cut"), help="shorthand for --option dealing=..."
+        "--dealing",
+        choices=("shuffle", "cut"),
+        help="shorthand for --option dealing=... (default: the ruleset's, shuffle)",
     )
     p.add_argument(
         "--players",
         type=int,
         choices=(2, 3, 4),
         help="2 or 3: the games where every player is alone (24-card deck, "
-        "take-or-pass bidding; docs/rules.md section 11)",
+        "take-or-pass bidding; docs/rules.md section 11; default: 4)",
     )
     p.add_argument(
         "--variant",
         choices=("standard", "open"),
-        help="open: open belot (2 players, 32 cards, table piles)",
+        help="open: open belot (2 players, 32 cards, table piles; default: standard)",
     )
 
 
@@ -141,7 +143,8 @@ def _add_policy_options(p: argparse.ArgumentParser) -> None:
         default=None,
         help="bidding policy: threshold[:suit,nt,at,double,"
         "redouble], fixed:SEAT,STRAIN,DOUBLING (strain 0..5 = C D H S NT AT), take, "
-        "atlas[:PATH] (expected net MP from the hand atlas)",
+        "atlas[:PATH] (expected net MP from the hand atlas); default threshold (take under the "
+        "french rules)",
     )
     p.add_argument(
         "--bid-seat",
@@ -201,9 +204,12 @@ def _add_run_options(p: argparse.ArgumentParser) -> None:
         "--scheduler",
         metavar="tcp://HOST:8786",
         help="run the chunks on this dask.distributed scheduler (-o is then a "
-        "dataset directory: part files + manifest; rerunning resumes)",
+        "dataset directory: part files + manifest; rerunning resumes; default: none, run "
+        "here)",
     )
-    p.add_argument("--workers", type=int, help="start a local dask cluster of N workers")
+    p.add_argument(
+        "--workers", type=int, help="start a local dask cluster of N workers (default: none)"
+    )
     p.add_argument(
         "-o",
         "--output",
@@ -311,7 +317,8 @@ def _add_hand(sub: _Subparsers) -> None:
         "--position",
         type=int,
         choices=range(1, 5),
-        help="1 (first after the dealer, leads) .. 4 (dealer): instead of --seat/--dealer",
+        help="1 (first after the dealer, leads) .. 4 (dealer): instead of --seat/--dealer "
+        "(default: from --seat and --dealer)",
     )
     p.add_argument(
         "--deals",
@@ -353,64 +360,43 @@ def _add_atlas(sub: _Subparsers) -> None:
         "atlas",
         help="the hand atlas: build one, show one (a hand, a summary, every cell), or "
         "write the hand evaluator page",
-        description="atlas build: measure every (hand class, strain kind, position) cell "
-        "by simulation.  atlas show: the atlas's metadata and a summary per kind and "
-        "position; atlas show CARDS: one hand's table (as 'belote-sim hand'); --csv and "
-        "--parquet write every cell, suit classes shown with clubs as trump "
-        "(docs/atlas.md).  atlas page: write the hand evaluator, a static page that "
-        "answers any 5-card hand from the shipped atlases in a browser, offline (open "
-        "DIR/index.html).",
+        description="The hand atlas (docs/atlas.md): P(made) and net MP of every 5-card "
+        "bidding hand class, strain kind and position.  'belote-sim atlas ACTION --help' "
+        "explains each action.",
     )
-    p.add_argument("action", choices=["build", "show", "page"], help="what to do")
-    p.add_argument(
-        "cards",
-        nargs="?",
-        help='show: a 5-card bidding hand to answer, e.g. "JC TD AD AH 9S"',
+    actions = p.add_subparsers(dest="action", required=True, metavar="ACTION", help="what to do")
+    _add_atlas_build(actions)
+    _add_atlas_show(actions)
+    _add_atlas_page(actions)
+
+
+def _add_atlas_build(actions: _Subparsers) -> None:
+    p = actions.add_parser(
+        "build",
+        help="measure every cell by simulation",
+        description="Measure every (hand class, strain kind, position) cell of the hand "
+        "atlas by simulation, until each cell's P(made) has the target s.e. (and a cell "
+        "whose net MP x1 has no settled sign its net target), in rounds of topping up.",
     )
+    p.add_argument("-o", "--output", default="atlas.npz", help="the atlas file to write")
+    p.add_argument("--ruleset", default="common", help="common, bulgarian or french")
     p.add_argument(
-        "-o",
-        "--output",
-        help="atlas file (build: default atlas.npz; show: default the shipped atlas); "
-        "page: the directory to write (default hand_page)",
-    )
-    p.add_argument(
-        "--atlas",
-        action="append",
-        metavar="FILE",
-        help="page: an atlas file to offer (repeatable; default: every shipped atlas, "
-        "belote_sim/data/atlas_*.npz)",
-    )
-    p.add_argument(
-        "--position",
-        type=int,
-        choices=range(1, 5),
-        help="show CARDS: only this position, 1 (first after the dealer, leads) .. 4 "
-        "(dealer); default all four",
-    )
-    p.add_argument("--strain", help="show CARDS: only this strain's row (C D H S NT AT)")
-    p.add_argument(
-        "--ruleset",
-        default=None,
-        help="build: common, bulgarian or french (default common); show CARDS: must be the atlas's",
-    )
-    p.add_argument(
-        "--option", action="append", metavar="NAME=VALUE", help="build: rule option (repeatable)"
+        "--option", action="append", metavar="NAME=VALUE", help="rule option (repeatable)"
     )
     p.add_argument(
         "--play",
         default=None,
-        help=f"build: play policy of all four seats (default {DEFAULT_PLAY}); show "
-        "CARDS: must be the atlas's",
+        help=f"play policy of all four seats (default {DEFAULT_PLAY}): {PLAY_USAGE}",
     )
-    p.add_argument("--seed", type=int, default=2026, help="build: seed of the deals")
+    p.add_argument("--seed", type=int, default=2026, help="seed of the deals")
     p.add_argument("--se", type=float, default=0.02, help="target s.e. of P(made) per cell")
-    p.add_argument("--first-deals", type=int, default=200, help="build: deals a cell starts with")
-    p.add_argument("--max-deals", type=int, default=1000, help="build: most deals a cell gets")
+    p.add_argument("--first-deals", type=int, default=200, help="deals a cell starts with")
+    p.add_argument("--max-deals", type=int, default=1000, help="most deals a cell gets")
     p.add_argument(
         "--net-se",
         type=float,
         default=0.25,
-        help="build: where a cell's net MP x1 has no settled sign (|mean| < 2 s.e.), top it "
+        help="where a cell's net MP x1 has no settled sign (|mean| < 2 s.e.), top it "
         "up to this s.e. (MP; default 0.25) ...",
     )
     p.add_argument(
@@ -423,27 +409,95 @@ def _add_atlas(sub: _Subparsers) -> None:
         "--rounds",
         type=int,
         default=16,
-        help="build: most rounds of topping up the cells that need more deals",
+        help="most rounds of topping up the cells that need more deals",
     )
     p.add_argument("--threads", type=int, default=None, help="numba threads (default: all)")
-    p.add_argument("--workers", type=int, help="start a local dask cluster of N workers")
-    p.add_argument("--scheduler", metavar="tcp://HOST:8786", help="dask.distributed scheduler")
-    p.add_argument("--work-dir", help="keep every chunk here (rerunning resumes)")
+    p.add_argument(
+        "--workers", type=int, help="start a local dask cluster of N workers (default: none)"
+    )
+    p.add_argument(
+        "--scheduler",
+        metavar="tcp://HOST:8786",
+        help="dask.distributed scheduler (default: none, run here)",
+    )
+    p.add_argument(
+        "--work-dir", help="keep every chunk here, rerunning resumes (default: not kept)"
+    )
+    p.add_argument("-q", "--quiet", action="store_true", help="no progress bar")
+    _add_overwrite(p, "an existing atlas file")
+    p.set_defaults(func=cmd_atlas)
+
+
+def _add_atlas_show(actions: _Subparsers) -> None:
+    p = actions.add_parser(
+        "show",
+        help="one hand's table, or the atlas's metadata and summary (every cell: --csv, --parquet)",
+        description="atlas show: the atlas's metadata and a summary per kind and "
+        "position; atlas show CARDS: one hand's table (as 'belote-sim hand'); --csv and "
+        "--parquet write every cell, suit classes shown with clubs as trump "
+        "(docs/atlas.md).",
+    )
+    p.add_argument(
+        "cards",
+        nargs="?",
+        help='a 5-card bidding hand to answer, e.g. "JC TD AD AH 9S" (default: none, the summary)',
+    )
+    p.add_argument("-o", "--output", help="the atlas file to read (default: the shipped atlas)")
+    p.add_argument(
+        "--position",
+        type=int,
+        choices=range(1, 5),
+        help="CARDS: only this position, 1 (first after the dealer, leads) .. 4 "
+        "(dealer); default all four",
+    )
+    p.add_argument(
+        "--strain", help="CARDS: only this strain's row (C D H S NT AT; default: every strain)"
+    )
+    p.add_argument(
+        "--ruleset",
+        default=None,
+        help="CARDS: must be the atlas's (default: the atlas's)",
+    )
+    p.add_argument(
+        "--option",
+        action="append",
+        metavar="NAME=VALUE",
+        help="CARDS: rule option, must be the atlas's (repeatable)",
+    )
+    p.add_argument("--play", default=None, help="CARDS: must be the atlas's (default: the atlas's)")
     p.add_argument(
         "--csv",
-        help="show: write every measured cell to this CSV: one row per cell (239,680 "
-        "and ~130 MB for a full atlas), suit hands shown with clubs as trump",
+        help="write every measured cell to this CSV: one row per cell (239,680 "
+        "and ~130 MB for a full atlas), suit hands shown with clubs as trump (default: "
+        "none)",
     )
     p.add_argument(
         "--parquet",
         metavar="FILE",
-        help="show: write every measured cell to this Parquet file: kind (suit, NT, "
+        help="write every measured cell to this Parquet file: kind (suit, NT, "
         "AT), position (1-4), hand (the class's canonical hand; suit classes with "
         "clubs as trump), key, multiplicity, n, p_made, net_mp_x1, net_mp_x1_se, "
-        "net_mp_x2, net_mp_x4 and the other statistics",
+        "net_mp_x2, net_mp_x4 and the other statistics (default: none)",
     )
-    p.add_argument("-q", "--quiet", action="store_true", help="no progress bar")
-    _add_overwrite(p, "an existing atlas file (build) or CSV (show --csv)")
+    _add_overwrite(p, "an existing CSV or Parquet file")
+    p.set_defaults(func=cmd_atlas)
+
+
+def _add_atlas_page(actions: _Subparsers) -> None:
+    p = actions.add_parser(
+        "page",
+        help="write the hand evaluator, a static web page",
+        description="Write the hand evaluator: a static page that answers any 5-card "
+        "hand from the shipped atlases in a browser, offline (open DIR/index.html).",
+    )
+    p.add_argument("-o", "--output", default="hand_page", help="the directory to write")
+    p.add_argument(
+        "--atlas",
+        action="append",
+        metavar="FILE",
+        help="an atlas file to offer (repeatable; default: every shipped atlas, "
+        "belote_sim/data/atlas_*.npz)",
+    )
     p.set_defaults(func=cmd_atlas)
 
 
@@ -456,6 +510,12 @@ def _add_study(sub: _Subparsers) -> None:
     p = sub.add_parser(
         "study",
         help="studies: 'study bidding' sweeps a bidding threshold",
+        description="Studies on mirrored deals.  'belote-sim study KIND --help' explains each one.",
+    )
+    kinds = p.add_subparsers(dest="kind", required=True, metavar="KIND", help="the study")
+    p = kinds.add_parser(
+        "bidding",
+        help="sweep one threshold of the threshold bidding policy",
         description="study bidding: one threshold of the threshold bidding "
         "policy takes each value in turn against the default thresholds, on "
         "mirrored deals (each deal played twice with the teams swapped); the "
@@ -464,10 +524,10 @@ def _add_study(sub: _Subparsers) -> None:
         "threshold policy's bidding score of a seat's 5 bidding cards in a strain: "
         f"{THRESHOLD_SCORE_FORMULA}. A seat bids the strain whose score exceeds its "
         "threshold by most; it doubles (redoubles) when its score in the contract's "
-        "strain reaches double (redouble).",
+        "strain reaches double (redouble).  'best' is a setting significantly above the "
+        "baseline after a Holm correction over the settings tried (family-wise 5%).",
         formatter_class=DefaultsFormatter,
     )
-    p.add_argument("kind", choices=["bidding"], help="the study to run")
     p.add_argument(
         "--param", default="suit", help="threshold to sweep: suit, nt, at, double or redouble"
     )
@@ -489,7 +549,7 @@ def _add_study(sub: _Subparsers) -> None:
     )
     p.add_argument("--seed", type=int, default=0, help="seed of the deals")
     p.add_argument("--threads", type=int, default=None, help="numba threads (default: all)")
-    p.add_argument("-o", "--output", help="write the table as CSV here")
+    p.add_argument("-o", "--output", help="write the table as CSV here (default: none)")
     _add_overwrite(p, "an existing CSV file")
     p.set_defaults(func=cmd_study)
 
@@ -497,7 +557,7 @@ def _add_study(sub: _Subparsers) -> None:
 def _add_solve(sub: _Subparsers) -> None:
     p = sub.add_parser("solve", help="exact double-dummy value of a deal or of records")
     p.add_argument("hands", nargs="?", help='4 hands separated by "|" (seats 0..3)')
-    p.add_argument("--strain", help="C D H S NT AT")
+    p.add_argument("--strain", help="C D H S NT AT (needed with HANDS; no default)")
     p.add_argument(
         "--leader", type=int, default=0, choices=range(4), help="seat that leads the first trick"
     )
@@ -509,8 +569,13 @@ def _add_solve(sub: _Subparsers) -> None:
         help="team whose card points the value counts",
     )
     p.add_argument("--ruleset", default="common", help="common, bulgarian or french")
-    p.add_argument("--records", help="replay records (JSON lines, full or partial), or -")
-    p.add_argument("-o", "--output", help="output JSON lines (with --records)")
+    p.add_argument(
+        "--records",
+        help="replay records (JSON lines, full or partial), or - (default: none, solve HANDS)",
+    )
+    p.add_argument(
+        "-o", "--output", help="output JSON lines (with --records; default: standard output)"
+    )
     p.set_defaults(func=cmd_solve)
 
 
@@ -527,11 +592,17 @@ def _add_duel(sub: _Subparsers) -> None:
     )
     p.add_argument(
         "--a",
-        help=f"play policy of the first side (bidding duel: of everyone): {PLAY_USAGE}",
+        help="play policy of the first side (no default in a play duel; a bidding duel: of "
+        f"everyone, default {DEFAULT_PLAY}): {PLAY_USAGE}",
     )
-    p.add_argument("--b", help="play policy of the second side")
-    p.add_argument("--bid-a", help="bidding duel: bidding policy of the first side")
-    p.add_argument("--bid-b", help="bidding duel: bidding policy of the second side")
+    p.add_argument("--b", help="play policy of the second side (no default: a play duel needs it)")
+    p.add_argument(
+        "--bid-a",
+        help="bidding duel: bidding policy of the first side (default: none, a play duel)",
+    )
+    p.add_argument(
+        "--bid-b", help="bidding duel: bidding policy of the second side (default: none)"
+    )
     p.add_argument("--games", type=int, default=0, help="bidding duel: also N mirrored games")
     p.add_argument("--deals", type=at_least_2, default=10_000, help="deals (each played twice)")
     p.add_argument("--ruleset", default="common", help="common, bulgarian or french")
@@ -557,7 +628,8 @@ def _add_duel(sub: _Subparsers) -> None:
         "--json",
         action="store_true",
         help="print one JSON object: a, b, ruleset, deals, played, thrown_in, "
-        "mean, se, by_strain (a bidding duel adds low, high and game keys)",
+        "mean, se, by_strain (a bidding duel adds low, high, same_contract and, with "
+        "--games, games, win_rate, win_se, win_low, win_high)",
     )
     p.set_defaults(func=cmd_duel)
 
