@@ -22,12 +22,13 @@ from belote_sim.kernels.bidding import THRESHOLD_DEFAULTS
 from belote_sim.kernels.tables import STRAIN_NAMES
 from belote_sim.policies import BID_POLICIES
 from belote_sim.simulation.runner import iter_chunks, make_study, simulate, simulate_games
-from belote_sim.stats import Z95
+from belote_sim.stats import Z95, holm_reject, p_above_zero
 
 __all__ = [
     "DUEL_CHUNK",
     "DUEL_KEYS",
     "DUEL_SEARCH_CHUNK",
+    "SWEEP_ALPHA",
     "THRESHOLD_PARAMS",
     "bidding_duel",
     "bidding_sweep",
@@ -36,6 +37,10 @@ __all__ = [
 ]
 
 THRESHOLD_PARAMS = BID_POLICIES["threshold"].param_names
+#: The family-wise error rate of ``bidding_sweep``'s significant settings (Holm, one
+#: -sided): 2.5%, so that one setting tried is significant exactly when its 95%
+#: interval lies above 0.
+SWEEP_ALPHA = 0.025
 
 
 def _spec(params: Sequence[float]) -> str:
@@ -73,9 +78,14 @@ def bidding_sweep(
     baseline on mirrored deals; exactly 0 for the baseline) with ``se``, ``low``,
     ``high`` (95%), the same as ``delta``/``delta_se``/``delta_low``/``delta_high``,
     and with ``games`` > 0 ``win_rate`` (mirrored), ``win_delta`` and
-    ``win_delta_se`` (paired against the baseline's mirrored games).  ``best`` marks
-    the value with the highest mean only when it beats the baseline significantly
-    (95% interval above 0); ``edge`` marks the smallest and largest values.
+    ``win_delta_se`` (paired against the baseline's mirrored games).  Each setting
+    other than the baseline is a test of "it gains nothing": ``p_value`` (one-sided,
+    normal; NaN for the baseline) and ``significant`` after Holm's correction over the
+    ``settings_tried`` settings (family-wise ``SWEEP_ALPHA``, one-sided 2.5%: trying
+    many settings does not make a chance winner more likely; one setting tried is
+    significant when its 95% interval lies above 0).  ``best`` marks the highest mean
+    among the significant settings (none when no setting is); ``edge`` marks the
+    smallest and largest values.
     """
     if param not in THRESHOLD_PARAMS:
         raise ValueError(
@@ -136,10 +146,17 @@ def bidding_sweep(
             row["win_delta_se"] = float(diff.std(ddof=1) / np.sqrt(len(diff)))
         rows.append(row)
     out = pd.DataFrame(rows)
-    top = out["mean_net_mp"].idxmax()
+    tried = ~out["baseline"]
+    out["p_value"] = [
+        p_above_zero(m, e) if t else float("nan")
+        for m, e, t in zip(out["mean_net_mp"], out["se"], tried)
+    ]
+    out["settings_tried"] = int(tried.sum())
+    out["significant"] = False
+    out.loc[tried, "significant"] = holm_reject(out.loc[tried, "p_value"], SWEEP_ALPHA)
     out["best"] = False
-    if out.loc[top, "low"] > 0:
-        out.loc[top, "best"] = True
+    if out["significant"].any():
+        out.loc[out["mean_net_mp"].where(out["significant"]).idxmax(), "best"] = True
     out["edge"] = (out["value"] == out["value"].min()) | (out["value"] == out["value"].max())
     return out
 

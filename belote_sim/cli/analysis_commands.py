@@ -129,7 +129,7 @@ def _cmd_bid_duel(args: argparse.Namespace) -> int:
 
 
 def cmd_study(args: argparse.Namespace) -> int:
-    from belote_sim.analysis.comparisons import bidding_sweep, default_values
+    from belote_sim.analysis.comparisons import SWEEP_ALPHA, bidding_sweep, default_values
 
     values = (
         default_values(args.param)
@@ -150,42 +150,64 @@ def cmd_study(args: argparse.Namespace) -> int:
         if out is not None:
             write_csv(table, out)
     base = table[table["baseline"]].iloc[0]
+    tried = int(table["settings_tried"].iloc[0])
     print(
         f"bidding study: threshold '{args.param}' against its default "
-        f"{base['value']:g} (the baseline, the other team); {args.deals:,} deals, each "
+        f"{base['value']:g} (the baseline, the other team); {tried} setting"
+        f"{'s' if tried != 1 else ''} tried, {args.deals:,} deals each, every deal "
         f"played twice with the teams swapped (mirrored), seed {args.seed}"
     )
     print(
         "net MP = MP per deal the setting gains over the baseline (mirrored; the "
-        "baseline is 0 by construction)"
+        "baseline is 0 by construction); p = one-sided p-value of 'no gain'; "
+        f"significant: after a Holm correction over the {tried} settings tried "
+        f"(family-wise {SWEEP_ALPHA:.1%})"
     )
     show = table.assign(
         setting=[
             f"{v:g}" + (" (baseline)" if b else "")
             for v, b in zip(table["value"], table["baseline"])
-        ]
+        ],
+        p=[f"{p:.2g}" if p == p else "" for p in table["p_value"]],
+        signif=[
+            "" if b else ("yes" if s else "no")
+            for b, s in zip(table["baseline"], table["significant"])
+        ],
     )
-    cols = ["setting", "mean_net_mp", "se", "low", "high"]
+    cols = ["setting", "mean_net_mp", "se", "low", "high", "p", "signif"]
     if args.games:
         cols += ["win_rate", "win_delta", "win_delta_se"]
     print(
         show[cols]
-        .rename(columns={"mean_net_mp": "net MP", "low": "95% low", "high": "95% high"})
+        .rename(
+            columns={
+                "mean_net_mp": "net MP",
+                "low": "95% low",
+                "high": "95% high",
+                "signif": "significant",
+            }
+        )
         .to_string(index=False, float_format=lambda v: f"{v:.3f}")
     )
     if table["best"].any():
         best = table[table["best"]].iloc[0]
         print(
             f"best: {args.param} = {best['value']:g} ({best['mean_net_mp']:+.3f} ± "
-            f"{best['se']:.3f} MP per deal over the baseline {base['value']:g})"
+            f"{best['se']:.3f} MP per deal over the baseline {base['value']:g}), the "
+            f"highest of the {int(table['significant'].sum())} significant setting(s)"
         )
         if best["edge"]:
             print("  (at the edge of the values tried: the optimum may lie beyond)")
     else:
         print(
-            f"no significant difference: no value beats the baseline {args.param} = "
-            f"{base['value']:g} at 95%"
+            f"no significant difference: no setting beats the baseline {args.param} = "
+            f"{base['value']:g} after the Holm correction over the {tried} settings tried"
         )
+    print(
+        "caveat: the more settings are tried, the likelier one looks better by chance "
+        "(hence the correction), and a winner's gain tends to be overstated: confirm it "
+        "with another --seed"
+    )
     if args.output:
         print(f"wrote {args.output}")
     return 0

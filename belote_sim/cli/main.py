@@ -524,8 +524,10 @@ def _add_study(sub: _Subparsers) -> None:
         "threshold policy's bidding score of a seat's 5 bidding cards in a strain: "
         f"{THRESHOLD_SCORE_FORMULA}. A seat bids the strain whose score exceeds its "
         "threshold by most; it doubles (redoubles) when its score in the contract's "
-        "strain reaches double (redouble).  'best' is a setting significantly above the "
-        "baseline after a Holm correction over the settings tried (family-wise 5%).",
+        "strain reaches double (redouble).  'best' is the setting with the highest mean "
+        "among those significantly above the baseline after a Holm correction over the "
+        "settings tried (one-sided, family-wise 2.5%: with one setting, its 95% interval "
+        "above 0).",
         formatter_class=DefaultsFormatter,
     )
     p.add_argument(
