@@ -164,8 +164,9 @@ def bidding_sweep(
 #: The keys of ``belote-sim duel --json``.
 DUEL_KEYS = ("a", "b", "ruleset", "deals", "played", "thrown_in", "mean", "se", "by_strain")
 
-#: Deals per chunk of a duel (chunk c takes its seeds from the c-th child of the seed):
-#: small for the search policies, so that the progress bar moves.
+#: Deals per chunk of a duel (chunk c takes its seeds from the c-th child of the seed,
+#: so these fix the deals of every duel): small for the search policies (the progress
+#: bar now moves within a chunk anyway: ``study.Pacer``).
 DUEL_CHUNK = 8192
 DUEL_SEARCH_CHUNK = 256
 
@@ -196,8 +197,9 @@ def duel(
     averaged over the two plays of each deal; thrown-in deals are left out.  The deals
     are made in chunks of ``DUEL_CHUNK`` (``DUEL_SEARCH_CHUNK`` when a policy searches:
     ``dd``, ``pimc``), each simulated on ``threads`` threads; the result does not
-    depend on the number of threads.  ``progress(n)`` is called after every ``n``
-    pairs.
+    depend on the number of threads.  ``progress(n)`` is called as ``n`` more pairs
+    are done, about every second or two (each chunk is computed in timed parts,
+    ``study.Pacer``; the deals and the result are the same).
 
     Returns ``{"a", "b", "ruleset", "deals", "played", "thrown_in", "mean", "se",
     "by_strain", "low", "high", "mean_mp_diff"}``: ``deals`` dealt, ``played``
@@ -212,14 +214,30 @@ def duel(
     first = make_study(rules, bidding, [a, b, a, b], seed, chunk_size=chunk, options=options)
     second = make_study(rules, bidding, [b, a, b, a], seed, chunk_size=chunk, options=options)
     nets, strains = [], []
-    for f1, f2 in zip(iter_chunks(first, deals, threads), iter_chunks(second, deals, threads)):
+    computed = [0, 0]  # deals of the first and of the mirrored play computed so far
+    shown = 0  # pairs reported to progress
+
+    def ticker(side: int) -> Callable[[int], None]:
+        def tick(n: int) -> None:  # a part of a chunk computed (about every second)
+            nonlocal shown
+            computed[side] += n
+            pairs = (computed[0] + computed[1]) // 2
+            if progress and pairs > shown:
+                progress(pairs - shown)
+                shown = pairs
+
+        return tick
+
+    ticks = progress is not None
+    for f1, f2 in zip(
+        iter_chunks(first, deals, threads, ticks=ticker(0) if ticks else None),
+        iter_chunks(second, deals, threads, ticks=ticker(1) if ticks else None),
+    ):
         played = (f1["outcome"] != "thrown_in").to_numpy()
         net1 = (f1["mp0"] - f1["mp1"]).to_numpy(float)[played]
         net2 = (f2["mp1"] - f2["mp0"]).to_numpy(float)[played]
         nets.append((net1 + net2) / 2)
         strains.append(f1["strain"].astype(str).to_numpy()[played])
-        if progress:
-            progress(len(f1))
     x = np.concatenate(nets)
     strain = np.concatenate(strains)
     mean, se = _mean_se(x)

@@ -233,7 +233,7 @@ def cmd_duel(args: argparse.Namespace) -> int:
             seed=args.seed,
             threads=args.threads,
             options=options or None,
-            progress=progress,
+            progress=progress.ticks,  # pairs as they are computed, None without a bar
         )
     finally:
         progress.close()
