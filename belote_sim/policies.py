@@ -24,6 +24,10 @@ from belote_sim.kernels.switchboard import (
     SEARCH_BITS,
 )
 
+# re-exported: the default play policies and the threshold policy's score, defined
+# where the help texts can read them without the kernels
+from belote_sim.policy_help import DEFAULT_PLAY, SOLO_DEFAULT_PLAY, THRESHOLD_SCORE_FORMULA
+
 
 @dataclass(frozen=True)
 class PolicyInfo:
@@ -48,15 +52,6 @@ BID_POLICIES = {
 }
 _PLAY_ENTRIES = {p.name: p for p in SW.PLAY_POLICIES}
 _BID_ENTRIES = {p.name: p for p in SW.BID_POLICIES}
-
-
-#: The default play policy of every command and function (issue 23): the expert
-#: player's network alone (``expert:0``, no endgame search): +2.3 MP per deal over
-#: ``greedy`` at ~60,000 deals/s a thread.  The games it does not play (2 and 3
-#: players, open belot) fall back to ``SOLO_DEFAULT_PLAY`` (``default_play``).
-DEFAULT_PLAY = "expert:0"
-#: The default play of the games ``expert`` does not play.
-SOLO_DEFAULT_PLAY = "greedy"
 
 
 #: How strong each common play setting is: MP per deal over ``greedy`` on 20,000
@@ -197,6 +192,20 @@ def to_arrays(
     return ids, params
 
 
+def describe_policy(spec: str | PolicySpec, table: dict[str, PolicyInfo], what: str) -> str:
+    """A policy spec written out with every parameter named: ``threshold`` ->
+    ``threshold:50,52,75,60,60 (suit 50, nt 52, at 75, double 60, redouble 60)``;
+    ``atlas`` -> ``atlas (the shipped atlas)``; a policy without parameters is its name."""
+    parsed = parse_policy(spec, table, what)
+    if table is BID_POLICIES and uses_atlas(parsed.name):
+        return f"{parsed.name} ({parsed.path or 'the shipped atlas'})"
+    if not parsed.params:
+        return parsed.name
+    names = table[parsed.name].param_names
+    named = ", ".join(f"{n} {v:g}" for n, v in zip(names, parsed.params))
+    return f"{parsed} ({named})"
+
+
 def policy_usage(table: dict[str, PolicyInfo]) -> str:
     """``name[:param,...]`` of every policy of ``table``, comma-separated (for help texts)."""
     return ", ".join(
@@ -204,16 +213,6 @@ def policy_usage(table: dict[str, PolicyInfo]) -> str:
         for name, info in table.items()
     )
 
-
-#: The bidding score of the ``threshold`` (and ``take``) policy, the unit its thresholds
-#: are in: what each of the 5 bidding cards adds to a strain's score
-#: (``belote_sim.kernels.bidding.SCORE``; tests/test_player_reports.py checks the two agree).
-THRESHOLD_SCORE_FORMULA = (
-    "suit X: trump points of the cards of X (J 20, 9 14, A 11, T 10, K 4, Q 3) "
-    "+ 10 per card of X + 8 per ace of another suit; "
-    "NT: plain points of all 5 cards (A 11, T 10, K 4, Q 3, J 2) + 5 per ace; "
-    "AT: trump points of all 5 cards (J 20, 9 14, A 11, T 10, K 4, Q 3) + 5 per jack"
-)
 
 __all__ = [
     "BID_POLICIES",
@@ -230,6 +229,7 @@ __all__ = [
     "PolicySpec",
     "bid_biddings",
     "default_play",
+    "describe_policy",
     "parse_policy",
     "per_seat",
     "play_players",

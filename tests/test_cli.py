@@ -311,3 +311,90 @@ def test_every_option_of_every_command_is_explained_with_its_default():
         text = parser.formatter_class("x")._get_help_string(action)
         if action.option_strings and action.default not in (None, False):
             assert "default" in text, (name, action.option_strings)
+        # an option without a value of its own says what happens without it (repeatable
+        # ones aside: none given is none)
+        if (
+            action.option_strings
+            and action.default is None
+            and not isinstance(action, argparse._AppendAction)
+        ):
+            assert "default" in text, (name, action.option_strings)
+
+
+def _help_page(capsys, argv):
+    import pytest
+
+    with pytest.raises(SystemExit) as stop:
+        main([*argv, "--help"])
+    assert stop.value.code == 0
+    return capsys.readouterr().out
+
+
+def test_every_command_and_subcommand_has_its_own_help_page(capsys):
+    """``study bidding --help`` is the page of the bidding study (not the study
+    command's), each ``atlas`` action has its own page with only its options, and the
+    top page lists the commands as plain text (no reST ``Commands::``)."""
+    top = _help_page(capsys, [])
+    assert "Commands::" not in top and "Commands:" in top
+    bidding = _help_page(capsys, ["study", "bidding"])
+    assert bidding.startswith("usage: belote-sim study bidding")
+    assert "--param" in bidding and "Holm" in " ".join(bidding.split())
+    assert "--param" not in _help_page(capsys, ["study"])
+    pages = {action: _help_page(capsys, ["atlas", action]) for action in ("build", "show", "page")}
+    for action, page in pages.items():
+        assert page.startswith(f"usage: belote-sim atlas {action}"), page
+    assert "--first-deals" in pages["build"] and "--first-deals" not in pages["show"]
+    assert "--csv" in pages["show"] and "--csv" not in pages["build"]
+    assert "--atlas" in pages["page"] and "--seed" not in pages["page"]
+    assert "default: atlas.npz" in " ".join(pages["build"].split())
+
+
+def _json_keys_promised(command_help: str) -> tuple[list[str], list[str]]:
+    """The keys ``duel --help`` promises for ``--json``: those of every duel, and those
+    a bidding duel adds (read off the help text, so that the test follows it)."""
+    text = " ".join(command_help.split())
+    promise = text[text.index("print one JSON object:") :].split(":", 1)[1]
+    every, _, added = promise.partition("(a bidding duel adds")
+    added = added.split(")")[0].replace(" and, with --games,", ",").replace(" and ", ", ")
+    return [k.strip() for k in every.split(",")], [k.strip() for k in added.split(",")]
+
+
+def test_both_duels_deliver_every_json_key_their_help_promises(capsys):
+    import pytest
+
+    with pytest.raises(SystemExit):
+        main(["duel", "--help"])
+    every, bidding_adds = _json_keys_promised(capsys.readouterr().out)
+    assert "by_strain" in every and "same_contract" in bidding_adds and "win_se" in bidding_adds
+    base = ["duel", "--deals", "200", "--json"]
+    assert main([*base, "--a", "greedy", "--b", "random"]) == 0
+    play = json.loads(capsys.readouterr().out)
+    assert set(every) <= set(play)
+    bid = [*base, "--bid-a", "threshold:45", "--bid-b", "threshold", "--a", "greedy"]
+    assert main([*bid, "--games", "4"]) == 0
+    r = json.loads(capsys.readouterr().out)
+    assert set(every) | set(bidding_adds) <= set(r)
+    # by_strain adds up to the whole, as in the play duel
+    assert sum(v["pairs"] for v in r["by_strain"].values()) == r["deals"] == 200
+    total = sum(v["pairs"] * v["mean"] for v in r["by_strain"].values()) / r["deals"]
+    assert abs(total - r["mean"]) < 1e-9
+    assert r["thrown_in"] <= r["same_contract"] < r["deals"]
+
+
+def test_a_bidding_policy_against_itself_reaches_the_same_contracts():
+    from belote_sim.analysis.comparisons import bidding_duel
+
+    r = bidding_duel("threshold", "threshold:50,52,75,60,60", deals=150, play="greedy")
+    assert r["same_contract"] == 150 and r["mean"] == 0.0
+    assert r["thrown_in"] == r["by_strain"].get("thrown_in", {}).get("pairs", 0)
+
+
+def test_the_bidding_duel_text_shows_the_policies_in_full_and_the_thrown_in(capsys):
+    args = ["duel", "--bid-a", "threshold:45", "--bid-b", "threshold", "--a", "greedy"]
+    assert main([*args, "--deals", "200"]) == 0
+    out = " ".join(capsys.readouterr().out.split())
+    assert "A: threshold:45,52,75,60,60 (suit 45, nt 52, at 75, double 60, redouble 60)" in out
+    assert "B: threshold:50,52,75,60,60 (suit 50," in out
+    assert "everyone plays greedy:1,1 (draw_trumps 1, give_points 1)" in out
+    assert "of 200 deals thrown in on both plays" in out
+    assert "by the strain of the contract" in out

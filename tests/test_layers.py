@@ -70,6 +70,7 @@ LAYERS = [
     ("belote_sim.cards", 1),
     ("belote_sim.rules", 1),
     ("belote_sim.policies", 1),
+    ("belote_sim.policy_help", 1),
     ("belote_sim.deal", 2),
     ("belote_sim.simulation", 3),
     # the hand atlas: built by simulation, read by the report (analysis) and the cli

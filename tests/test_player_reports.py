@@ -319,11 +319,16 @@ def test_help_texts_name_every_option_and_default(capsys):
     from belote_sim.cli import build_parser, main
 
     sub = next(a for a in build_parser()._actions if isinstance(a, argparse._SubParsersAction))
-    for command in ("hand", "study", "duel", "report"):
-        for action in sub.choices[command]._actions:
+    study = next(
+        a for a in sub.choices["study"]._actions if isinstance(a, argparse._SubParsersAction)
+    )
+    parsers = {name: sub.choices[name] for name in ("hand", "study", "duel", "report")}
+    parsers["study bidding"] = study.choices["bidding"]
+    for command, parser in parsers.items():
+        for action in parser._actions:
             assert action.help, (command, action.dest)
     with pytest.raises(SystemExit):
-        main(["study", "--help"])
+        main(["study", "bidding", "--help"])
     text = " ".join(capsys.readouterr().out.split())
     assert "mirrored" in text and "(default: 100000)" in text and "default: None" not in text
     assert "(default: 0)" in text  # the seed

@@ -196,14 +196,24 @@ def test_cli_text_json_tables_and_report(tmp_path):
         (["study", "systems", "threshold", "threshold:1,2,3,4,5,6,7"], ["threshold"]),
         (["study", "systems", "threshold"], ["at least 2"]),
         (["study", "systems"], ["at least 2"]),
-        (["study", "systems", "threshold", "atlas", "--values", "1,2"], ["--values"]),
-        (["study", "bidding", "threshold"], ["SYSTEM"]),
         (["study", "systems", "threshold", "atlas", "--ruleset", "nosuch"], ["nosuch"]),
     ],
 )
 def test_cli_errors(argv, words):
     rc, _, err = run_cli(argv + ["--deals", 10, "--play", "greedy"])
     one_line_error(rc, err, *words)
+
+
+def test_each_study_refuses_the_others_arguments():
+    """study bidding and study systems are separate pages: argparse names the stray
+    argument (status 2, no traceback)."""
+    for argv, word in (
+        (["study", "systems", "threshold", "atlas", "--values", "1,2"], "--values"),
+        (["study", "bidding", "threshold"], "threshold"),
+    ):
+        rc, _, err = run_cli(argv + ["--deals", 10, "--play", "greedy"])
+        assert rc == 2 and "Traceback" not in err
+        assert "unrecognized arguments" in err and word in err.splitlines()[-1]
 
 
 def test_french_rounds():

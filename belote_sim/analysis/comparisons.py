@@ -22,12 +22,13 @@ from belote_sim.kernels.bidding import THRESHOLD_DEFAULTS
 from belote_sim.kernels.tables import STRAIN_NAMES
 from belote_sim.policies import BID_POLICIES
 from belote_sim.simulation.runner import iter_chunks, make_study, simulate, simulate_games
-from belote_sim.stats import Z95
+from belote_sim.stats import Z95, holm_reject, p_above_zero
 
 __all__ = [
     "DUEL_CHUNK",
     "DUEL_KEYS",
     "DUEL_SEARCH_CHUNK",
+    "SWEEP_ALPHA",
     "THRESHOLD_PARAMS",
     "bidding_duel",
     "bidding_sweep",
@@ -36,6 +37,10 @@ __all__ = [
 ]
 
 THRESHOLD_PARAMS = BID_POLICIES["threshold"].param_names
+#: The family-wise error rate of ``bidding_sweep``'s significant settings (Holm, one
+#: -sided): 2.5%, so that one setting tried is significant exactly when its 95%
+#: interval lies above 0.
+SWEEP_ALPHA = 0.025
 
 
 def _spec(params: Sequence[float]) -> str:
@@ -73,9 +78,14 @@ def bidding_sweep(
     baseline on mirrored deals; exactly 0 for the baseline) with ``se``, ``low``,
     ``high`` (95%), the same as ``delta``/``delta_se``/``delta_low``/``delta_high``,
     and with ``games`` > 0 ``win_rate`` (mirrored), ``win_delta`` and
-    ``win_delta_se`` (paired against the baseline's mirrored games).  ``best`` marks
-    the value with the highest mean only when it beats the baseline significantly
-    (95% interval above 0); ``edge`` marks the smallest and largest values.
+    ``win_delta_se`` (paired against the baseline's mirrored games).  Each setting
+    other than the baseline is a test of "it gains nothing": ``p_value`` (one-sided,
+    normal; NaN for the baseline) and ``significant`` after Holm's correction over the
+    ``settings_tried`` settings (family-wise ``SWEEP_ALPHA``, one-sided 2.5%: trying
+    many settings does not make a chance winner more likely; one setting tried is
+    significant when its 95% interval lies above 0).  ``best`` marks the highest mean
+    among the significant settings (none when no setting is); ``edge`` marks the
+    smallest and largest values.
     """
     if param not in THRESHOLD_PARAMS:
         raise ValueError(
@@ -136,10 +146,17 @@ def bidding_sweep(
             row["win_delta_se"] = float(diff.std(ddof=1) / np.sqrt(len(diff)))
         rows.append(row)
     out = pd.DataFrame(rows)
-    top = out["mean_net_mp"].idxmax()
+    tried = ~out["baseline"]
+    out["p_value"] = [
+        p_above_zero(m, e) if t else float("nan")
+        for m, e, t in zip(out["mean_net_mp"], out["se"], tried)
+    ]
+    out["settings_tried"] = int(tried.sum())
+    out["significant"] = False
+    out.loc[tried, "significant"] = holm_reject(out.loc[tried, "p_value"], SWEEP_ALPHA)
     out["best"] = False
-    if out.loc[top, "low"] > 0:
-        out.loc[top, "best"] = True
+    if out["significant"].any():
+        out.loc[out["mean_net_mp"].where(out["significant"]).idxmax(), "best"] = True
     out["edge"] = (out["value"] == out["value"].min()) | (out["value"] == out["value"].max())
     return out
 
@@ -147,8 +164,9 @@ def bidding_sweep(
 #: The keys of ``belote-sim duel --json``.
 DUEL_KEYS = ("a", "b", "ruleset", "deals", "played", "thrown_in", "mean", "se", "by_strain")
 
-#: Deals per chunk of a duel (chunk c takes its seeds from the c-th child of the seed):
-#: small for the search policies, so that the progress bar moves.
+#: Deals per chunk of a duel (chunk c takes its seeds from the c-th child of the seed,
+#: so these fix the deals of every duel): small for the search policies (the progress
+#: bar now moves within a chunk anyway: ``study.Pacer``).
 DUEL_CHUNK = 8192
 DUEL_SEARCH_CHUNK = 256
 
@@ -179,8 +197,9 @@ def duel(
     averaged over the two plays of each deal; thrown-in deals are left out.  The deals
     are made in chunks of ``DUEL_CHUNK`` (``DUEL_SEARCH_CHUNK`` when a policy searches:
     ``dd``, ``pimc``), each simulated on ``threads`` threads; the result does not
-    depend on the number of threads.  ``progress(n)`` is called after every ``n``
-    pairs.
+    depend on the number of threads.  ``progress(n)`` is called as ``n`` more pairs
+    are done, about every second or two (each chunk is computed in timed parts,
+    ``study.Pacer``; the deals and the result are the same).
 
     Returns ``{"a", "b", "ruleset", "deals", "played", "thrown_in", "mean", "se",
     "by_strain", "low", "high", "mean_mp_diff"}``: ``deals`` dealt, ``played``
@@ -195,14 +214,30 @@ def duel(
     first = make_study(rules, bidding, [a, b, a, b], seed, chunk_size=chunk, options=options)
     second = make_study(rules, bidding, [b, a, b, a], seed, chunk_size=chunk, options=options)
     nets, strains = [], []
-    for f1, f2 in zip(iter_chunks(first, deals, threads), iter_chunks(second, deals, threads)):
+    computed = [0, 0]  # deals of the first and of the mirrored play computed so far
+    shown = 0  # pairs reported to progress
+
+    def ticker(side: int) -> Callable[[int], None]:
+        def tick(n: int) -> None:  # a part of a chunk computed (about every second)
+            nonlocal shown
+            computed[side] += n
+            pairs = (computed[0] + computed[1]) // 2
+            if progress and pairs > shown:
+                progress(pairs - shown)
+                shown = pairs
+
+        return tick
+
+    ticks = progress is not None
+    for f1, f2 in zip(
+        iter_chunks(first, deals, threads, ticks=ticker(0) if ticks else None),
+        iter_chunks(second, deals, threads, ticks=ticker(1) if ticks else None),
+    ):
         played = (f1["outcome"] != "thrown_in").to_numpy()
         net1 = (f1["mp0"] - f1["mp1"]).to_numpy(float)[played]
         net2 = (f2["mp1"] - f2["mp0"]).to_numpy(float)[played]
         nets.append((net1 + net2) / 2)
         strains.append(f1["strain"].astype(str).to_numpy()[played])
-        if progress:
-            progress(len(f1))
     x = np.concatenate(nets)
     strain = np.concatenate(strains)
     mean, se = _mean_se(x)
@@ -249,8 +284,14 @@ def bidding_duel(
     standard error.  With ``games`` > 0 whole games are played the same way (same game
     seeds, teams swapped) and ``win_rate`` is ``a``'s game win rate (unfinished games
     count as lost), with ``win_se``.  Returns ``{"a", "b", "ruleset", "deals",
-    "played", "thrown_in", "mean", "se", "low", "high"}`` plus ``games``, ``win_rate``,
-    ``win_se``, ``win_low``, ``win_high`` in game mode.
+    "played", "thrown_in", "mean", "se", "low", "high", "same_contract",
+    "by_strain"}`` plus ``games``, ``win_rate``, ``win_se``, ``win_low``, ``win_high``
+    in game mode.  ``thrown_in``: deals thrown in on both plays (they score 0);
+    ``same_contract``: deals whose two plays reached the same contract (strain, taker
+    and doubling) or were both thrown in -- they score exactly 0, the policies differ
+    on the others.  ``by_strain`` ``{strain: {"pairs", "mean", "se"}}``: the deals by
+    the strain of the contract ``a`` reached bidding for team 0 (``"thrown_in"``: none);
+    weighted by ``pairs`` the means add up to ``mean``.
     """
     orders = ([a, b, a, b], [b, a, b, a])  # a bids for team 0, then for team 1
     same = dict(rules=rules, play=play, seed=seed, threads=threads, options=options)
@@ -268,6 +309,23 @@ def bidding_duel(
     ).to_numpy()
     n = len(x)
     mean, se = _mean_se(x)
+    strain = first["strain"].astype(str).to_numpy()
+    strain[(first["outcome"] == "thrown_in").to_numpy()] = "thrown_in"
+    by_strain = {}
+    for name in (*STRAIN_NAMES, "thrown_in"):
+        sel = x[strain == name]
+        if len(sel):
+            m, e = _mean_se(sel)
+            by_strain[name] = {"pairs": len(sel), "mean": m, "se": e}
+    agree = thrown.copy()  # both thrown in, or the same contract twice
+    played_both = (
+        (first["outcome"] != "thrown_in") & (second["outcome"] != "thrown_in")
+    ).to_numpy()
+    agree |= played_both & (
+        (first["strain"].astype(str).to_numpy() == second["strain"].astype(str).to_numpy())
+        & (first["taker"].fillna(-1).to_numpy(int) == second["taker"].fillna(-1).to_numpy(int))
+        & (first["doubling"].to_numpy() == second["doubling"].to_numpy())
+    )
     out = {
         "a": str(a),
         "b": str(b),
@@ -279,6 +337,8 @@ def bidding_duel(
         "se": se,
         "low": mean - Z95 * se,
         "high": mean + Z95 * se,
+        "same_contract": int(agree.sum()),
+        "by_strain": by_strain,
     }
     if games:
         g1, g2 = (simulate_games(games, bidding=order, **same) for order in orders)

@@ -27,12 +27,7 @@ def cmd_atlas(args: argparse.Namespace) -> int:
 
     if args.action == "page":
         return cmd_atlas_page(args)
-    if args.action == "build":
-        for name in ("cards", "position", "strain", "csv", "parquet"):
-            if getattr(args, name) is not None:
-                raise ValueError(
-                    f"{'CARDS' if name == 'cards' else '--' + name} is for 'atlas show'"
-                )
+    if args.action == "build":  # its own options only (each action has its parser)
         check_workers(args.workers)
         options = dict(parse_option(o) for o in args.option or [])
         output = args.output or "atlas.npz"
@@ -72,7 +67,7 @@ def cmd_atlas(args: argparse.Namespace) -> int:
 def _cmd_bid_duel(args: argparse.Namespace) -> int:
     from belote_sim.analysis.comparisons import bidding_duel
     from belote_sim.atlas import rules_words
-    from belote_sim.policies import default_play
+    from belote_sim.policies import BID_POLICIES, PLAY_POLICIES, default_play, describe_policy
     from belote_sim.rules import Rules
 
     if not (args.bid_a and args.bid_b):
@@ -106,10 +101,25 @@ def _cmd_bid_duel(args: argparse.Namespace) -> int:
         f"bidding duel {r['a']} vs {r['b']}, {play} play: {r['deals']:,} mirrored deals "
         f"({rules_words(rules)}, seed {args.seed}) in {time.perf_counter() - start:.1f} s"
     )
+    print(f"  A: {describe_policy(args.bid_a, BID_POLICIES, 'bidding')}")
+    print(f"  B: {describe_policy(args.bid_b, BID_POLICIES, 'bidding')}")
+    print(f"  everyone plays {describe_policy(play, PLAY_POLICIES, 'play')}")
+    n = max(r["deals"], 1)
+    print(
+        f"{r['thrown_in']:,} of {r['deals']:,} deals thrown in on both plays "
+        f"({r['thrown_in'] / n:.1%}); {r['same_contract']:,} ({r['same_contract'] / n:.1%}) "
+        "reach the same contract both ways (thrown-in ones included) and score 0: the "
+        "policies differ on the others"
+    )
     print(
         f"{r['a']} gains {r['mean']:+.3f} MP per deal over {r['b']} (paired s.e. "
         f"{r['se']:.3f}; 95% interval {r['low']:+.3f} .. {r['high']:+.3f})"
     )
+    if r["by_strain"]:
+        print(f"by the strain of the contract when {r['a']} bids for team 0:")
+        for strain, cell in r["by_strain"].items():
+            se = "" if cell["se"] != cell["se"] else f" ± {cell['se']:.3f}"  # NaN: 1 deal
+            print(f"  {strain:>9}  {cell['pairs']:>9,} deals  {cell['mean']:+.3f}{se}")
     if args.games:
         print(
             f"{r['a']} wins {r['win_rate']:.2%} of {r['games']:,} mirrored games "
@@ -119,7 +129,7 @@ def _cmd_bid_duel(args: argparse.Namespace) -> int:
 
 
 def cmd_study(args: argparse.Namespace) -> int:
-    from belote_sim.analysis.comparisons import bidding_sweep, default_values
+    from belote_sim.analysis.comparisons import SWEEP_ALPHA, bidding_sweep, default_values
 
     values = (
         default_values(args.param)
@@ -140,42 +150,64 @@ def cmd_study(args: argparse.Namespace) -> int:
         if out is not None:
             write_csv(table, out)
     base = table[table["baseline"]].iloc[0]
+    tried = int(table["settings_tried"].iloc[0])
     print(
         f"bidding study: threshold '{args.param}' against its default "
-        f"{base['value']:g} (the baseline, the other team); {args.deals:,} deals, each "
+        f"{base['value']:g} (the baseline, the other team); {tried} setting"
+        f"{'s' if tried != 1 else ''} tried, {args.deals:,} deals each, every deal "
         f"played twice with the teams swapped (mirrored), seed {args.seed}"
     )
     print(
         "net MP = MP per deal the setting gains over the baseline (mirrored; the "
-        "baseline is 0 by construction)"
+        "baseline is 0 by construction); p = one-sided p-value of 'no gain'; "
+        f"significant: after a Holm correction over the {tried} settings tried "
+        f"(family-wise {SWEEP_ALPHA:.1%})"
     )
     show = table.assign(
         setting=[
             f"{v:g}" + (" (baseline)" if b else "")
             for v, b in zip(table["value"], table["baseline"])
-        ]
+        ],
+        p=[f"{p:.2g}" if p == p else "" for p in table["p_value"]],
+        signif=[
+            "" if b else ("yes" if s else "no")
+            for b, s in zip(table["baseline"], table["significant"])
+        ],
     )
-    cols = ["setting", "mean_net_mp", "se", "low", "high"]
+    cols = ["setting", "mean_net_mp", "se", "low", "high", "p", "signif"]
     if args.games:
         cols += ["win_rate", "win_delta", "win_delta_se"]
     print(
         show[cols]
-        .rename(columns={"mean_net_mp": "net MP", "low": "95% low", "high": "95% high"})
+        .rename(
+            columns={
+                "mean_net_mp": "net MP",
+                "low": "95% low",
+                "high": "95% high",
+                "signif": "significant",
+            }
+        )
         .to_string(index=False, float_format=lambda v: f"{v:.3f}")
     )
     if table["best"].any():
         best = table[table["best"]].iloc[0]
         print(
             f"best: {args.param} = {best['value']:g} ({best['mean_net_mp']:+.3f} ± "
-            f"{best['se']:.3f} MP per deal over the baseline {base['value']:g})"
+            f"{best['se']:.3f} MP per deal over the baseline {base['value']:g}), the "
+            f"highest of the {int(table['significant'].sum())} significant setting(s)"
         )
         if best["edge"]:
             print("  (at the edge of the values tried: the optimum may lie beyond)")
     else:
         print(
-            f"no significant difference: no value beats the baseline {args.param} = "
-            f"{base['value']:g} at 95%"
+            f"no significant difference: no setting beats the baseline {args.param} = "
+            f"{base['value']:g} after the Holm correction over the {tried} settings tried"
         )
+    print(
+        "caveat: the more settings are tried, the likelier one looks better by chance "
+        "(hence the correction), and a winner's gain tends to be overstated: confirm it "
+        "with another --seed"
+    )
     if args.output:
         print(f"wrote {args.output}")
     return 0
@@ -201,7 +233,7 @@ def cmd_duel(args: argparse.Namespace) -> int:
             seed=args.seed,
             threads=args.threads,
             options=options or None,
-            progress=progress,
+            progress=progress.ticks,  # pairs as they are computed, None without a bar
         )
     finally:
         progress.close()

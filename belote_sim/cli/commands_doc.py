@@ -4,7 +4,7 @@ __all__ = ["COMMANDS"]
 
 COMMANDS = """belote-sim command line.
 
-Commands::
+Commands:
 
     belote-sim simulate --deals N [-o deals.parquet] ...   simulate deals (or --games N)
     belote-sim export-replay deals.parquet --rows A:B     rows as replay records

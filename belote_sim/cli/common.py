@@ -144,18 +144,36 @@ def study_from_args(args: argparse.Namespace):
 
 
 class Progress:
-    """A tqdm progress bar with ETA on a terminal, nothing otherwise."""
+    """A tqdm progress bar with ETA on a terminal, nothing otherwise.
+
+    ``progress(n)``: ``n`` more units are done (a chunk written).  ``progress.tick(n)``:
+    ``n`` units computed ahead of that (the parts of a chunk, ``ticks`` of
+    ``simulate_to_parquet``): the bar moves now, and the chunk's ``progress`` call
+    later only adds what the ticks did not count."""
 
     def __init__(self, total: int | None, unit: str, enabled: bool):
         self.bar = None
+        self.ticked = 0
         if enabled:
             from tqdm import tqdm
 
             self.bar = tqdm(total=total, unit=unit, unit_scale=True, file=sys.stderr)
 
-    def __call__(self, n: int) -> None:
+    @property
+    def ticks(self) -> Any:
+        """``tick`` when the bar is shown, else None (no parts to cut chunks into)."""
+        return self.tick if self.bar is not None else None
+
+    def tick(self, n: int) -> None:
+        self.ticked += n
         if self.bar is not None:
             self.bar.update(n)
+
+    def __call__(self, n: int) -> None:
+        counted = min(n, self.ticked)
+        self.ticked -= counted
+        if self.bar is not None and n > counted:
+            self.bar.update(n - counted)
 
     def close(self) -> None:
         if self.bar is not None:

@@ -7,7 +7,7 @@ import sys
 from typing import TypeAlias
 
 from belote_sim._version import __version__
-from belote_sim.cli.analysis_commands import cmd_atlas, cmd_duel
+from belote_sim.cli.analysis_commands import cmd_atlas, cmd_duel, cmd_study
 from belote_sim.cli.commands_doc import COMMANDS
 from belote_sim.cli.common import (
     DefaultsFormatter,
@@ -25,14 +25,14 @@ from belote_sim.cli.study_commands import (
     cmd_report,
     cmd_simulate,
 )
-from belote_sim.cli.systems_command import add_systems_arguments, cmd_study_kind
-from belote_sim.policies import (
-    BID_POLICIES,
+from belote_sim.cli.systems_command import add_systems_arguments, cmd_study_systems
+from belote_sim.policy_help import (
     DEFAULT_PLAY,
-    PLAY_POLICIES,
+    PLAY_USAGE,
     SOLO_DEFAULT_PLAY,
+    THRESHOLD_DEFAULTS,
+    THRESHOLD_PARAMS,
     THRESHOLD_SCORE_FORMULA,
-    policy_usage,
 )
 
 __all__ = ["build_parser", "main"]
@@ -119,19 +119,21 @@ def _add_rules_options(p: argparse.ArgumentParser) -> None:
         help="rule option override, e.g. --option kirtik=true (repeatable)",
     )
     p.add_argument(
-        "--dealing", choices=("shuffle", "cut"), help="shorthand for --option dealing=..."
+        "--dealing",
+        choices=("shuffle", "cut"),
+        help="shorthand for --option dealing=... (default: the ruleset's, shuffle)",
     )
     p.add_argument(
         "--players",
         type=int,
         choices=(2, 3, 4),
         help="2 or 3: the games where every player is alone (24-card deck, "
-        "take-or-pass bidding; docs/rules.md section 11)",
+        "take-or-pass bidding; docs/rules.md section 11; default: 4)",
     )
     p.add_argument(
         "--variant",
         choices=("standard", "open"),
-        help="open: open belot (2 players, 32 cards, table piles)",
+        help="open: open belot (2 players, 32 cards, table piles; default: standard)",
     )
 
 
@@ -142,7 +144,8 @@ def _add_policy_options(p: argparse.ArgumentParser) -> None:
         default=None,
         help="bidding policy: threshold[:suit,nt,at,double,"
         "redouble], fixed:SEAT,STRAIN,DOUBLING (strain 0..5 = C D H S NT AT), take, "
-        "atlas[:PATH] (expected net MP from the hand atlas)",
+        "atlas[:PATH] (expected net MP from the hand atlas); default threshold (take under the "
+        "french rules)",
     )
     p.add_argument(
         "--bid-seat",
@@ -154,7 +157,7 @@ def _add_policy_options(p: argparse.ArgumentParser) -> None:
         "--play",
         default=None,
         help=f"play policy (default {DEFAULT_PLAY}; {SOLO_DEFAULT_PLAY} in the 2/3-player games "
-        f"and open belot): {policy_usage(PLAY_POLICIES)}; expert is the strong one "
+        f"and open belot): {PLAY_USAGE}; expert is the strong one "
         "(~1,800 deals/s per thread; expert:0, its card model alone, ~60,000), "
         "see README 'The expert player'",
     )
@@ -202,9 +205,12 @@ def _add_run_options(p: argparse.ArgumentParser) -> None:
         "--scheduler",
         metavar="tcp://HOST:8786",
         help="run the chunks on this dask.distributed scheduler (-o is then a "
-        "dataset directory: part files + manifest; rerunning resumes)",
+        "dataset directory: part files + manifest; rerunning resumes; default: none, run "
+        "here)",
     )
-    p.add_argument("--workers", type=int, help="start a local dask cluster of N workers")
+    p.add_argument(
+        "--workers", type=int, help="start a local dask cluster of N workers (default: none)"
+    )
     p.add_argument(
         "-o",
         "--output",
@@ -319,7 +325,8 @@ def _add_hand(sub: _Subparsers) -> None:
         "--position",
         type=int,
         choices=range(1, 5),
-        help="1 (first after the dealer, leads) .. 4 (dealer): instead of --seat/--dealer",
+        help="1 (first after the dealer, leads) .. 4 (dealer): instead of --seat/--dealer "
+        "(default: from --seat and --dealer)",
     )
     p.add_argument(
         "--deals",
@@ -335,8 +342,7 @@ def _add_hand(sub: _Subparsers) -> None:
     p.add_argument(
         "--play",
         default=None,
-        help=f"play policy of all four seats (default {DEFAULT_PLAY}): "
-        f"{policy_usage(PLAY_POLICIES)}",
+        help=f"play policy of all four seats (default {DEFAULT_PLAY}): {PLAY_USAGE}",
     )
     p.add_argument(
         "--simulate",
@@ -362,64 +368,43 @@ def _add_atlas(sub: _Subparsers) -> None:
         "atlas",
         help="the hand atlas: build one, show one (a hand, a summary, every cell), or "
         "write the hand evaluator page",
-        description="atlas build: measure every (hand class, strain kind, position) cell "
-        "by simulation.  atlas show: the atlas's metadata and a summary per kind and "
-        "position; atlas show CARDS: one hand's table (as 'belote-sim hand'); --csv and "
-        "--parquet write every cell, suit classes shown with clubs as trump "
-        "(docs/atlas.md).  atlas page: write the hand evaluator, a static page that "
-        "answers any 5-card hand from the shipped atlases in a browser, offline (open "
-        "DIR/index.html).",
+        description="The hand atlas (docs/atlas.md): P(made) and net MP of every 5-card "
+        "bidding hand class, strain kind and position.  'belote-sim atlas ACTION --help' "
+        "explains each action.",
     )
-    p.add_argument("action", choices=["build", "show", "page"], help="what to do")
-    p.add_argument(
-        "cards",
-        nargs="?",
-        help='show: a 5-card bidding hand to answer, e.g. "JC TD AD AH 9S"',
+    actions = p.add_subparsers(dest="action", required=True, metavar="ACTION", help="what to do")
+    _add_atlas_build(actions)
+    _add_atlas_show(actions)
+    _add_atlas_page(actions)
+
+
+def _add_atlas_build(actions: _Subparsers) -> None:
+    p = actions.add_parser(
+        "build",
+        help="measure every cell by simulation",
+        description="Measure every (hand class, strain kind, position) cell of the hand "
+        "atlas by simulation, until each cell's P(made) has the target s.e. (and a cell "
+        "whose net MP x1 has no settled sign its net target), in rounds of topping up.",
     )
+    p.add_argument("-o", "--output", default="atlas.npz", help="the atlas file to write")
+    p.add_argument("--ruleset", default="common", help="common, bulgarian or french")
     p.add_argument(
-        "-o",
-        "--output",
-        help="atlas file (build: default atlas.npz; show: default the shipped atlas); "
-        "page: the directory to write (default hand_page)",
-    )
-    p.add_argument(
-        "--atlas",
-        action="append",
-        metavar="FILE",
-        help="page: an atlas file to offer (repeatable; default: every shipped atlas, "
-        "belote_sim/data/atlas_*.npz)",
-    )
-    p.add_argument(
-        "--position",
-        type=int,
-        choices=range(1, 5),
-        help="show CARDS: only this position, 1 (first after the dealer, leads) .. 4 "
-        "(dealer); default all four",
-    )
-    p.add_argument("--strain", help="show CARDS: only this strain's row (C D H S NT AT)")
-    p.add_argument(
-        "--ruleset",
-        default=None,
-        help="build: common, bulgarian or french (default common); show CARDS: must be the atlas's",
-    )
-    p.add_argument(
-        "--option", action="append", metavar="NAME=VALUE", help="build: rule option (repeatable)"
+        "--option", action="append", metavar="NAME=VALUE", help="rule option (repeatable)"
     )
     p.add_argument(
         "--play",
         default=None,
-        help=f"build: play policy of all four seats (default {DEFAULT_PLAY}); show "
-        "CARDS: must be the atlas's",
+        help=f"play policy of all four seats (default {DEFAULT_PLAY}): {PLAY_USAGE}",
     )
-    p.add_argument("--seed", type=int, default=2026, help="build: seed of the deals")
+    p.add_argument("--seed", type=int, default=2026, help="seed of the deals")
     p.add_argument("--se", type=float, default=0.02, help="target s.e. of P(made) per cell")
-    p.add_argument("--first-deals", type=int, default=200, help="build: deals a cell starts with")
-    p.add_argument("--max-deals", type=int, default=1000, help="build: most deals a cell gets")
+    p.add_argument("--first-deals", type=int, default=200, help="deals a cell starts with")
+    p.add_argument("--max-deals", type=int, default=1000, help="most deals a cell gets")
     p.add_argument(
         "--net-se",
         type=float,
         default=0.25,
-        help="build: where a cell's net MP x1 has no settled sign (|mean| < 2 s.e.), top it "
+        help="where a cell's net MP x1 has no settled sign (|mean| < 2 s.e.), top it "
         "up to this s.e. (MP; default 0.25) ...",
     )
     p.add_argument(
@@ -432,34 +417,101 @@ def _add_atlas(sub: _Subparsers) -> None:
         "--rounds",
         type=int,
         default=16,
-        help="build: most rounds of topping up the cells that need more deals",
+        help="most rounds of topping up the cells that need more deals",
     )
     p.add_argument("--threads", type=int, default=None, help="numba threads (default: all)")
-    p.add_argument("--workers", type=int, help="start a local dask cluster of N workers")
-    p.add_argument("--scheduler", metavar="tcp://HOST:8786", help="dask.distributed scheduler")
-    p.add_argument("--work-dir", help="keep every chunk here (rerunning resumes)")
+    p.add_argument(
+        "--workers", type=int, help="start a local dask cluster of N workers (default: none)"
+    )
+    p.add_argument(
+        "--scheduler",
+        metavar="tcp://HOST:8786",
+        help="dask.distributed scheduler (default: none, run here)",
+    )
+    p.add_argument(
+        "--work-dir", help="keep every chunk here, rerunning resumes (default: not kept)"
+    )
+    p.add_argument("-q", "--quiet", action="store_true", help="no progress bar")
+    _add_overwrite(p, "an existing atlas file")
+    p.set_defaults(func=cmd_atlas)
+
+
+def _add_atlas_show(actions: _Subparsers) -> None:
+    p = actions.add_parser(
+        "show",
+        help="one hand's table, or the atlas's metadata and summary (every cell: --csv, --parquet)",
+        description="atlas show: the atlas's metadata and a summary per kind and "
+        "position; atlas show CARDS: one hand's table (as 'belote-sim hand'); --csv and "
+        "--parquet write every cell, suit classes shown with clubs as trump "
+        "(docs/atlas.md).",
+    )
+    p.add_argument(
+        "cards",
+        nargs="?",
+        help='a 5-card bidding hand to answer, e.g. "JC TD AD AH 9S" (default: none, the summary)',
+    )
+    p.add_argument("-o", "--output", help="the atlas file to read (default: the shipped atlas)")
+    p.add_argument(
+        "--position",
+        type=int,
+        choices=range(1, 5),
+        help="CARDS: only this position, 1 (first after the dealer, leads) .. 4 "
+        "(dealer); default all four",
+    )
+    p.add_argument(
+        "--strain", help="CARDS: only this strain's row (C D H S NT AT; default: every strain)"
+    )
+    p.add_argument(
+        "--ruleset",
+        default=None,
+        help="CARDS: must be the atlas's (default: the atlas's)",
+    )
+    p.add_argument(
+        "--option",
+        action="append",
+        metavar="NAME=VALUE",
+        help="CARDS: rule option, must be the atlas's (repeatable)",
+    )
+    p.add_argument("--play", default=None, help="CARDS: must be the atlas's (default: the atlas's)")
     p.add_argument(
         "--csv",
-        help="show: write every measured cell to this CSV: one row per cell (239,680 "
-        "and ~130 MB for a full atlas), suit hands shown with clubs as trump",
+        help="write every measured cell to this CSV: one row per cell (239,680 "
+        "and ~130 MB for a full atlas), suit hands shown with clubs as trump (default: "
+        "none)",
     )
     p.add_argument(
         "--parquet",
         metavar="FILE",
-        help="show: write every measured cell to this Parquet file: kind (suit, NT, "
+        help="write every measured cell to this Parquet file: kind (suit, NT, "
         "AT), position (1-4), hand (the class's canonical hand; suit classes with "
         "clubs as trump), key, multiplicity, n, p_made, net_mp_x1, net_mp_x1_se, "
-        "net_mp_x2, net_mp_x4 and the other statistics",
+        "net_mp_x2, net_mp_x4 and the other statistics (default: none)",
     )
-    p.add_argument("-q", "--quiet", action="store_true", help="no progress bar")
-    _add_overwrite(p, "an existing atlas file (build) or CSV (show --csv)")
+    _add_overwrite(p, "an existing CSV or Parquet file")
+    p.set_defaults(func=cmd_atlas)
+
+
+def _add_atlas_page(actions: _Subparsers) -> None:
+    p = actions.add_parser(
+        "page",
+        help="write the hand evaluator, a static web page",
+        description="Write the hand evaluator: a static page that answers any 5-card "
+        "hand from the shipped atlases in a browser, offline (open DIR/index.html).",
+    )
+    p.add_argument("-o", "--output", default="hand_page", help="the directory to write")
+    p.add_argument(
+        "--atlas",
+        action="append",
+        metavar="FILE",
+        help="an atlas file to offer (repeatable; default: every shipped atlas, "
+        "belote_sim/data/atlas_*.npz)",
+    )
     p.set_defaults(func=cmd_atlas)
 
 
 def _threshold_defaults() -> str:
     """``suit 50, nt 52, ...``: the ``threshold`` bidding policy's default parameters."""
-    info = BID_POLICIES["threshold"]
-    return ", ".join(f"{n} {v:g}" for n, v in zip(info.param_names, info.defaults))
+    return ", ".join(f"{n} {v:g}" for n, v in zip(THRESHOLD_PARAMS, THRESHOLD_DEFAULTS))
 
 
 def _add_study(sub: _Subparsers) -> None:
@@ -467,6 +519,12 @@ def _add_study(sub: _Subparsers) -> None:
         "study",
         help="studies: 'study bidding' sweeps a bidding threshold, 'study systems' "
         "plays bidding systems against each other",
+        description="Studies on mirrored deals.  'belote-sim study KIND --help' explains each one.",
+    )
+    kinds = p.add_subparsers(dest="kind", required=True, metavar="KIND", help="the study")
+    p = kinds.add_parser(
+        "bidding",
+        help="sweep one threshold of the threshold bidding policy",
         description="study bidding: one threshold of the threshold bidding "
         "policy takes each value in turn against the default thresholds, on "
         "mirrored deals (each deal played twice with the teams swapped); the "
@@ -475,14 +533,12 @@ def _add_study(sub: _Subparsers) -> None:
         "threshold policy's bidding score of a seat's 5 bidding cards in a strain: "
         f"{THRESHOLD_SCORE_FORMULA}. A seat bids the strain whose score exceeds its "
         "threshold by most; it doubles (redoubles) when its score in the contract's "
-        "strain reaches double (redouble).  study systems A B [C ...]: every pair of "
-        "bidding systems (--bid specs) on the same mirrored deals, everyone playing "
-        "--play: net MP per deal, contract mix, and where the systems call differently "
-        "(the first call where the two auctions of a deal part: situation, position, "
-        "hand class), strongest first.",
+        "strain reaches double (redouble).  'best' is the setting with the highest mean "
+        "among those significantly above the baseline after a Holm correction over the "
+        "settings tried (one-sided, family-wise 2.5%: with one setting, its 95% interval "
+        "above 0).",
         formatter_class=DefaultsFormatter,
     )
-    p.add_argument("kind", choices=["bidding", "systems"], help="the study to run")
     p.add_argument(
         "--param", default="suit", help="threshold to sweep: suit, nt, at, double or redouble"
     )
@@ -500,26 +556,55 @@ def _add_study(sub: _Subparsers) -> None:
     p.add_argument(
         "--play",
         default=None,
-        help=f"play policy of all four seats (default {DEFAULT_PLAY}): "
-        f"{policy_usage(PLAY_POLICIES)}",
+        help=f"play policy of all four seats (default {DEFAULT_PLAY}): {PLAY_USAGE}",
+    )
+    p.add_argument("--seed", type=int, default=0, help="seed of the deals")
+    p.add_argument("--threads", type=int, default=None, help="numba threads (default: all)")
+    p.add_argument("-o", "--output", help="write the table as CSV here (default: none)")
+    _add_overwrite(p, "an existing CSV file")
+    p.set_defaults(func=cmd_study)
+    _add_systems(kinds)
+
+
+def _add_systems(kinds: _Subparsers) -> None:
+    p = kinds.add_parser(
+        "systems",
+        help="play bidding systems against each other on mirrored deals",
+        description="study systems A B [C ...]: every pair of bidding systems (--bid "
+        "specs: threshold[:...], atlas[:PATH], rules:FILE, py:MODULE:FUNCTION) on the "
+        "same mirrored deals, everyone playing --play: net MP per deal with its paired "
+        "s.e., contract mix, and where the systems call differently (the first call "
+        "where the two auctions of a deal part: situation, position, hand class), "
+        "strongest first.",
+        formatter_class=DefaultsFormatter,
+    )
+    add_systems_arguments(p)
+    p.add_argument(
+        "--deals", type=at_least_2, default=100_000, help="deals per pair (each played twice)"
+    )
+    p.add_argument("--games", type=int, default=0, help="also play N mirrored games per pair")
+    p.add_argument("--ruleset", default="common", help="common, bulgarian or french")
+    p.add_argument(
+        "--play",
+        default=None,
+        help=f"play policy of all four seats (default {DEFAULT_PLAY}): {PLAY_USAGE}",
     )
     p.add_argument("--seed", type=int, default=0, help="seed of the deals")
     p.add_argument("--threads", type=int, default=None, help="numba threads (default: all)")
     p.add_argument(
         "-o",
         "--output",
-        help="write the table as CSV here (study systems: every table in one CSV, or "
-        "Parquet for a .parquet name, its column 'table' naming the table)",
+        help="every table in one CSV, or Parquet for a .parquet name, its column 'table' "
+        "naming the table (default: none)",
     )
-    _add_overwrite(p, "an existing CSV file (or report)")
-    add_systems_arguments(p)
-    p.set_defaults(func=cmd_study_kind)
+    _add_overwrite(p, "an existing output file or report")
+    p.set_defaults(func=cmd_study_systems, param="suit", values=None)
 
 
 def _add_solve(sub: _Subparsers) -> None:
     p = sub.add_parser("solve", help="exact double-dummy value of a deal or of records")
     p.add_argument("hands", nargs="?", help='4 hands separated by "|" (seats 0..3)')
-    p.add_argument("--strain", help="C D H S NT AT")
+    p.add_argument("--strain", help="C D H S NT AT (needed with HANDS; no default)")
     p.add_argument(
         "--leader", type=int, default=0, choices=range(4), help="seat that leads the first trick"
     )
@@ -531,8 +616,13 @@ def _add_solve(sub: _Subparsers) -> None:
         help="team whose card points the value counts",
     )
     p.add_argument("--ruleset", default="common", help="common, bulgarian or french")
-    p.add_argument("--records", help="replay records (JSON lines, full or partial), or -")
-    p.add_argument("-o", "--output", help="output JSON lines (with --records)")
+    p.add_argument(
+        "--records",
+        help="replay records (JSON lines, full or partial), or - (default: none, solve HANDS)",
+    )
+    p.add_argument(
+        "-o", "--output", help="output JSON lines (with --records; default: standard output)"
+    )
     p.set_defaults(func=cmd_solve)
 
 
@@ -549,12 +639,17 @@ def _add_duel(sub: _Subparsers) -> None:
     )
     p.add_argument(
         "--a",
-        help="play policy of the first side (bidding duel: of everyone): "
-        f"{policy_usage(PLAY_POLICIES)}",
+        help="play policy of the first side (no default in a play duel; a bidding duel: of "
+        f"everyone, default {DEFAULT_PLAY}): {PLAY_USAGE}",
     )
-    p.add_argument("--b", help="play policy of the second side")
-    p.add_argument("--bid-a", help="bidding duel: bidding policy of the first side")
-    p.add_argument("--bid-b", help="bidding duel: bidding policy of the second side")
+    p.add_argument("--b", help="play policy of the second side (no default: a play duel needs it)")
+    p.add_argument(
+        "--bid-a",
+        help="bidding duel: bidding policy of the first side (default: none, a play duel)",
+    )
+    p.add_argument(
+        "--bid-b", help="bidding duel: bidding policy of the second side (default: none)"
+    )
     p.add_argument("--games", type=int, default=0, help="bidding duel: also N mirrored games")
     p.add_argument("--deals", type=at_least_2, default=10_000, help="deals (each played twice)")
     p.add_argument("--ruleset", default="common", help="common, bulgarian or french")
@@ -580,7 +675,8 @@ def _add_duel(sub: _Subparsers) -> None:
         "--json",
         action="store_true",
         help="print one JSON object: a, b, ruleset, deals, played, thrown_in, "
-        "mean, se, by_strain (a bidding duel adds low, high and game keys)",
+        "mean, se, by_strain (a bidding duel adds low, high, same_contract and, with "
+        "--games, games, win_rate, win_se, win_low, win_high)",
     )
     p.set_defaults(func=cmd_duel)
 
@@ -626,10 +722,11 @@ def main(argv: list[str] | None = None) -> int:
     import threading
     import warnings
 
+    parser = build_parser()
+    args = parser.parse_args(argv)  # --help and --version end here, before any kernel
+
     from belote_sim.simulation.table_checksum import UnverifiedTableWarning
 
-    parser = build_parser()
-    args = parser.parse_args(argv)
     if getattr(args, "dealing", None):
         args.option = (args.option or []) + [f"dealing={args.dealing}"]
     previous = None

@@ -69,6 +69,7 @@ def cmd_simulate(args: argparse.Namespace) -> int:
                 args.trick_log,
                 progress,
                 overwrite=args.overwrite,
+                ticks=progress.ticks,
             )
     finally:
         progress.close()

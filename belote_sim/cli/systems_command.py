@@ -15,10 +15,9 @@ from typing import Any
 
 import pandas as pd
 
-from belote_sim.cli.analysis_commands import cmd_study
 from belote_sim.cli.common import Progress, json_text, parse_option
 
-__all__ = ["TOP_ROWS", "add_systems_arguments", "cmd_study_kind", "cmd_study_systems"]
+__all__ = ["TOP_ROWS", "add_systems_arguments", "cmd_study_systems"]
 
 #: Rows of each "where they differ" table printed (all are in --json, -o, --report).
 TOP_ROWS = 12
@@ -30,51 +29,32 @@ def add_systems_arguments(p: argparse.ArgumentParser) -> None:
         "systems",
         nargs="*",
         metavar="SYSTEM",
-        help="study systems: two or more bidding policy specs, as --bid takes them "
+        help="two or more bidding policy specs, as --bid takes them "
         "(threshold, threshold:55, atlas, ...)",
     )
     p.add_argument(
         "--option",
         action="append",
         metavar="NAME=VALUE",
-        help="study systems: rule option override (repeatable)",
+        help="rule option override (repeatable)",
     )
     p.add_argument(
         "--top",
         type=int,
         default=TOP_ROWS,
-        help="study systems: rows of each 'where they differ' table to print",
+        help="rows of each 'where they differ' table to print",
     )
     p.add_argument(
         "--json",
         action="store_true",
-        help="study systems: print one JSON object: systems, ruleset, rules, play, deals, "
+        help="print one JSON object: systems, ruleset, rules, play, deals, "
         "games, seed, pairs, standings, mix, situations, hands (lists of rows)",
     )
     p.add_argument(
         "--report",
         metavar="DIR",
-        help="study systems: write an HTML page (DIR/index.html, its figure and CSVs)",
+        help="write an HTML page (DIR/index.html, its figure and CSVs)",
     )
-
-
-def cmd_study_kind(args: argparse.Namespace) -> int:
-    """``study bidding`` or ``study systems``, each refusing the other's arguments."""
-    if args.kind == "systems":
-        return cmd_study_systems(args)
-    extra = [
-        name
-        for name, given in (
-            ("SYSTEM", args.systems),
-            ("--option", args.option),
-            ("--json", args.json),
-            ("--report", args.report),
-        )
-        if given
-    ]
-    if extra:
-        raise ValueError(f"{', '.join(extra)}: for study systems, not study bidding")
-    return cmd_study(args)
 
 
 def _table(df: pd.DataFrame, columns: dict[str, str], formats: dict[str, str]) -> str:
@@ -159,7 +139,7 @@ def cmd_study_systems(args: argparse.Namespace) -> int:
 def _print_study(study: Any, args: argparse.Namespace, seconds: float) -> None:
     m = study.meta
     print(
-        f"study systems: {len(study.systems)} bidding systems, every pair on the same "
+        f"{len(study.systems)} bidding systems, every pair on the same "
         f"{m['deals']:,} deals, each played twice with the teams swapped ({m['rules']}, "
         f"{m['play']} play, seed {m['seed']}) in {seconds:.1f} s"
     )

@@ -65,6 +65,7 @@ from belote_sim.simulation.safe_io import (
 from belote_sim.simulation.study import (
     DEFAULT_CHUNK,
     MAX_TRIES,
+    Pacer,
     Study,
     check_no_failed,
     make_study,
@@ -104,17 +105,26 @@ def numba_threads(threads: int | None) -> Iterator[int]:
 
 
 def iter_chunks(
-    study: Study, n_deals: int, threads: int | None = None, keep_plays: bool = False
+    study: Study,
+    n_deals: int,
+    threads: int | None = None,
+    keep_plays: bool = False,
+    *,
+    ticks: Callable[[int], None] | None = None,
 ) -> Iterator[pd.DataFrame]:
-    """Simulate ``n_deals`` deals chunk by chunk, yielding one DataFrame per chunk."""
+    """Simulate ``n_deals`` deals chunk by chunk, yielding one DataFrame per chunk.
+
+    ``ticks(n)``: called as every ``n`` deals are computed, about once a second
+    (``study.Pacer``: each chunk in timed parts; the same deals)."""
     if isinstance(n_deals, bool) or not isinstance(n_deals, (int, np.integer)) or n_deals < 0:
         raise ValueError(f"n_deals must be a non-negative integer, got {n_deals!r}")
     study.check_feasible()
+    pacer = Pacer(ticks) if ticks is not None else None
     with numba_threads(threads):
         n_chunks = -(-n_deals // study.chunk_size)
         for chunk in range(n_chunks):
             length = min(study.chunk_size, n_deals - chunk * study.chunk_size)
-            yield deals_frame(study.run_chunk(chunk, length, keep_plays))
+            yield deals_frame(study.run_chunk(chunk, length, keep_plays, pacer=pacer))
 
 
 def simulate(
@@ -281,6 +291,7 @@ def simulate_to_parquet(
     progress: Callable[[int], None] | None = None,
     *,
     overwrite: bool = False,
+    ticks: Callable[[int], None] | None = None,
 ) -> dict[str, Any]:
     """Stream a simulation to a Parquet file chunk by chunk (bounded memory), crash-safe.
 
@@ -307,6 +318,11 @@ def simulate_to_parquet(
       a resumed run writes the whole table again before the partial file goes); before
       each chunk, for that chunk: a disk that fills up stops the run with a valid
       partial file, resumed once space is freed.
+
+    ``progress(n)`` is called as each chunk of ``n`` deals is written (or kept from
+    the resumed file); ``ticks(n)``, when given, as every ``n`` deals are computed,
+    about once a second (a progress bar that moves for the slow policies too; the
+    deals are the same).
 
     Returns a summary: deals, computed (deals simulated in this run), resumed_chunks,
     seconds, deals per second (simulated in this run), contract mix and success.
@@ -368,7 +384,7 @@ def simulate_to_parquet(
         )
         try:
             computed = _write_chunks(
-                chunks, study, n_deals, old, kept, threads, trick_log, progress
+                chunks, study, n_deals, old, kept, threads, trick_log, progress, ticks
             )
             chunks.finish(out, side["partial"])
         except BaseException as exc:
@@ -660,9 +676,11 @@ def _write_chunks(
     threads: int | None,
     trick_log: bool,
     progress: Callable[[int], None] | None,
+    ticks: Callable[[int], None] | None = None,
 ) -> int:
     """Write the ``kept`` chunks of the file resumed from (``old``, or None), then
     simulate and write the others; returns the number of deals simulated."""
+    pacer = Pacer(ticks) if ticks is not None else None
     size = study.chunk_size
     n_chunks = -(-n_deals // size)
     computed = 0
@@ -686,7 +704,7 @@ def _write_chunks(
             # (progress, the partial file) once its write is over.
             for chunk in range(kept, n_chunks):
                 length = min(size, n_deals - chunk * size)
-                raw = study.run_chunk(chunk, length, trick_log)
+                raw = study.run_chunk(chunk, length, trick_log, pacer=pacer)
                 if in_flight is not None:
                     in_flight, job = None, in_flight
                     computed += finish(job)

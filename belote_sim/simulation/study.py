@@ -8,7 +8,8 @@ one chunk with the kernels (chunk *c* takes its per-deal seeds from
 
 from __future__ import annotations
 
-from collections.abc import Mapping, Sequence
+import time
+from collections.abc import Callable, Iterator, Mapping, Sequence
 from dataclasses import dataclass, field
 from typing import Any
 
@@ -45,7 +46,9 @@ __all__ = [
     "CONSTRAINT_KEYS",
     "DEFAULT_CHUNK",
     "MAX_TRIES",
+    "PART_SECONDS",
     "PILOT_DEALS",
+    "Pacer",
     "Study",
     "check_no_failed",
     "make_study",
@@ -74,6 +77,43 @@ def _bidding_mismatch(name: str, rules: Rules, bid_names: set[str]) -> str:
     if biddings == (int(Rules.preset("french").to_array()[R_BIDDING]),):
         return f"the {name!r} bidding policy is for the french two-round bidding"
     return f"the {name!r} bidding policy does not bid in the {rules.bidding} bidding"
+
+
+#: About how long one part of a paced chunk takes (seconds): the progress bar of a slow
+#: policy moves this often.
+PART_SECONDS = 1.0
+
+
+class Pacer:
+    """Cuts chunks into parts that take about ``seconds`` each and reports the deals of
+    each part to ``report`` as it ends (``Study.run_chunk(..., pacer=)``).  The first
+    part is two deals a thread; each next one is sized from the pace of the last (at
+    most 8 times larger), and the size carries over to the next chunk, so a fast policy
+    soon runs its chunks in one or two parts.  ``seconds``: default ``PART_SECONDS``."""
+
+    def __init__(self, report: Callable[[int], None], seconds: float | None = None):
+        self.report = report
+        self.seconds = PART_SECONDS if seconds is None else seconds
+        self.size = 0
+
+    def parts(self, n: int) -> Iterator[slice]:
+        """Slices covering ``range(n)`` in order; each is timed while its caller runs
+        it (between two ``next``), then reported."""
+        import numba
+
+        least = max(1, numba.get_num_threads())
+        size = self.size or 2 * least
+        start = 0
+        while start < n:
+            stop = min(n, start + size)
+            began = time.perf_counter()
+            yield slice(start, stop)
+            took = time.perf_counter() - began
+            self.report(stop - start)
+            pace = (stop - start) / max(took, 1e-6)
+            size = int(min(max(pace * self.seconds, least), 8 * size))
+            self.size = size
+            start = stop
 
 
 def check_no_failed(n_failed: int) -> None:
@@ -235,9 +275,19 @@ class Study:
         return (np.arange(first_deal, first_deal + length, dtype=np.int64)) % self.rules.players
 
     def run_chunk(
-        self, chunk: int, length: int, keep_plays: bool = False, rows: np.ndarray | None = None
+        self,
+        chunk: int,
+        length: int,
+        keep_plays: bool = False,
+        rows: np.ndarray | None = None,
+        pacer: Pacer | None = None,
     ) -> dict[str, Any]:
-        """Simulate one chunk (or the given row offsets of it); raw kernel arrays."""
+        """Simulate one chunk (or the given row offsets of it); raw kernel arrays.
+
+        With a ``pacer`` the deals are simulated in parts of about ``pacer.seconds``
+        each, and each part's deals are reported to ``pacer.report`` as it ends (a
+        live progress bar for the slow policies); a deal is a pure function of its
+        seed, so the arrays are the same."""
         seeds = self.chunk_seeds(chunk, length)
         first = chunk * self.chunk_size
         dealers = self.dealers(first, length)
@@ -247,11 +297,47 @@ class Study:
         n = len(seeds)
         calls = np.zeros((n, MAX_CALLS), dtype=np.uint8)
         plays = np.zeros((n if keep_plays else 1, 32), dtype=np.int64)
+        out = np.zeros((n, NUM_SOLO_COLS if self.rules.solo else NUM_COLS), dtype=np.int64)
+        parts = [slice(0, n)] if pacer is None else pacer.parts(n)
+        for part in parts:
+            self._run_deals(
+                seeds[part].view(np.int64),
+                dealers[part],
+                out[part],
+                calls[part],
+                plays[part] if keep_plays else plays,
+                keep_plays,
+            )
+        if not self.rules.solo and (out[:, COL_TRIES] < 0).any():
+            raise ValueError(
+                f"constraints could not be met in {MAX_TRIES} tries for a deal: "
+                "they are too rare to sample"
+            )
+        raw: dict[str, Any] = {
+            "deal_id": ids,
+            "seed": seeds,
+            "out": out,
+            "calls": calls,
+            "plays": plays if keep_plays else None,
+        }
         if self.rules.solo:
-            out = np.zeros((n, NUM_SOLO_COLS), dtype=np.int64)
+            raw["rules"] = self.rules
+        return raw
+
+    def _run_deals(
+        self,
+        seeds: np.ndarray,
+        dealers: np.ndarray,
+        out: np.ndarray,
+        calls: np.ndarray,
+        plays: np.ndarray,
+        keep_plays: bool,
+    ) -> None:
+        """The kernel over some deals of a chunk, into (views of) its arrays."""
+        if self.rules.solo:
             check_no_failed(
                 simulate_solo_deals(
-                    seeds.view(np.int64),
+                    seeds,
                     dealers,
                     self.rules.to_array(),
                     self.policies,
@@ -262,18 +348,10 @@ class Study:
                     self.atlas_arrays,
                 )
             )
-            return {
-                "deal_id": ids,
-                "seed": seeds,
-                "out": out,
-                "calls": calls,
-                "plays": plays if keep_plays else None,
-                "rules": self.rules,
-            }
-        out = np.zeros((n, NUM_COLS), dtype=np.int64)
+            return
         check_no_failed(
             simulate_deals(
-                seeds.view(np.int64),
+                seeds,
                 dealers,
                 self.rules.to_array(),
                 self.policies,
@@ -286,18 +364,6 @@ class Study:
                 self.atlas_arrays,
             )
         )
-        if (out[:, COL_TRIES] < 0).any():
-            raise ValueError(
-                f"constraints could not be met in {MAX_TRIES} tries for a deal: "
-                "they are too rare to sample"
-            )
-        return {
-            "deal_id": ids,
-            "seed": seeds,
-            "out": out,
-            "calls": calls,
-            "plays": plays if keep_plays else None,
-        }
 
     def check_feasible(self) -> float:
         """Acceptance rate of the rejection constraints on a pilot run (error if none)."""
