@@ -141,7 +141,9 @@ def _add_policy_options(p: argparse.ArgumentParser) -> None:
         default=None,
         help="bidding policy: threshold[:suit,nt,at,double,"
         "redouble], fixed:SEAT,STRAIN,DOUBLING (strain 0..5 = C D H S NT AT), take, "
-        "atlas[:PATH] (expected net MP from the hand atlas)",
+        "atlas[:PATH] (expected net MP from the hand atlas), rules:FILE (a bidding "
+        "system as a TOML rule file, docs/bidding_rules.md), py:MODULE:FUNCTION (a "
+        "Python function; MODULE importable from here, or a path to a .py file)",
     )
     p.add_argument(
         "--bid-seat",
@@ -534,7 +536,11 @@ def _add_duel(sub: _Subparsers) -> None:
         f"{policy_usage(PLAY_POLICIES)}",
     )
     p.add_argument("--b", help="play policy of the second side")
-    p.add_argument("--bid-a", help="bidding duel: bidding policy of the first side")
+    p.add_argument(
+        "--bid-a",
+        help="bidding duel: bidding policy of the first side (as simulate --bid: "
+        "threshold, atlas[:PATH], rules:FILE, py:MODULE:FUNCTION, ...)",
+    )
     p.add_argument("--bid-b", help="bidding duel: bidding policy of the second side")
     p.add_argument("--games", type=int, default=0, help="bidding duel: also N mirrored games")
     p.add_argument("--deals", type=at_least_2, default=10_000, help="deals (each played twice)")
