@@ -146,6 +146,7 @@ def _call(
     kind=BID_AUCTION,
     turned=-1,
     rules="common",
+    suit_order=0,
 ):
     """The call of the rule file ``path`` at one handmade turn: (letter, strain)."""
     hand = parse_hand(cards, size=None)
@@ -163,10 +164,10 @@ def _call(
         0,
         False,
         turned,
-        0,
+        suit_order,
         heard,
     )
-    tables = (*empty_kernel_arrays()[:2], book_arrays([load_rule_book(path)]))
+    tables = (*empty_kernel_arrays()[:2], *book_arrays([load_rule_book(path)]))
     params = np.zeros(8)
     code, strain = bid_decide(4, params, turn, Rules.preset(rules).to_array(), tables)
     return chr(code), int(strain)
@@ -178,7 +179,8 @@ def test_features_pick_the_strain_the_rules_name(tmp_path):
         BASE.replace(
             'open = [{ call = "best", when = ["margin >= 0"] }]',
             'open = [\n  { call = "NT", when = ["aces >= 3"] },\n'
-            '  { call = "best", when = ["trumps >= 3", "trump_jack == 1"], by = "trumps" },\n'
+            '  { call = "best", when = ["is_suit == 1", "trumps >= 3", "trump_jack == 1"], '
+            'by = "trumps" },\n'
             '  { call = "best", when = ["is_suit == 1", "trumps >= 2"], by = "score" },\n]',
         ).replace(
             "partner_bid = []",

@@ -187,7 +187,7 @@ def atlas_value(atlas, hand, strain, seat, dealer, field):
 
     ``atlas = (keys (2, K), values (3, K, 4, 4), ...)``: values by strain kind (suit,
     NT, AT), class row, taker's position (0 = first after the dealer .. 3 = dealer) and
-    field (the bidding tables' third member is the ``rules`` policy's rule book).
+    field (the bidding tables' other members are the ``rules`` policy's rule books).
     Returns -1e9 when the class is missing (never in a complete atlas).
     """
     keys = atlas[0]

@@ -1,8 +1,9 @@
 """The ``rules`` bidding policy: a bidding system written as data (docs/bidding_rules.md).
 
 A rule file (``belote_sim.bid_rules`` reads and checks it) is compiled into four arrays,
-the rule book, which reach the kernel as the third member of the bidding tables
-(``atlas = (atlas keys, atlas values, book)``, threaded like the atlas's arrays):
+the rule book, which reach the kernel as members 2..5 of the bidding tables
+(``atlas = (atlas keys, atlas values, sits, rule_rows, conds, thresholds)``, one flat
+tuple threaded like the atlas's arrays: numba's parallel loops take no nested tuple):
 
 * ``sits`` (B, NUM_SITUATIONS, 2) int64: for book ``b`` and auction situation
   ``SIT_*``, the range ``[start, stop)`` of its rules in ``rule_rows`` (-1, -1: the
@@ -157,6 +158,12 @@ RANK_MASKS = _rank_masks()
 
 
 @kernel(inline="always")
+def flag(condition):
+    """1.0 or 0.0."""
+    return 1.0 if condition else 0.0
+
+
+@kernel(inline="always")
 def strain_kind(strain):
     """0 for a suit, 1 for NT, 2 for AT (-1 for no strain)."""
     if strain < 0:
@@ -214,15 +221,15 @@ def feature(f, strain, cards, scores, turn, thresholds, turned_suit):
         if f == F_MARGIN:
             return packed_field(scores, strain) - thresholds[kind]
         if f == F_IS_SUIT:
-            return float(kind == 0)
+            return flag(kind == 0)
         if f == F_IS_NT:
-            return float(kind == 1)
+            return flag(kind == 1)
         if f == F_IS_AT:
-            return float(kind == 2)
+            return flag(kind == 2)
         if f == F_IS_TURNED:
-            return float(strain == turned_suit)
+            return flag(strain == turned_suit)
         if f == F_IS_CURRENT:
-            return float(strain == turn.current)
+            return flag(strain == turn.current)
         if f in (F_PARTNER_BID_IT, F_OPPONENTS_BID_IT, F_I_BID_IT):
             partner, opponents, mine = team_heard(turn)
             which = partner if f == F_PARTNER_BID_IT else opponents
@@ -277,7 +284,7 @@ def feature(f, strain, cards, scores, turn, thresholds, turned_suit):
     if f == F_CURRENT_KIND:
         return float(strain_kind(turn.current))
     if f == F_MUST_BID:
-        return float(turn.must_bid)
+        return flag(turn.must_bid)
     if f == F_CARDS:
         return float(popcount(cards))
     if f == F_TURNED_POINTS:
@@ -365,7 +372,10 @@ def may_name(turn, strain, turned_suit):
 @kernel
 def rules_call(params, turn, rules, atlas):
     """The ``rules`` policy's call (module docstring): ``(call, strain)``."""
-    sits, rule_rows, conds, all_thresholds = atlas[2]
+    sits = atlas[2]
+    rule_rows = atlas[3]
+    conds = atlas[4]
+    all_thresholds = atlas[5]
     book = np.int64(params[0])
     cards = turn.cards
     scores = turn.scores
@@ -504,6 +514,7 @@ __all__ = [
     "compare",
     "conditions_hold",
     "feature",
+    "flag",
     "heard_of",
     "highest_kind",
     "may_name",

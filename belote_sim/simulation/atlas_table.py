@@ -174,7 +174,7 @@ def empty_kernel_arrays() -> tuple[Any, ...]:
     return (
         np.full((2, 1), ATLAS_NO_KEY, dtype=np.int64),
         np.zeros((3, 1, 4, 4), dtype=np.float64),
-        empty_book_arrays(),
+        *empty_book_arrays(),
     )
 
 

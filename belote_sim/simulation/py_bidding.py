@@ -147,14 +147,20 @@ class _Asker:
     """Asks each seat of a study for its calls: a function with a ``BidView``, a kernel
     policy through ``bid_decide``."""
 
-    def __init__(self, study: Any, deal_id: int, seed: int):
+    def __init__(self, study: Any):
         self.study = study
         self.rules = study.rules
         self.rules_array = study.rules.to_array()
         self.ids, self.params = study.bid_arrays
         self.tables = study.atlas_arrays
+        self.deal_id = 0
+        self.suit_order = 0
+
+    def deal(self, deal_id: int, seed: int) -> None:
+        """Ask for the calls of deal ``deal_id`` (its seed sets the kernel policies'
+        french suit order)."""
         self.deal_id = deal_id
-        self.suit_order = int(seed % 24)
+        self.suit_order = seed % 24
 
     def ask(self, kind, seat, dealer, cards, current, bidder, level, calls, must_bid,
             turned, heard) -> tuple[str, int]:  # fmt: skip
@@ -286,12 +292,13 @@ def python_chunk(study: Any, chunk: int, length: int, keep_plays: bool,
     seeds = raw["seed"]
     contracts: dict[tuple[int, int, int], list[int]] = {}
     calls = np.zeros((len(rows), MAX_CALLS), dtype=np.uint8)
+    asker = _Asker(study)
     for i in range(len(rows)):
         row = out[i]
         dealer = int(row[S_DEALER if solo else COL_DEALER])
         bid = [int(row[(S_BID if solo else COL_BID0) + p]) for p in range(players)]
         turned = -1 if solo else int(row[COL_TURNED])
-        asker = _Asker(study, int(raw["deal_id"][i]), int(seeds[i]))
+        asker.deal(int(raw["deal_id"][i]), int(seeds[i]))
         strain, taker, doubling, letters = run_auction(study, asker, bid, dealer, turned)
         calls[i, : len(letters)] = [ord(c) for c in letters]
         if strain >= 0:

@@ -220,7 +220,7 @@ class Study:
                 keys, values = empty_kernel_arrays()[:2]
             else:
                 keys, values = self._atlas
-            self._tables = (keys, values, book_arrays(self._books))
+            self._tables = (keys, values, *book_arrays(self._books))
         return self._tables
 
     @property
