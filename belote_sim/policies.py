@@ -10,12 +10,18 @@ beside their kernels (``kernels.greedy``, ``kernels.search_policies``,
 
 from __future__ import annotations
 
+import importlib
+import importlib.util
 import math
-from collections.abc import Sequence
-from dataclasses import dataclass
+import os
+import sys
+from collections.abc import Callable
+from dataclasses import dataclass, field
+from typing import Any
 
 import numpy as np
 
+from belote_sim.bid_rules import load_rule_book
 from belote_sim.kernels import switchboard as SW
 from belote_sim.kernels.switchboard import (
     EXPERT_SEARCH_BITS,
@@ -97,14 +103,26 @@ def play_players(name: str) -> tuple[int, ...]:
     return tuple(_PLAY_ENTRIES[name].players)
 
 
+#: The bidding "policy" of a user's Python function (``py:MODULE:FUNCTION`` or a
+#: callable): not a kernel, its auctions run in Python (``simulation.py_bidding``).
+PY_POLICY = "py"
+
+
 def bid_biddings(name: str) -> tuple[int, ...]:
     """The biddings (``tables.BIDDING_*`` codes) the bidding policy ``name`` bids in."""
+    if name == PY_POLICY:
+        return tuple(_BID_ENTRIES["rules"].biddings)
     return tuple(_BID_ENTRIES[name].biddings)
 
 
 def uses_atlas(name: str) -> bool:
     """Whether the bidding policy ``name`` reads the hand atlas."""
-    return bool(_BID_ENTRIES[name].uses_atlas)
+    return name in _BID_ENTRIES and bool(_BID_ENTRIES[name].uses_atlas)
+
+
+def uses_rules(name: str) -> bool:
+    """Whether the bidding policy ``name`` reads a rule file (``rules:FILE``)."""
+    return name in _BID_ENTRIES and bool(_BID_ENTRIES[name].uses_rules)
 
 
 @dataclass(frozen=True)
@@ -113,8 +131,11 @@ class PolicySpec:
 
     name: str
     params: tuple[float, ...]
-    #: The atlas file of the ``atlas`` bidding policy (None: the shipped atlas).
+    #: The atlas file of the ``atlas`` bidding policy (None: the shipped atlas), the
+    #: rule file of ``rules``, ``MODULE:FUNCTION`` of ``py``.
     path: str | None = None
+    #: The function of a ``py`` bidding policy.
+    func: Callable[..., Any] | None = field(default=None, compare=False)
 
     def __str__(self) -> str:
         if self.path is not None:
@@ -123,17 +144,30 @@ class PolicySpec:
 
 
 def parse_policy(spec: str | PolicySpec, table: dict[str, PolicyInfo], what: str) -> PolicySpec:
-    """Parse ``name`` or ``name:p1,p2,...``; missing parameters take their defaults."""
+    """Parse ``name`` or ``name:p1,p2,...``; missing parameters take their defaults.
+    Bidding also takes ``atlas[:PATH]``, ``rules:FILE`` (checked here), ``py:MODULE:
+    FUNCTION`` and a Python callable (``bidding_function``)."""
+    if isinstance(spec, PolicySpec) and spec.func is not None:
+        return spec
     if isinstance(spec, PolicySpec):
         spec = str(spec)
+    if table is BID_POLICIES and callable(spec):
+        return PolicySpec(PY_POLICY, (), _function_name(spec), spec)
     if not isinstance(spec, str):
         raise ValueError(f"{what} policy must be a name, got {spec!r}")
     name, _, rest = spec.strip().partition(":")
+    if table is BID_POLICIES and name == PY_POLICY:
+        return PolicySpec(PY_POLICY, (), rest.strip(), bidding_function(rest.strip()))
     if name not in table:
         raise ValueError(f"unknown {what} policy {name!r}: expected one of {', '.join(table)}")
     info = table[name]
     if table is BID_POLICIES and uses_atlas(name):
         return PolicySpec(name, (), rest.strip() or None)
+    if table is BID_POLICIES and uses_rules(name):
+        if not rest.strip():
+            raise ValueError("the rules bidding policy needs a file: rules:FILE")
+        load_rule_book(rest.strip())  # one line naming the file and the problem
+        return PolicySpec(name, (), rest.strip())
     params = list(info.defaults)
     if rest:
         try:
@@ -156,15 +190,58 @@ def parse_policy(spec: str | PolicySpec, table: dict[str, PolicyInfo], what: str
     return PolicySpec(name, tuple(params))
 
 
+def _function_name(func: Callable[..., Any]) -> str:
+    """``MODULE:QUALNAME`` of a callable (for provenance)."""
+    module = getattr(func, "__module__", None) or "?"
+    return f"{module}:{getattr(func, '__qualname__', type(func).__name__)}"
+
+
+def bidding_function(target: str) -> Callable[..., Any]:
+    """The function of ``py:MODULE:FUNCTION``: MODULE a module importable from the
+    current directory, or a path to a ``.py`` file; ``ValueError`` with one line when it
+    cannot be had."""
+    module_name, sep, func_name = target.rpartition(":")
+    if not sep or not module_name or not func_name:
+        raise ValueError(f"bidding policy 'py:{target}': expected py:MODULE:FUNCTION")
+    try:
+        if module_name.endswith(".py") or os.sep in module_name:
+            if not os.path.isfile(module_name):
+                raise ValueError(f"bidding policy 'py:{target}': no file {module_name}")
+            spec = importlib.util.spec_from_file_location(
+                "belote_bidding_" + os.path.splitext(os.path.basename(module_name))[0],
+                module_name,
+            )
+            if spec is None or spec.loader is None:
+                raise ValueError(f"bidding policy 'py:{target}': cannot load {module_name}")
+            module = importlib.util.module_from_spec(spec)
+            spec.loader.exec_module(module)
+        else:
+            if os.getcwd() not in sys.path and "" not in sys.path:
+                sys.path.insert(0, os.getcwd())
+            module = importlib.import_module(module_name)
+    except ValueError:
+        raise
+    except Exception as exc:  # the user's module: any error is one line
+        raise ValueError(
+            f"bidding policy 'py:{target}': importing {module_name} failed: "
+            f"{type(exc).__name__}: {exc}"
+        ) from None
+    func = getattr(module, func_name, None)
+    if not callable(func):
+        raise ValueError(f"bidding policy 'py:{target}': {module_name} has no function {func_name}")
+    return func
+
+
 def per_seat(
-    spec: str | PolicySpec | Sequence[str | PolicySpec],
+    spec: Any,
     table: dict[str, PolicyInfo],
     what: str,
     players: int = 4,
 ) -> list[PolicySpec]:
-    """One spec for every seat, or a list of one per player (always 4 entries back: the
-    kernels take (4, k) arrays; seats beyond ``players`` repeat the last one)."""
-    if isinstance(spec, (str, PolicySpec)):
+    """One spec (a name, a ``PolicySpec``, a bidding function) for every seat, or a list
+    of one per player (always 4 entries back: the kernels take (4, k) arrays; seats
+    beyond ``players`` repeat the last one)."""
+    if isinstance(spec, (str, PolicySpec)) or callable(spec):
         return [parse_policy(spec, table, what)] * 4
     specs = list(spec)
     if len(specs) != players:
@@ -185,7 +262,9 @@ def to_arrays(
     specs: list[PolicySpec], table: dict[str, PolicyInfo]
 ) -> tuple[np.ndarray, np.ndarray]:
     """(ids (4,), params (4, MAX_PARAMS)) for the kernels."""
-    ids = np.array([table[s.name].id for s in specs], dtype=np.int64)
+    ids = np.array(
+        [table[s.name].id if s.name in table else SW.POLICY_NONE for s in specs], dtype=np.int64
+    )
     params = np.zeros((4, MAX_PARAMS), dtype=np.float64)
     for seat, s in enumerate(specs):
         params[seat, : len(s.params)] = s.params
@@ -222,12 +301,14 @@ __all__ = [
     "MAX_PIMC_SAMPLES",
     "PLAY_POLICIES",
     "PLAY_STRENGTH",
+    "PY_POLICY",
     "SEARCH_BITS",
     "SOLO_DEFAULT_PLAY",
     "THRESHOLD_SCORE_FORMULA",
     "PolicyInfo",
     "PolicySpec",
     "bid_biddings",
+    "bidding_function",
     "default_play",
     "describe_policy",
     "parse_policy",
@@ -238,4 +319,5 @@ __all__ = [
     "search_bits",
     "to_arrays",
     "uses_atlas",
+    "uses_rules",
 ]

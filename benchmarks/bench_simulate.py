@@ -10,8 +10,10 @@ the pandas table.  ``cli_deals_per_s`` is ``belote-sim simulate --deals N --thre
 ``bytes_per_deal`` that file's size per deal.  ``three_players_greedy_1thread``,
 ``two_players_greedy_1thread`` and ``open_belot_greedy_1thread`` are the same kernel
 rate for the games where every player is alone (``bulgarian`` rules, take-or-pass
-bidding).  ``--stream N`` also streams N deals to Parquet and reports the peak resident memory
-(``stream_peak_rss_mb``).
+bidding).  ``rules_bidding_deals_per_s`` is ``greedy_1thread`` with the bidding read from
+the rule file of ``threshold``'s defaults (``rules:belote_sim/data/bidding/threshold.toml``,
+docs/bidding_rules.md).  ``--stream N`` also streams N deals to Parquet and reports the
+peak resident memory (``stream_peak_rss_mb``).
 
     python benchmarks/bench_simulate.py [--deals N] [--stream N]
 """
@@ -31,12 +33,13 @@ sys.path.insert(0, os.path.join(os.path.dirname(os.path.abspath(__file__)), ".."
 import numba
 
 from belote_sim import __version__
+from belote_sim.bid_rules import THRESHOLD_RULES
 from belote_sim.cli import main as cli_main
 from belote_sim.simulation.runner import make_study, simulate, simulate_to_parquet
 
 
-def kernel_rate(play, threads, n_deals, rules="common", options=None):
-    study = make_study(rules, None, play, seed=1, options=options)
+def kernel_rate(play, threads, n_deals, rules="common", options=None, bidding=None):
+    study = make_study(rules, bidding, play, seed=1, options=options)
     numba.set_num_threads(threads)
     study.run_chunk(0, 1000)  # compile / load
     chunk = study.chunk_size
@@ -59,6 +62,9 @@ def main():
         for threads, key in ((1, "1thread"), (2, "2threads")):
             if threads <= numba.config.NUMBA_NUM_THREADS:
                 result[f"{play}_{key}"] = round(kernel_rate(play, threads, args.deals))
+    result["rules_bidding_deals_per_s"] = round(
+        kernel_rate("greedy", 1, args.deals, bidding=f"rules:{THRESHOLD_RULES}")
+    )
     for key, options in (
         ("three_players", {"players": 3}),
         ("two_players", {"players": 2}),

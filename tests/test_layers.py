@@ -55,7 +55,7 @@ KERNEL_FLOORS = [
     (0.10, ("core", "declarations", "scoring", "dealing", "suit_symmetry")),
     (0.20, ("records",)),
     (0.30, ("greedy", "bidding", "solver", "expert", "expert_model")),
-    (0.40, ("search_policies", "expert_seat")),
+    (0.40, ("search_policies", "expert_seat", "bidding_rules")),
     (0.50, ("switchboard",)),
     (0.60, ("play", "auction")),
     (0.70, ("simulate", "atlas", "playouts", "expert_data", "perft")),
@@ -71,6 +71,7 @@ LAYERS = [
     ("belote_sim.rules", 1),
     ("belote_sim.policies", 1),
     ("belote_sim.policy_help", 1),
+    ("belote_sim.bid_rules", 1),
     ("belote_sim.deal", 2),
     ("belote_sim.simulation", 3),
     # the hand atlas: built by simulation, read by the report (analysis) and the cli

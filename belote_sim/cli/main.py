@@ -144,8 +144,10 @@ def _add_policy_options(p: argparse.ArgumentParser) -> None:
         default=None,
         help="bidding policy: threshold[:suit,nt,at,double,"
         "redouble], fixed:SEAT,STRAIN,DOUBLING (strain 0..5 = C D H S NT AT), take, "
-        "atlas[:PATH] (expected net MP from the hand atlas); default threshold (take under the "
-        "french rules)",
+        "atlas[:PATH] (expected net MP from the hand atlas), rules:FILE (a bidding "
+        "system as a TOML rule file, docs/bidding_rules.md), py:MODULE:FUNCTION (a "
+        "Python function; MODULE importable from here, or a path to a .py file); "
+        "default threshold (take under the french rules)",
     )
     p.add_argument(
         "--bid-seat",
@@ -645,7 +647,9 @@ def _add_duel(sub: _Subparsers) -> None:
     p.add_argument("--b", help="play policy of the second side (no default: a play duel needs it)")
     p.add_argument(
         "--bid-a",
-        help="bidding duel: bidding policy of the first side (default: none, a play duel)",
+        help="bidding duel: bidding policy of the first side, as simulate --bid takes it "
+        "(threshold, atlas[:PATH], rules:FILE, py:MODULE:FUNCTION, ...; default: none, a "
+        "play duel)",
     )
     p.add_argument(
         "--bid-b", help="bidding duel: bidding policy of the second side (default: none)"

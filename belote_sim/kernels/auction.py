@@ -27,6 +27,7 @@ from belote_sim.kernels.records import (
     BID_FRENCH_ROUND1,
     BID_FRENCH_ROUND2,
     BID_TAKE_OR_PASS,
+    HEARD_BITS,
     BidTurn,
 )
 from belote_sim.kernels.suit_symmetry import random_suit_perm
@@ -90,6 +91,7 @@ def open_auction(bid_cards, dealer, rules, policies, out_calls, atlas):
     level = 0
     passes = 0
     n_calls = 0
+    heard = 0
     seat = (dealer + 1) & 3
     while n_calls < MAX_CALLS:
         packed = (
@@ -110,6 +112,7 @@ def open_auction(bid_cards, dealer, rules, policies, out_calls, atlas):
             must_bid,
             -1,
             0,
+            heard,
         )
         call, bid = bid_call(bid_ids[seat], bid_params[seat], turn, rules, atlas)
         if call == CALL_NONE:
@@ -127,6 +130,7 @@ def open_auction(bid_cards, dealer, rules, policies, out_calls, atlas):
             bidder = seat
             level = 0
             passes = 0
+            heard |= np.int64(1) << (HEARD_BITS * seat + bid)
         else:
             level += 1
             passes = 0
@@ -165,6 +169,7 @@ def french_rounds(bid_cards, dealer, turned, rules, policies, out_calls, atlas, 
                 False,
                 turned,
                 suit_order,
+                0,
             )
             call, bid = bid_call(bid_ids[seat], bid_params[seat], turn, rules, atlas)
             if call == CALL_NONE:
@@ -190,6 +195,7 @@ def take_or_pass(bid_cards, dealer, rules, policies, out_calls, atlas):
     bidder = -1
     passes = 0
     n_calls = 0
+    heard = 0
     seat = (dealer + 1) % n_players
     while n_calls < MAX_CALLS:
         turn = BidTurn(
@@ -206,6 +212,7 @@ def take_or_pass(bid_cards, dealer, rules, policies, out_calls, atlas):
             False,
             -1,
             0,
+            heard,
         )
         call, bid = bid_call(bid_ids[seat], bid_params[seat], turn, rules, atlas)
         if call == CALL_NONE:
@@ -218,6 +225,7 @@ def take_or_pass(bid_cards, dealer, rules, policies, out_calls, atlas):
             current = bid
             bidder = seat
             passes = 0
+            heard |= np.int64(1) << (HEARD_BITS * seat + bid)
         else:
             passes += 1
         if (current < 0 and passes == n_players) or (current >= 0 and passes == n_players - 1):

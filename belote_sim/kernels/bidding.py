@@ -185,11 +185,13 @@ def atlas_row(keys, hand, strain):
 def atlas_value(atlas, hand, strain, seat, dealer, field):
     """One atlas figure (``A_*`` field) of a hand as the taker of a strain.
 
-    ``atlas = (keys (2, K), values (3, K, 4, 4))``: values by strain kind (suit, NT,
-    AT), class row, taker's position (0 = first after the dealer .. 3 = dealer) and
-    field.  Returns -1e9 when the class is missing (never in a complete atlas).
+    ``atlas = (keys (2, K), values (3, K, 4, 4), ...)``: values by strain kind (suit,
+    NT, AT), class row, taker's position (0 = first after the dealer .. 3 = dealer) and
+    field (the bidding tables' other members are the ``rules`` policy's rule books).
+    Returns -1e9 when the class is missing (never in a complete atlas).
     """
-    keys, values = atlas
+    keys = atlas[0]
+    values = atlas[1]
     row = atlas_row(keys, hand, strain)
     if row < 0:
         return -1e9

@@ -106,7 +106,11 @@ BID_AUCTION, BID_FRENCH_ROUND1, BID_FRENCH_ROUND2, BID_TAKE_OR_PASS = range(4)
 #: passes); ``turned``: the french turned card (-1 none); ``suit_order``: a per-deal
 #: random order of the suits (``suit_symmetry.SUIT_PERMS`` row) in which a policy
 #: visits suits whose choice is not ranked (the french second round), so that a tie
-#: between equally good suits never falls by suit index.
+#: between equally good suits never falls by suit index; ``heard``: the strains each
+#: seat has bid so far (seat s bid strain x: bit 6s + x).
+#: Bits of one seat's strains in ``BidTurn.heard``.
+HEARD_BITS = 6
+
 BidTurn = namedtuple(
     "BidTurn",
     [
@@ -123,6 +127,7 @@ BidTurn = namedtuple(
         "must_bid",
         "turned",
         "suit_order",
+        "heard",
     ],
 )
 
@@ -176,6 +181,7 @@ __all__ = [
     "BID_FRENCH_ROUND2",
     "BID_TAKE_OR_PASS",
     "DEAL",
+    "HEARD_BITS",
     "MAX_TRICKS",
     "BidTurn",
     "Turn",

@@ -18,8 +18,9 @@ is one entry plus its kernel:
   generator (``rng``), ``search`` the scratch of ``policy_buffers``; it returns a
   legal card;
 * a bidding policy's kernel is ``call(params, turn, rules, atlas) -> (call, strain)``:
-  ``turn`` a ``records.BidTurn``, ``atlas`` the hand atlas's lookup arrays
-  (``bidding.atlas_value``); it returns a call (``bidding.CALL_*``) and, for a bid,
+  ``turn`` a ``records.BidTurn``, ``atlas`` the bidding tables: the hand atlas's
+  lookup arrays (``bidding.atlas_value``) and the rule books of the ``rules`` policy
+  (``bidding_rules``); it returns a call (``bidding.CALL_*``) and, for a bid,
   its strain (else -1).  ``CALL_FIXED`` ends the auction with the contract the
   policy's parameters name (``[seat, strain, doubling]``, the ``fixed`` policy).
 
@@ -43,6 +44,7 @@ from belote_sim.kernels.bidding import (
     take_call,
     threshold_call,
 )
+from belote_sim.kernels.bidding_rules import rules_call
 from belote_sim.kernels.expert import EXPERT_DEFAULTS, EXPERT_MODEL
 from belote_sim.kernels.expert_model import MODEL_SCRATCH
 from belote_sim.kernels.expert_seat import expert_card
@@ -95,6 +97,8 @@ class BidPolicy(NamedTuple):
     biddings: tuple[int, ...] = (BIDDING_AUCTION,)
     #: whether it reads the hand atlas (``atlas[:PATH]``) instead of parameters
     uses_atlas: bool = False
+    #: whether it reads a rule file (``rules:FILE``, its parameter 0 the book's index)
+    uses_rules: bool = False
 
 
 def _check_pimc(params: tuple[float, ...]) -> str | None:
@@ -207,6 +211,15 @@ BID_POLICIES = (
         biddings=(BIDDING_AUCTION, BIDDING_TWO_ROUND),
         uses_atlas=True,
     ),
+    BidPolicy(
+        "rules",
+        4,
+        rules_call,
+        doc="rules:FILE: a bidding system written as rules in a TOML file "
+        "(docs/bidding_rules.md); belote_sim/data/bidding/threshold.toml is threshold's",
+        biddings=(BIDDING_AUCTION, BIDDING_TWO_ROUND, BIDDING_TAKE_OR_PASS),
+        uses_rules=True,
+    ),
 )
 
 
@@ -298,6 +311,14 @@ def decide(policy, params, turn, deal, rules, state, search):
 
 
 @kernel
+def bid_decide(policy, params, turn, rules, atlas):
+    """``bid_call`` callable from Python: one bidding call ``(call, strain)`` (the
+    auctions that ``simulation.py_bidding`` runs in Python ask the kernel policies'
+    seats through it)."""
+    return bid_call(policy, params, turn, rules, atlas)
+
+
+@kernel
 def policy_buffers(bits):
     """The scratch of the play policies ``(tt, ws, moves, work, feats, cards)``: the
     solver's, with a ``2**bits``-entry transposition table (bits = 1 for deals without
@@ -325,6 +346,7 @@ __all__ = [
     "BidPolicy",
     "PlayPolicy",
     "bid_call",
+    "bid_decide",
     "decide",
     "play_card",
     "policy_buffers",

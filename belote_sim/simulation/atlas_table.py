@@ -29,6 +29,7 @@ from typing import Any
 
 import numpy as np
 
+from belote_sim.bid_rules import empty_book_arrays
 from belote_sim.kernels import atlas as KA
 from belote_sim.kernels.bidding import A_NET1, A_NET2, A_NET4, A_PMADE, ATLAS_NO_KEY
 from belote_sim.simulation.manifest import reason_text
@@ -178,9 +179,14 @@ class AtlasTable:
         return self._arrays
 
 
-def empty_kernel_arrays() -> tuple[np.ndarray, np.ndarray]:
-    """Tiny atlas arrays for the kernels when no seat bids by the atlas."""
-    return (np.full((2, 1), ATLAS_NO_KEY, dtype=np.int64), np.zeros((3, 1, 4, 4), dtype=np.float64))
+def empty_kernel_arrays() -> tuple[Any, ...]:
+    """Tiny bidding tables for the kernels when no seat bids by the atlas or by rules:
+    atlas keys and values, and an empty rule book (``bid_rules.empty_book_arrays``)."""
+    return (
+        np.full((2, 1), ATLAS_NO_KEY, dtype=np.int64),
+        np.zeros((3, 1, 4, 4), dtype=np.float64),
+        *empty_book_arrays(),
+    )
 
 
 def save_atlas(table: AtlasTable, path: str | os.PathLike) -> None:

@@ -762,6 +762,11 @@ def simulate_games(
     declaration frequencies of the shuffled and the cut deck.
     """
     study = make_study(rules, bidding, play, seed, options=options)
+    if study.python_bidding:
+        raise ValueError(
+            "bidding by a Python function plays deals (simulate, duel, study), not whole "
+            "games: its auctions run outside the kernels"
+        )
     if isinstance(n_games, bool) or not isinstance(n_games, (int, np.integer)) or n_games < 0:
         raise ValueError(f"n_games must be a non-negative integer, got {n_games!r}")
     if not 1 <= max_deals <= 100_000:

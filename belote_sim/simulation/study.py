@@ -16,6 +16,7 @@ from typing import Any
 import numpy as np
 
 from belote_sim._version import __version__
+from belote_sim.bid_rules import BIDDINGS, book_arrays, load_rule_book
 from belote_sim.cards import format_cards, parse_cards, parse_hand
 from belote_sim.kernels import dealing as D
 from belote_sim.kernels.bidding import MAX_CALLS
@@ -31,6 +32,7 @@ from belote_sim.kernels.tables import R_BIDDING, SUIT_CHARS
 from belote_sim.policies import (
     BID_POLICIES,
     PLAY_POLICIES,
+    PY_POLICY,
     PolicySpec,
     bid_biddings,
     default_play,
@@ -39,6 +41,7 @@ from belote_sim.policies import (
     search_bits,
     to_arrays,
     uses_atlas,
+    uses_rules,
 )
 from belote_sim.rules import Rules
 
@@ -200,6 +203,19 @@ class Study:
             table = load_atlas(path or str(shipped_atlas(self.rules)))
             table.check_covers(self.rules)
             self._atlas = table.kernel_arrays()
+        self._books = []
+        rule_paths = list(dict.fromkeys(s.path for s in self.bidding if uses_rules(s.name)))
+        for path in rule_paths:
+            book = load_rule_book(str(path))
+            if self.rules.bidding not in book.biddings:
+                needed = next(t for t, b in BIDDINGS.items() if b == self.rules.bidding)
+                raise ValueError(
+                    f"{path}: the rule file does not bid in the {self.rules.name} rules' "
+                    f"{self.rules.bidding.replace('_', '-')} bidding (it has no [{needed}] table)"
+                )
+            self._books.append(book)
+        self._book_index = {path: i for i, path in enumerate(rule_paths)}
+        self._tables: tuple[Any, ...] | None = None
         if "fixed" in bid_names:
             seat, strain, doubling = self.bidding[0].params[:3]
             if (
@@ -215,21 +231,38 @@ class Study:
         )
 
     @property
+    def python_bidding(self) -> bool:
+        """Whether a seat bids by a Python function (``simulation.py_bidding``)."""
+        return any(s.name == PY_POLICY for s in self.bidding)
+
+    @property
     def bid_arrays(self) -> tuple[np.ndarray, np.ndarray]:
-        return to_arrays(self.bidding, BID_POLICIES)
+        """(ids (4,), params (4, MAX_PARAMS)) of the bidding policies; a ``rules`` seat's
+        parameter 0 is its rule book's index in ``atlas_arrays``."""
+        ids, params = to_arrays(self.bidding, BID_POLICIES)
+        for seat, spec in enumerate(self.bidding):
+            if uses_rules(spec.name):
+                params[seat, 0] = self._book_index[spec.path]
+        return ids, params
 
     @property
     def play_arrays(self) -> tuple[np.ndarray, np.ndarray]:
         return to_arrays(self.play, PLAY_POLICIES)
 
     @property
-    def atlas_arrays(self) -> tuple[np.ndarray, np.ndarray]:
-        """The ``atlas`` bidding policy's lookup arrays (tiny ones when unused)."""
-        if self._atlas is None:
-            from belote_sim.simulation.atlas_table import empty_kernel_arrays
+    def atlas_arrays(self) -> tuple[Any, ...]:
+        """The bidding tables of the kernels: the ``atlas`` bidding policy's lookup arrays
+        (tiny ones when unused) and the ``rules`` policy's rule books
+        (``bid_rules.book_arrays``)."""
+        if self._tables is None:
+            if self._atlas is None:
+                from belote_sim.simulation.atlas_table import empty_kernel_arrays
 
-            return empty_kernel_arrays()
-        return self._atlas
+                keys, values = empty_kernel_arrays()[:2]
+            else:
+                keys, values = self._atlas
+            self._tables = (keys, values, *book_arrays(self._books))
+        return self._tables
 
     @property
     def policies(self) -> tuple[np.ndarray, np.ndarray, np.ndarray, np.ndarray, int]:
@@ -288,6 +321,10 @@ class Study:
         each, and each part's deals are reported to ``pacer.report`` as it ends (a
         live progress bar for the slow policies); a deal is a pure function of its
         seed, so the arrays are the same."""
+        if self.python_bidding:
+            from belote_sim.simulation.py_bidding import python_chunk
+
+            return python_chunk(self, chunk, length, keep_plays, rows)
         seeds = self.chunk_seeds(chunk, length)
         first = chunk * self.chunk_size
         dealers = self.dealers(first, length)
@@ -369,6 +406,10 @@ class Study:
         """Acceptance rate of the rejection constraints on a pilot run (error if none)."""
         if not self.check_constraints:
             return 1.0
+        if self.python_bidding:
+            from belote_sim.simulation.py_bidding import dealing_study
+
+            return float(dealing_study(self).check_feasible())
         ss = np.random.SeedSequence(int(self.seed), spawn_key=(2**31 - 1,))
         seeds = ss.generate_state(PILOT_DEALS, dtype=np.uint64).view(np.int64)
         out = np.zeros((PILOT_DEALS, NUM_COLS), dtype=np.int64)
