@@ -39,8 +39,8 @@ ROOT = Path(__file__).resolve().parents[1]
 STRAINS = ["C", "D", "H", "S", "NT", "AT"]
 #: Decimals the page shows for each number (percentages for the p_made fields).
 SHOWN = {"p_made": 1, "p_made_low": 1, "p_made_high": 1, "n": 0, "multiplicity": 0}
-#: Page limit of issue 25 (page plus data).
-LIMIT = 8_000_000
+#: Page limit of issue 25 (page plus data): 8 MB in binary units (8 MiB).
+LIMIT = 8 * 2**20
 
 
 def test_columns_round_trip():

@@ -165,7 +165,7 @@ def encode_columns(columns: np.ndarray) -> tuple[str, list[dict[str, Any]]]:
         data, width = _planes(columns[:, j] - _predict(columns, coef))
         parts.append(data)
         spec.append({"width": width, "coef": coef})
-    packed = zlib.compress(b"".join(parts), 6)
+    packed = zlib.compress(b"".join(parts), 9)
     return base64.b64encode(packed).decode("ascii"), spec
 
 
