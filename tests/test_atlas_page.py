@@ -13,6 +13,7 @@ from belote_sim.analysis.atlas_report import heatmap_table, position_table, writ
 from belote_sim.analysis.hand_page import page_size
 from belote_sim.analysis.report_sections import Page, atlas_section
 from belote_sim.analysis.style import STYLE
+from belote_sim.cli.page_command import PAGE_LIMIT
 from belote_sim.simulation.atlas_table import DEFAULT_ATLAS, load_atlas
 
 pytestmark = pytest.mark.skipif(not DEFAULT_ATLAS.exists(), reason="no shipped atlas")
@@ -84,6 +85,8 @@ def test_report_section_links_the_hand_page(tmp_path):
     assert anchor == "atlas" and "href='hand/index.html'" in body and "href='atlas.html'" in body
     assert "<img src='figures/atlas_net.png'" in body and "<table>" in body
     assert (tmp_path / "figures" / "atlas_net.png").exists()
-    assert (tmp_path / "hand" / "index.html").exists() and page_size(tmp_path / "hand") <= 8e6
+    assert (tmp_path / "hand" / "index.html").exists() and page_size(
+        tmp_path / "hand"
+    ) <= PAGE_LIMIT
     hand = (tmp_path / "hand" / "index.html").read_text()
     assert "href='../index.html'" in hand  # back to the report

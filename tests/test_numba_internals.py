@@ -327,10 +327,12 @@ def test_without_prefetch_it_does_nothing():
 
 
 def test_without_the_atomic_intrinsic_import_fails_naming_numba():
-    """``atomics.fetch_add`` has no safe fallback: ``import belote_sim`` says why."""
+    """``atomics.fetch_add`` has no safe fallback: loading the engine (``from belote_sim
+    import simulate``; ``import belote_sim`` alone loads no kernel) says why."""
+    load = "from belote_sim import simulate"
     for code, env in (
-        ("import llvmlite.ir\ndel llvmlite.ir.IRBuilder.atomic_rmw\nimport belote_sim", {}),
-        ("import belote_sim", {numba_internals.FALLBACK_ENV: "atomic"}),
+        (f"import llvmlite.ir\ndel llvmlite.ir.IRBuilder.atomic_rmw\n{load}", {}),
+        (load, {numba_internals.FALLBACK_ENV: "atomic"}),
     ):
         done = run_python(code, **env)
         assert done.returncode != 0

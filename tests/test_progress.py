@@ -31,7 +31,8 @@ def test_a_chunk_in_parts_is_the_same_chunk_and_reports_each_part():
         seen: list[int] = []
         parts = study.run_chunk(1, 10, keep_plays=True, pacer=Pacer(seen.append, 0.0))
         _same_table(whole, parts)
-        assert sum(seen) == 10 and len(seen) >= 5, seen  # a part per thread at 0 s
+        # at 0 s a part: the first of two deals a thread, then parts no larger
+        assert sum(seen) == 10 and len(seen) >= 3, seen
 
 
 def test_the_pacer_grows_its_parts_for_a_fast_policy():

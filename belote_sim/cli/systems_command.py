@@ -11,11 +11,12 @@ from __future__ import annotations
 import argparse
 import sys
 import time
-from typing import Any
-
-import pandas as pd
+from typing import TYPE_CHECKING, Any
 
 from belote_sim.cli.common import Progress, json_text, parse_option
+
+if TYPE_CHECKING:  # pandas loads when the study runs, not when the parser is built
+    import pandas as pd
 
 __all__ = ["TOP_ROWS", "add_systems_arguments", "cmd_study_systems"]
 
@@ -36,7 +37,7 @@ def add_systems_arguments(p: argparse.ArgumentParser) -> None:
         "--option",
         action="append",
         metavar="NAME=VALUE",
-        help="rule option override (repeatable)",
+        help="rule option override (repeatable; default: the ruleset's)",
     )
     p.add_argument(
         "--top",
@@ -53,12 +54,14 @@ def add_systems_arguments(p: argparse.ArgumentParser) -> None:
     p.add_argument(
         "--report",
         metavar="DIR",
-        help="write an HTML page (DIR/index.html, its figure and CSVs)",
+        help="write an HTML page (DIR/index.html, its figure and CSVs; default: none)",
     )
 
 
 def _table(df: pd.DataFrame, columns: dict[str, str], formats: dict[str, str]) -> str:
     """``df``'s ``columns`` (renamed) as text, numbers formatted per column."""
+    import pandas as pd
+
     show = df[list(columns)].copy()
     for col, fmt in formats.items():
         if col in show:
