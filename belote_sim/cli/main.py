@@ -550,11 +550,21 @@ def _add_study(sub: _Subparsers) -> None:
         help="comma-separated values (default: the "
         "parameter's default and 5 and 10 points either side)",
     )
+    _add_mirrored_study(p, "setting", "common or bulgarian")
+    p.add_argument("-o", "--output", help="write the table as CSV here (default: none)")
+    _add_overwrite(p, "an existing CSV file")
+    p.set_defaults(func=cmd_study)
+    _add_systems(kinds)
+
+
+def _add_mirrored_study(p: argparse.ArgumentParser, unit: str, rulesets: str) -> None:
+    """The options a study on mirrored deals shares: its size per ``unit`` (a setting, a
+    pair), games, rules, players, seed and threads."""
     p.add_argument(
-        "--deals", type=at_least_2, default=100_000, help="deals per setting (each played twice)"
+        "--deals", type=at_least_2, default=100_000, help=f"deals per {unit} (each played twice)"
     )
-    p.add_argument("--games", type=int, default=0, help="also play N mirrored games per setting")
-    p.add_argument("--ruleset", default="common", help="common or bulgarian")
+    p.add_argument("--games", type=int, default=0, help=f"also play N mirrored games per {unit}")
+    p.add_argument("--ruleset", default="common", help=rulesets)
     p.add_argument(
         "--play",
         default=None,
@@ -562,10 +572,6 @@ def _add_study(sub: _Subparsers) -> None:
     )
     p.add_argument("--seed", type=int, default=0, help="seed of the deals")
     p.add_argument("--threads", type=int, default=None, help="numba threads (default: all)")
-    p.add_argument("-o", "--output", help="write the table as CSV here (default: none)")
-    _add_overwrite(p, "an existing CSV file")
-    p.set_defaults(func=cmd_study)
-    _add_systems(kinds)
 
 
 def _add_systems(kinds: _Subparsers) -> None:
@@ -581,18 +587,7 @@ def _add_systems(kinds: _Subparsers) -> None:
         formatter_class=DefaultsFormatter,
     )
     add_systems_arguments(p)
-    p.add_argument(
-        "--deals", type=at_least_2, default=100_000, help="deals per pair (each played twice)"
-    )
-    p.add_argument("--games", type=int, default=0, help="also play N mirrored games per pair")
-    p.add_argument("--ruleset", default="common", help="common, bulgarian or french")
-    p.add_argument(
-        "--play",
-        default=None,
-        help=f"play policy of all four seats (default {DEFAULT_PLAY}): {PLAY_USAGE}",
-    )
-    p.add_argument("--seed", type=int, default=0, help="seed of the deals")
-    p.add_argument("--threads", type=int, default=None, help="numba threads (default: all)")
+    _add_mirrored_study(p, "pair", "common, bulgarian or french")
     p.add_argument(
         "-o",
         "--output",
