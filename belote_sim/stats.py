@@ -11,10 +11,20 @@ from typing import Any
 
 import numpy as np
 
-__all__ = ["Z95", "holm_reject", "p_above_zero", "wilson_interval"]
+__all__ = ["Z95", "holm_reject", "mean_se", "p_above_zero", "wilson_interval"]
 
 #: Two-sided 95% normal quantile (every interval of the reports, the atlas and the CLI).
 Z95 = 1.959963984540054
+
+
+def mean_se(x: Any) -> tuple[float, float]:
+    """Mean of the values ``x`` and its standard error (NaN without values, s.e. NaN
+    with one)."""
+    x = np.asarray(x, dtype=float)
+    n = len(x)
+    mean = float(x.mean()) if n else float("nan")
+    se = float(x.std(ddof=1) / np.sqrt(n)) if n > 1 else float("nan")
+    return mean, se
 
 
 def wilson_interval(successes, n, z: float = Z95) -> tuple[Any, Any]:

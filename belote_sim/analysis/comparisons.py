@@ -22,7 +22,7 @@ from belote_sim.kernels.bidding import THRESHOLD_DEFAULTS
 from belote_sim.kernels.tables import STRAIN_NAMES
 from belote_sim.policies import BID_POLICIES
 from belote_sim.simulation.runner import iter_chunks, make_study, simulate, simulate_games
-from belote_sim.stats import Z95, holm_reject, p_above_zero
+from belote_sim.stats import Z95, holm_reject, mean_se, p_above_zero
 
 __all__ = [
     "DUEL_CHUNK",
@@ -34,6 +34,7 @@ __all__ = [
     "bidding_sweep",
     "default_values",
     "duel",
+    "mirrored_bidding",
 ]
 
 THRESHOLD_PARAMS = BID_POLICIES["threshold"].param_names
@@ -171,11 +172,27 @@ DUEL_CHUNK = 8192
 DUEL_SEARCH_CHUNK = 256
 
 
-def _mean_se(x: np.ndarray) -> tuple[float, float]:
-    n = len(x)
-    mean = float(x.mean()) if n else float("nan")
-    se = float(x.std(ddof=1) / np.sqrt(n)) if n > 1 else float("nan")
-    return mean, se
+def mirrored_bidding(
+    a: Any, b: Any, deals: int, progress: Any = None, **same: Any
+) -> tuple[pd.DataFrame, pd.DataFrame, np.ndarray, np.ndarray]:
+    """The two plays of ``deals`` mirrored deals: ``a`` bidding for team 0 then for
+    team 1 (``same``: simulate's rules, play, seed, threads, options).  Returns the two
+    deals tables, ``a``'s net MP per deal (its team's MP minus the other's, averaged
+    over the two plays) and whether each deal was thrown in on both plays."""
+    first = simulate(deals, bidding=[a, b, a, b], progress=progress, **same)
+    second = simulate(deals, bidding=[b, a, b, a], progress=progress, **same)
+    # The bidding cards are the deal (french: the rest of the cards follows the taker).
+    for col in ("bid0", "bid1", "bid2", "bid3"):
+        if not (first[col].to_numpy() == second[col].to_numpy()).all():
+            raise AssertionError("the mirrored runs did not deal the same cards")
+    net = (
+        (first["mp0"] - first["mp1"]).to_numpy(float)
+        + (second["mp1"] - second["mp0"]).to_numpy(float)
+    ) / 2
+    thrown = (first["outcome"] == "thrown_in").to_numpy() & (
+        second["outcome"] == "thrown_in"
+    ).to_numpy()
+    return first, second, net, thrown
 
 
 def duel(
@@ -240,12 +257,12 @@ def duel(
         strains.append(f1["strain"].astype(str).to_numpy()[played])
     x = np.concatenate(nets)
     strain = np.concatenate(strains)
-    mean, se = _mean_se(x)
+    mean, se = mean_se(x)
     by_strain = {}
     for name in STRAIN_NAMES:
         sel = x[strain == name]
         if len(sel):
-            m, e = _mean_se(sel)
+            m, e = mean_se(sel)
             by_strain[name] = {"pairs": len(sel), "mean": m, "se": e}
     return {
         "a": str(a),
@@ -295,27 +312,16 @@ def bidding_duel(
     """
     orders = ([a, b, a, b], [b, a, b, a])  # a bids for team 0, then for team 1
     same = dict(rules=rules, play=play, seed=seed, threads=threads, options=options)
-    first, second = (simulate(deals, bidding=order, **same) for order in orders)
-    # The bidding cards are the deal (french: the rest of the cards follows the taker).
-    for col in ("bid0", "bid1", "bid2", "bid3"):
-        if not (first[col].to_numpy() == second[col].to_numpy()).all():
-            raise AssertionError("the mirrored runs did not deal the same cards")
-    x = (
-        (first["mp0"] - first["mp1"]).to_numpy(float)
-        + (second["mp1"] - second["mp0"]).to_numpy(float)
-    ) / 2
-    thrown = (first["outcome"] == "thrown_in").to_numpy() & (
-        second["outcome"] == "thrown_in"
-    ).to_numpy()
+    first, second, x, thrown = mirrored_bidding(a, b, deals, **same)
     n = len(x)
-    mean, se = _mean_se(x)
+    mean, se = mean_se(x)
     strain = first["strain"].astype(str).to_numpy()
     strain[(first["outcome"] == "thrown_in").to_numpy()] = "thrown_in"
     by_strain = {}
     for name in (*STRAIN_NAMES, "thrown_in"):
         sel = x[strain == name]
         if len(sel):
-            m, e = _mean_se(sel)
+            m, e = mean_se(sel)
             by_strain[name] = {"pairs": len(sel), "mean": m, "se": e}
     agree = thrown.copy()  # both thrown in, or the same contract twice
     played_both = (

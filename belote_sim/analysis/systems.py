@@ -51,13 +51,14 @@ from typing import Any
 import numpy as np
 import pandas as pd
 
+from belote_sim.analysis.comparisons import mirrored_bidding
 from belote_sim.atlas import rules_words
 from belote_sim.kernels.bidding import MAX_CALLS
 from belote_sim.policies import default_play
 from belote_sim.rules import Rules
 from belote_sim.simulation.atlas_table import hand_keys
-from belote_sim.simulation.runner import make_study, simulate, simulate_games
-from belote_sim.stats import Z95
+from belote_sim.simulation.runner import make_study, simulate_games
+from belote_sim.stats import Z95, mean_se
 
 __all__ = [
     "CALL_WORDS",
@@ -262,13 +263,6 @@ def _classes(diff: pd.DataFrame) -> pd.DataFrame:
     return out
 
 
-def _mean_se(x: np.ndarray) -> tuple[float, float]:
-    n = len(x)
-    mean = float(x.mean()) if n else float("nan")
-    se = float(x.std(ddof=1) / np.sqrt(n)) if n > 1 else float("nan")
-    return mean, se
-
-
 def _grouped(frame: pd.DataFrame, by: list[str], n_deals: int) -> pd.DataFrame:
     """Deals, share, mean net MP, s.e., 95% interval and contribution per group of
     ``frame`` (one row per differing deal, its net in ``net``), strongest first."""
@@ -434,22 +428,11 @@ def compare_systems(
     for i, j in combinations(range(len(systems)), 2):
         a, b = systems[i], systems[j]
         la, lb = labels[i], labels[j]
-        first = simulate(deals, bidding=[a, b, a, b], progress=progress, **same)
-        second = simulate(deals, bidding=[b, a, b, a], progress=progress, **same)
-        for col in ("bid0", "bid1", "bid2", "bid3"):  # (french: the rest follows the taker)
-            if not (first[col].to_numpy() == second[col].to_numpy()).all():
-                raise AssertionError("the mirrored runs did not deal the same cards")
-        net = (
-            (first["mp0"] - first["mp1"]).to_numpy(float)
-            + (second["mp1"] - second["mp0"]).to_numpy(float)
-        ) / 2
+        first, second, net, thrown = mirrored_bidding(a, b, deals, progress, **same)
         nets[(la, lb)] = net
-        thrown = (first["outcome"] == "thrown_in").to_numpy() & (
-            second["outcome"] == "thrown_in"
-        ).to_numpy()
         diff = _classes(first_difference(first, second))
         diff["net"] = net[diff["deal"].to_numpy()]
-        mean, se = _mean_se(net)
+        mean, se = mean_se(net)
         row: dict[str, Any] = {
             "a": la,
             "b": lb,
@@ -466,7 +449,7 @@ def compare_systems(
                 simulate_games(games, bidding=o, **same) for o in ([a, b, a, b], [b, a, b, a])
             )
             win = ((g1["winner"] == 0).to_numpy(float) + (g2["winner"] == 1).to_numpy(float)) / 2
-            w, wse = _mean_se(win)
+            w, wse = mean_se(win)
             row.update(
                 games=int(games),
                 win_rate=w,
@@ -505,7 +488,7 @@ def compare_systems(
     for label in labels:
         parts = [n if a == label else -n for (a, b), n in nets.items() if label in (a, b)]
         x = np.mean(parts, axis=0)
-        m, e = _mean_se(x)
+        m, e = mean_se(x)
         standings.append(
             {
                 "system": label,
