@@ -167,7 +167,11 @@ def _call(
         suit_order,
         heard,
     )
-    tables = (*empty_kernel_arrays()[:2], *book_arrays([load_rule_book(path)]))
+    tables = (
+        *empty_kernel_arrays()[:2],
+        *book_arrays([load_rule_book(path)]),
+        *empty_kernel_arrays()[6:],
+    )
     params = np.zeros(8)
     code, strain = bid_decide(4, params, turn, Rules.preset(rules).to_array(), tables)
     return chr(code), int(strain)

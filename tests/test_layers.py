@@ -55,10 +55,10 @@ KERNEL_FLOORS = [
     (0.10, ("core", "declarations", "scoring", "dealing", "suit_symmetry")),
     (0.20, ("records",)),
     (0.30, ("greedy", "bidding", "solver", "expert", "expert_model")),
-    (0.40, ("search_policies", "expert_seat", "bidding_rules")),
+    (0.40, ("search_policies", "expert_seat", "bidding_rules", "auction_atlas")),
     (0.50, ("switchboard",)),
     (0.60, ("play", "auction")),
-    (0.70, ("simulate", "atlas", "playouts", "expert_data", "perft")),
+    (0.70, ("simulate", "atlas", "playouts", "expert_data", "perft", "auction_samples")),
 ]
 
 #: Layer of a module by its dotted name; the first matching prefix wins.

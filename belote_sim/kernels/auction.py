@@ -20,6 +20,7 @@ from belote_sim.kernels.bidding import (
     FIXED_DOUBLING,
     FIXED_SEAT,
     MAX_CALLS,
+    STRAIN_CALLS,
     packed_score,
 )
 from belote_sim.kernels.records import (
@@ -145,6 +146,50 @@ def open_auction(bid_cards, dealer, rules, policies, out_calls, atlas):
 
 
 @lean_kernel
+def auction_turn_at(bid_cards, dealer, rules, calls, t):
+    """The ``BidTurn`` of call ``t`` (0-based) of an auction of section 4.1 whose calls
+    are ``calls`` (``open_auction``'s ``out_calls``): who holds which strain at which
+    level, the strains heard, and the caller's cards -- what ``open_auction`` showed
+    the seat that made call ``t`` (a test holds the two together)."""
+    current = -1
+    bidder = -1
+    level = 0
+    heard = 0
+    seat = (dealer + 1) & 3
+    for k in range(t):
+        call = calls[k]
+        bid = -1
+        for strain in range(STRAIN_CALLS.shape[0]):
+            if call == STRAIN_CALLS[strain]:
+                bid = strain
+        if bid >= 0:
+            current = bid
+            bidder = seat
+            level = 0
+            heard |= np.int64(1) << (HEARD_BITS * seat + bid)
+        elif call != CALL_PASS:
+            level += 1
+        seat = (seat + 1) & 3
+    must_bid = rules[R_DEALER_MUST_TAKE] != 0 and current < 0 and t == 3
+    return BidTurn(
+        BID_AUCTION,
+        seat,
+        dealer,
+        4,
+        bid_cards[seat],
+        packed_score(bid_cards[seat]),
+        current,
+        bidder,
+        level,
+        t,
+        must_bid,
+        -1,
+        0,
+        heard,
+    )
+
+
+@lean_kernel
 def french_rounds(bid_cards, dealer, turned, rules, policies, out_calls, atlas, suit_order):
     """The french two rounds of section 4.2: in round one a seat takes the turned suit
     or passes, in round two it names another strain or passes; the first to take
@@ -238,6 +283,7 @@ def take_or_pass(bid_cards, dealer, rules, policies, out_calls, atlas):
 
 __all__ = [
     "FAILED",
+    "auction_turn_at",
     "fixed_contract",
     "french_rounds",
     "open_auction",

@@ -35,6 +35,7 @@ import numpy as np
 from numba.extending import overload
 
 from belote_sim.kernels._jit import kernel
+from belote_sim.kernels.auction_atlas import auction_atlas_call
 from belote_sim.kernels.bidding import (
     CALL_NONE,
     TAKE_DEFAULTS,
@@ -219,6 +220,16 @@ BID_POLICIES = (
         "(docs/bidding_rules.md); belote_sim/data/bidding/threshold.toml is threshold's",
         biddings=(BIDDING_AUCTION, BIDDING_TWO_ROUND, BIDDING_TAKE_OR_PASS),
         uses_rules=True,
+    ),
+    BidPolicy(
+        "atlas_auction",
+        5,
+        auction_atlas_call,
+        doc="the atlas bidder that listens to the auction: departs from atlas's call "
+        "where a table measured by self-play says another call scores more in this "
+        "auction situation (common and bulgarian rules)",
+        biddings=(BIDDING_AUCTION,),
+        uses_atlas=True,
     ),
 )
 

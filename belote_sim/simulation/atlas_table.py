@@ -31,6 +31,7 @@ import numpy as np
 
 from belote_sim.bid_rules import empty_book_arrays
 from belote_sim.kernels import atlas as KA
+from belote_sim.kernels.auction_atlas import NUM_ACTIONS
 from belote_sim.kernels.bidding import A_NET1, A_NET2, A_NET4, A_PMADE, ATLAS_NO_KEY
 from belote_sim.simulation.manifest import reason_text
 from belote_sim.simulation.output import Output
@@ -181,11 +182,13 @@ class AtlasTable:
 
 def empty_kernel_arrays() -> tuple[Any, ...]:
     """Tiny bidding tables for the kernels when no seat bids by the atlas or by rules:
-    atlas keys and values, and an empty rule book (``bid_rules.empty_book_arrays``)."""
+    atlas keys and values, an empty rule book (``bid_rules.empty_book_arrays``) and an
+    empty gains table of ``atlas_auction`` (``auction_atlas.GAINS``)."""
     return (
         np.full((2, 1), ATLAS_NO_KEY, dtype=np.int64),
         np.zeros((3, 1, 4, 4), dtype=np.float64),
         *empty_book_arrays(),
+        np.zeros((1, NUM_ACTIONS), dtype=np.float64),
     )
 
 

@@ -19,6 +19,7 @@ from belote_sim._version import __version__
 from belote_sim.bid_rules import BIDDINGS, book_arrays, load_rule_book
 from belote_sim.cards import format_cards, parse_cards, parse_hand
 from belote_sim.kernels import dealing as D
+from belote_sim.kernels.auction_atlas import GAINS
 from belote_sim.kernels.bidding import MAX_CALLS
 from belote_sim.kernels.rng import seed_sequence_words
 from belote_sim.kernels.simulate import (
@@ -45,7 +46,11 @@ from belote_sim.policies import (
 )
 from belote_sim.rules import Rules
 
+#: The bidding policy that reads the auction table (``simulation.auction_table``).
+AUCTION_ATLAS = "atlas_auction"
+
 __all__ = [
+    "AUCTION_ATLAS",
     "CONSTRAINT_KEYS",
     "DEFAULT_CHUNK",
     "MAX_TRIES",
@@ -192,6 +197,11 @@ class Study:
                 raise ValueError(f"the {name} play policy does not play the {n}-player game")
         if self.rules.solo and (self.predeal or self.constraints):
             raise ValueError("predeal and constraints are for the 4-player game")
+        if any(s.path for s in self.bidding if s.name == AUCTION_ATLAS):
+            raise ValueError(
+                "atlas_auction bids from the shipped atlas and auction table of the "
+                "rules: it takes no atlas file"
+            )
         self._atlas = None
         if any(uses_atlas(name) for name in bid_names):
             paths = {s.path for s in self.bidding if uses_atlas(s.name)}
@@ -203,6 +213,16 @@ class Study:
             table = load_atlas(path or str(shipped_atlas(self.rules)))
             table.check_covers(self.rules)
             self._atlas = table.kernel_arrays()
+        self._gains = None
+        if AUCTION_ATLAS in bid_names:
+            from belote_sim.simulation.auction_table import (
+                load_auction_table,
+                shipped_auction_table,
+            )
+
+            gains_table = load_auction_table(shipped_auction_table(self.rules))
+            gains_table.check_covers(self.rules)
+            self._gains = gains_table.gains
         self._books = []
         rule_paths = list(dict.fromkeys(s.path for s in self.bidding if uses_rules(s.name)))
         for path in rule_paths:
@@ -252,8 +272,9 @@ class Study:
     @property
     def atlas_arrays(self) -> tuple[Any, ...]:
         """The bidding tables of the kernels: the ``atlas`` bidding policy's lookup arrays
-        (tiny ones when unused) and the ``rules`` policy's rule books
-        (``bid_rules.book_arrays``)."""
+        (tiny ones when unused), the ``rules`` policy's rule books
+        (``bid_rules.book_arrays``) and the ``atlas_auction`` policy's gains table
+        (``auction_atlas.GAINS``; tiny when unused)."""
         if self._tables is None:
             if self._atlas is None:
                 from belote_sim.simulation.atlas_table import empty_kernel_arrays
@@ -261,7 +282,12 @@ class Study:
                 keys, values = empty_kernel_arrays()[:2]
             else:
                 keys, values = self._atlas
-            self._tables = (keys, values, *book_arrays(self._books))
+            gains = self._gains
+            if gains is None:
+                from belote_sim.simulation.atlas_table import empty_kernel_arrays
+
+                gains = empty_kernel_arrays()[GAINS]
+            self._tables = (keys, values, *book_arrays(self._books), gains)
         return self._tables
 
     @property
