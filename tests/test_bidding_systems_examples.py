@@ -3,7 +3,6 @@ under every auction ruleset and the french rounds, and bid as their headers say.
 
 from pathlib import Path
 
-import numpy as np
 import pytest
 
 from belote_sim import parse_hand, simulate
@@ -19,7 +18,19 @@ def spec(name: str) -> str:
 
 
 def play(bidding, ruleset="common", deals=400, seed=5, **kw):
-    return simulate(deals, bidding=bidding, rules=ruleset, play="greedy", seed=seed, threads=1, **kw)
+    """``deals`` deals bid by ``bidding``, greedy play, one thread."""
+    kw.update(rules=ruleset, play="greedy", seed=seed, threads=1)
+    return simulate(deals, bidding=bidding, **kw)
+
+
+def suit_takers_hold_the_jack(deals) -> list[bool]:
+    """Per suit contract: whether its taker's bidding cards hold the trump jack."""
+    suits = deals[deals["strain"].isin(list("CDHS"))]
+    columns = ["strain", "taker", "bid0", "bid1", "bid2", "bid3"]
+    return [
+        bool(int(bids[int(taker)]) & parse_hand(f"J{strain}", size=None))
+        for strain, taker, *bids in suits[columns].itertuples(index=False)
+    ]
 
 
 def test_the_examples_are_there():
@@ -49,7 +60,7 @@ def test_each_file_plays_and_differs_from_threshold(name, ruleset):
 
 
 def test_a_file_without_take_or_pass_is_refused_there():
-    with pytest.raises(ValueError, match="take_or_pass|take-or-pass|cover"):
+    with pytest.raises(ValueError, match="does not bid in .*take-or-pass bidding"):
         play(spec("cautious"), "bulgarian", deals=10, options={"players": 3})
 
 
@@ -74,24 +85,13 @@ def test_the_aggressive_team_takes_more_contracts_than_the_cautious_one(ruleset)
 def test_a_suit_contract_holds_its_jack(name, ruleset):
     """Both systems name a suit only holding its jack: every suit contract's taker
     holds that jack among its bidding cards."""
-    deals = play(spec(name), ruleset, deals=600)
-    suits = deals[deals["strain"].isin(list("CDHS"))]
-    assert len(suits) > 50
-    for strain, taker, *bids in suits[["strain", "taker", "bid0", "bid1", "bid2", "bid3"]].itertuples(
-        index=False
-    ):
-        jack = parse_hand(f"J{strain}", size=None)
-        assert int(bids[int(taker)]) & jack, (name, strain, taker)
+    holds = suit_takers_hold_the_jack(play(spec(name), ruleset, deals=600))
+    assert len(holds) > 50
+    assert all(holds), name
 
 
 def test_threshold_bids_suits_without_the_jack():
     """The property above can fail: ``threshold`` names suits without their jack."""
-    deals = play("threshold", deals=600)
-    suits = deals[deals["strain"].isin(list("CDHS"))]
-    jacks = [
-        bool(int(row[2 + int(row[1])]) & parse_hand(f"J{row[0]}", size=None))
-        for row in suits[["strain", "taker", "bid0", "bid1", "bid2", "bid3"]].itertuples(
-            index=False
-        )
-    ]
-    assert not np.all(jacks)
+    holds = suit_takers_hold_the_jack(play("threshold", deals=600))
+    assert len(holds) > 50
+    assert not all(holds)
