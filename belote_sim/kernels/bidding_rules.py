@@ -370,6 +370,31 @@ def may_name(turn, strain, turned_suit):
 
 
 @kernel
+def best_strain(conds, start, stop, by, n_visit, cards, scores, turn, thresholds, turned_suit):
+    """The strain a ``best`` call names: of the first ``n_visit`` strains in the
+    visiting order (auction: the cheapest first; french round two: the deal's random
+    ``BidTurn.suit_order``, then NT, AT) those the seat may name and that meet every
+    condition ``conds[start:stop]``, the one with the largest feature ``by`` (the first
+    visited of equal ones); -1 if none."""
+    french = turn.kind == BID_FRENCH_ROUND1 or turn.kind == BID_FRENCH_ROUND2
+    best = -1
+    best_value = 0.0
+    for i in range(n_visit):
+        strain = second_round_strain(turn.suit_order, i) if french else i
+        if not may_name(turn, strain, turned_suit):
+            continue
+        if not conditions_hold(
+            conds, start, stop, strain, cards, scores, turn, thresholds, turned_suit
+        ):
+            continue
+        value = feature(by, strain, cards, scores, turn, thresholds, turned_suit)
+        if best < 0 or value > best_value:
+            best = strain
+            best_value = value
+    return best
+
+
+@kernel
 def rules_call(params, turn, rules, atlas):
     """The ``rules`` policy's call (module docstring): ``(call, strain)``."""
     sits = atlas[2]
@@ -396,20 +421,9 @@ def rules_call(params, turn, rules, atlas):
         action = rule_rows[r, RULE_ACTION]
         if action == ACT_BEST:
             by = rule_rows[r, RULE_BY]
-            best = -1
-            best_value = 0.0
-            for i in range(n_visit):
-                strain = second_round_strain(turn.suit_order, i) if french else i
-                if not may_name(turn, strain, turned_suit):
-                    continue
-                if not conditions_hold(
-                    conds, start, stop, strain, cards, scores, turn, thresholds, turned_suit
-                ):
-                    continue
-                value = feature(by, strain, cards, scores, turn, thresholds, turned_suit)
-                if best < 0 or value > best_value:
-                    best = strain
-                    best_value = value
+            best = best_strain(
+                conds, start, stop, by, n_visit, cards, scores, turn, thresholds, turned_suit
+            )
             if best >= 0:
                 return STRAIN_CALLS[best], best
             continue
@@ -427,14 +441,10 @@ def rules_call(params, turn, rules, atlas):
                 return CALL_THIRD, -1
             return CALL_PASS, -1
     if turn.must_bid:  # a dealer who must take and whose rules pass: the best margin
-        best = -1
-        best_value = 0.0
-        for strain in range(NUM_STRAINS):
-            if may_name(turn, strain, turned_suit):
-                value = feature(F_MARGIN, strain, cards, scores, turn, thresholds, turned_suit)
-                if best < 0 or value > best_value:
-                    best = strain
-                    best_value = value
+        best = best_strain(
+            conds, 0, 0, np.int64(F_MARGIN), NUM_STRAINS, cards, scores, turn, thresholds,
+            turned_suit,
+        )  # fmt: skip
         if best >= 0:
             return STRAIN_CALLS[best], best
     return CALL_PASS, -1
@@ -511,6 +521,7 @@ __all__ = [
     "SIT_WE_DOUBLED",
     "SIT_WE_REDOUBLED",
     "SIT_WE_THIRD",
+    "best_strain",
     "compare",
     "conditions_hold",
     "feature",

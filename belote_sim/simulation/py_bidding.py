@@ -32,7 +32,15 @@ from typing import Any
 import numpy as np
 
 from belote_sim.cards import format_cards
-from belote_sim.kernels.bidding import MAX_CALLS, SCORE_PACKED
+from belote_sim.kernels.bidding import (
+    CALL_DOUBLE,
+    CALL_PASS,
+    CALL_REDOUBLE,
+    CALL_THIRD,
+    MAX_CALLS,
+    STRAIN_CALLS,
+    packed_score,
+)
 from belote_sim.kernels.records import (
     BID_AUCTION,
     BID_FRENCH_ROUND1,
@@ -43,33 +51,24 @@ from belote_sim.kernels.records import (
 )
 from belote_sim.kernels.simulate import COL_BID0, COL_DEALER, COL_TURNED, S_BID, S_DEALER
 from belote_sim.kernels.switchboard import bid_decide
-from belote_sim.kernels.tables import STRAIN_AT, STRAIN_NAMES
+from belote_sim.kernels.tables import NUM_STRAINS, STRAIN_AT, STRAIN_NAMES, STRAIN_NT
 from belote_sim.policies import PY_POLICY, PolicySpec
 
 __all__ = ["CALL_WORDS", "BidView", "dealing_study", "python_chunk", "run_auction"]
 
-#: The call letters of the deals table and the words a function may answer with.
-CALL_WORDS = {"p": "pass", "x": "double", "r": "redouble", "t": "third_double"}
-_ANSWERS = {
-    "pass": "p",
-    "p": "p",
-    "double": "x",
-    "x": "x",
-    "redouble": "r",
-    "r": "r",
-    "third_double": "t",
-    "third": "t",
-    "t": "t",
-    "nt": "N",
-    "n": "N",
-    "at": "A",
-    "a": "A",
-    "c": "C",
-    "d": "D",
-    "h": "H",
-    "s": "S",
-}
-_STRAIN_LETTERS = "CDHSNA"
+#: The call letters of the deals table (the kernels' ``CALL_*`` codes) and the words a
+#: function may answer with.
+_PASS, _DOUBLE, _REDOUBLE, _THIRD = (
+    chr(c) for c in (CALL_PASS, CALL_DOUBLE, CALL_REDOUBLE, CALL_THIRD)
+)
+CALL_WORDS = {_PASS: "pass", _DOUBLE: "double", _REDOUBLE: "redouble", _THIRD: "third_double"}
+#: The strains' call letters, in strain order (``C D H S N A``).
+_STRAIN_LETTERS = "".join(chr(c) for c in STRAIN_CALLS)
+#: An answer (lower case: a word, a call letter, a strain's name or letter) -> its letter.
+_ANSWERS = {word: letter for letter, word in CALL_WORDS.items()}
+_ANSWERS |= {letter: letter for letter in CALL_WORDS} | {"third": _THIRD}
+_ANSWERS |= {name.lower(): letter for name, letter in zip(STRAIN_NAMES, _STRAIN_LETTERS)}
+_ANSWERS |= {letter.lower(): letter for letter in _STRAIN_LETTERS}
 
 
 @dataclass(frozen=True)
@@ -116,31 +115,21 @@ def _legal(kind: int, rules: Any, seat: int, current: int, bidder: int, level: i
            must_bid: bool, turned: int) -> list[str]:  # fmt: skip
     """The legal call letters of a turn (docs/rules.md section 4)."""
     if kind == BID_FRENCH_ROUND1:
-        return ["p", _STRAIN_LETTERS[turned >> 3]]
+        return [_PASS, _STRAIN_LETTERS[turned >> 3]]
     if kind == BID_FRENCH_ROUND2:
-        last = 6 if rules.french_allow_nt_at else 4
-        return ["p"] + [_STRAIN_LETTERS[s] for s in range(last) if s != turned >> 3]
-    legal = [] if must_bid else ["p"]
-    legal += [_STRAIN_LETTERS[s] for s in range(current + 1, 6)]
+        last = NUM_STRAINS if rules.french_allow_nt_at else STRAIN_NT
+        return [_PASS] + [_STRAIN_LETTERS[s] for s in range(last) if s != turned >> 3]
+    legal = [] if must_bid else [_PASS]
+    legal += [_STRAIN_LETTERS[s] for s in range(current + 1, NUM_STRAINS)]
     if kind == BID_AUCTION and current >= 0:
         theirs = (bidder & 1) != (seat & 1)
         if theirs and level == 0:
-            legal.append("x")
+            legal.append(_DOUBLE)
         if not theirs and level == 1:
-            legal.append("r")
+            legal.append(_REDOUBLE)
         if theirs and level == 2 and rules.third_double:
-            legal.append("t")
+            legal.append(_THIRD)
     return legal
-
-
-def _packed(cards: int) -> int:
-    total = 0
-    mask = cards
-    while mask:
-        low = mask & -mask
-        total += int(SCORE_PACKED[low.bit_length() - 1])
-        mask ^= low
-    return total
 
 
 class _Asker:
@@ -168,7 +157,11 @@ class _Asker:
         players = self.rules.players
         legal = _legal(kind, self.rules, seat, current, bidder, level, must_bid, turned)
         if spec.name != PY_POLICY:
-            scores = 0 if kind in (BID_FRENCH_ROUND1, BID_FRENCH_ROUND2) else _packed(cards)
+            scores = (
+                0
+                if kind in (BID_FRENCH_ROUND1, BID_FRENCH_ROUND2)
+                else int(packed_score(np.int64(cards)))
+            )
             turn = BidTurn(
                 kind, seat, dealer, players, cards, scores, current, bidder, level,
                 len(calls), bool(must_bid), turned, self.suit_order, heard,
@@ -251,7 +244,7 @@ def run_auction(study: Any, asker: _Asker, bid: list[int], dealer: int, turned: 
             kind, seat, dealer, bid[seat], current, bidder, level, calls, must_bid, -1, heard
         )
         calls.append(letter)
-        if letter == "p":
+        if letter == _PASS:
             passes += 1
             if (current < 0 and passes == players) or (current >= 0 and passes == players - 1):
                 break
