@@ -4,7 +4,7 @@ Question: the bidding systems below play every pair on the same mirrored deals
 (``belote-sim study systems``), everyone playing the default play policy: what net MP
 per deal does each gain over each other, how do their contracts differ, and in which
 auction situations and hand classes do they call differently, with the MP those
-calls win or lose?  Systems: ``threshold``, ``atlas`` and every rule file in
+calls win or lose?  Systems: ``threshold``, ``atlas``, ``atlas_auction`` and every rule file in
 ``analyses/systems/*.toml`` (``rules:FILE``: a cautious club player, an aggressive
 one, the jack convention; each file says what it models), or those named on the
 command line.  Seed 2026, 500,000 deals per pair (``--deals N``), ``common`` rules
@@ -41,10 +41,10 @@ TOP_HANDS = 5
 
 
 def default_systems() -> list[str]:
-    """``threshold``, ``atlas`` and ``rules:FILE`` of every example rule file (its path
-    from the current directory)."""
+    """``threshold``, ``atlas``, ``atlas_auction`` and ``rules:FILE`` of every example
+    rule file (its path from the current directory)."""
     files = sorted(SYSTEMS_DIR.glob("*.toml"))
-    return ["threshold", "atlas"] + [f"rules:{os.path.relpath(f)}" for f in files]
+    return ["threshold", "atlas", "atlas_auction"] + [f"rules:{os.path.relpath(f)}" for f in files]
 
 
 def _option(argv: list[str], name: str, default: str | None) -> tuple[str | None, list[str]]:
