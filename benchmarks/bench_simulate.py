@@ -12,8 +12,10 @@ the pandas table.  ``cli_deals_per_s`` is ``belote-sim simulate --deals N --thre
 rate for the games where every player is alone (``bulgarian`` rules, take-or-pass
 bidding).  ``rules_bidding_deals_per_s`` is ``greedy_1thread`` with the bidding read from
 the rule file of ``threshold``'s defaults (``rules:belote_sim/data/bidding/threshold.toml``,
-docs/bidding_rules.md).  ``--stream N`` also streams N deals to Parquet and reports the
-peak resident memory (``stream_peak_rss_mb``).
+docs/bidding_rules.md); ``atlas_bidding_deals_per_s`` and
+``atlas_auction_bidding_deals_per_s`` the same with the ``atlas`` and ``atlas_auction``
+bidding policies (the shipped tables).  ``--stream N`` also streams N deals to Parquet
+and reports the peak resident memory (``stream_peak_rss_mb``).
 
     python benchmarks/bench_simulate.py [--deals N] [--stream N]
 """
@@ -65,6 +67,10 @@ def main():
     result["rules_bidding_deals_per_s"] = round(
         kernel_rate("greedy", 1, args.deals, bidding=f"rules:{THRESHOLD_RULES}")
     )
+    for name in ("atlas", "atlas_auction"):
+        result[f"{name}_bidding_deals_per_s"] = round(
+            kernel_rate("greedy", 1, args.deals, bidding=name)
+        )
     for key, options in (
         ("three_players", {"players": 3}),
         ("two_players", {"players": 2}),

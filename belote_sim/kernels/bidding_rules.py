@@ -2,8 +2,9 @@
 
 A rule file (``belote_sim.bid_rules`` reads and checks it) is compiled into four arrays,
 the rule book, which reach the kernel as members 2..5 of the bidding tables
-(``atlas = (atlas keys, atlas values, sits, rule_rows, conds, thresholds)``, one flat
-tuple threaded like the atlas's arrays: numba's parallel loops take no nested tuple):
+(``atlas = (atlas keys, atlas values, sits, rule_rows, conds, thresholds, gains)``, one
+flat tuple threaded like the atlas's arrays: numba's parallel loops take no nested
+tuple; ``gains`` is the ``atlas_auction`` policy's table):
 
 * ``sits`` (B, NUM_SITUATIONS, 2) int64: for book ``b`` and auction situation
   ``SIT_*``, the range ``[start, stop)`` of its rules in ``rule_rows`` (-1, -1: the

@@ -19,8 +19,9 @@ is one entry plus its kernel:
   legal card;
 * a bidding policy's kernel is ``call(params, turn, rules, atlas) -> (call, strain)``:
   ``turn`` a ``records.BidTurn``, ``atlas`` the bidding tables: the hand atlas's
-  lookup arrays (``bidding.atlas_value``) and the rule books of the ``rules`` policy
-  (``bidding_rules``); it returns a call (``bidding.CALL_*``) and, for a bid,
+  lookup arrays (``bidding.atlas_value``), the rule books of the ``rules`` policy
+  (``bidding_rules``) and the gains table of ``atlas_auction`` (``auction_atlas``);
+  it returns a call (``bidding.CALL_*``) and, for a bid,
   its strain (else -1).  ``CALL_FIXED`` ends the auction with the contract the
   policy's parameters name (``[seat, strain, doubling]``, the ``fixed`` policy).
 
