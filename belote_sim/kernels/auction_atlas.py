@@ -45,11 +45,13 @@ from belote_sim.kernels.bidding import (
     CALL_PASS,
     CALL_REDOUBLE,
     STRAIN_CALLS,
+    atlas_auction_call,
+    atlas_best_strain,
     atlas_bid_call,
     atlas_value,
 )
 from belote_sim.kernels.records import BID_AUCTION, HEARD_BITS
-from belote_sim.kernels.tables import NUM_STRAINS, STRAIN_AT, STRAIN_NT
+from belote_sim.kernels.tables import STRAIN_AT, STRAIN_NT
 
 ACT_PASS, ACT_BID, ACT_DOUBLE, ACT_REDOUBLE = range(4)
 NUM_ACTIONS = 4
@@ -96,21 +98,23 @@ def kind_of_strain(strain):
 
 
 @kernel
-def auction_key(turn, atlas):
-    """The auction situation of a turn of the auction (module docstring):
-    ``(key, best, best_value)``: the gains table's row, the best strain above the
-    current one by atlas value (-1 when AT is held) and its net MP x1."""
-    hand = turn.cards
+def auction_view(turn, atlas):
+    """What the atlas says at a turn of the auction: ``(best, best_value,
+    held_value)``, the best strain above the current one and its atlas net MP x1
+    (``bidding.atlas_best_strain``) and the net MP x1 of the strain held (0 when none)."""
+    best, best_value = atlas_best_strain(atlas, turn)
+    held_value = 0.0
+    if turn.current >= 0:
+        held_value = atlas_value(atlas, turn.cards, turn.current, turn.seat, turn.dealer, A_NET1)
+    return best, best_value, held_value
+
+
+@kernel
+def situation_key(turn, best, best_value, held_value):
+    """The gains table's row of a turn of the auction (module docstring), from its
+    ``auction_view``."""
     seat = turn.seat
-    dealer = turn.dealer
     current = turn.current
-    best = -1
-    best_value = 0.0
-    for strain in range(current + 1, NUM_STRAINS):
-        value = atlas_value(atlas, hand, strain, seat, dealer, A_NET1)
-        if best < 0 or value > best_value:
-            best = strain
-            best_value = value
     holder = 0
     held_kind = 0
     held_bin = 0
@@ -118,7 +122,7 @@ def auction_key(turn, atlas):
         level = min(turn.level, 2)
         holder = 1 + level if (turn.bidder & 1) == (seat & 1) else 4 + level
         held_kind = kind_of_strain(current)
-        held_bin = bin_of(HELD_EDGES, atlas_value(atlas, hand, current, seat, dealer, A_NET1))
+        held_bin = bin_of(HELD_EDGES, held_value)
     best_kind = 3
     heard = 0
     best_bin = 0
@@ -131,7 +135,7 @@ def auction_key(turn, atlas):
                     heard = 1
                 elif heard == 0:
                     heard = 2
-    position = (seat - dealer - 1) & 3
+    position = (seat - turn.dealer - 1) & 3
     key = position
     key = key * N_HOLDERS + holder
     key = key * N_HELD_KINDS + held_kind
@@ -139,7 +143,16 @@ def auction_key(turn, atlas):
     key = key * N_HEARD + heard
     key = key * N_BEST_BINS + best_bin
     key = key * N_HELD_BINS + held_bin
-    return key, best, best_value
+    return key
+
+
+@kernel
+def auction_key(turn, atlas):
+    """The auction situation of a turn of the auction (module docstring):
+    ``(key, best, best_value)``: the gains table's row, the best strain above the
+    current one by atlas value (-1 when AT is held) and its net MP x1."""
+    best, best_value, held_value = auction_view(turn, atlas)
+    return situation_key(turn, best, best_value, held_value), best, best_value
 
 
 @kernel(inline="always")
@@ -190,19 +203,20 @@ def listens(turn):
 @kernel
 def auction_atlas_call(params, turn, rules, atlas):
     """The ``atlas_auction`` policy's call (module docstring): ``(call, strain)``."""
-    call, strain = atlas_bid_call(params, turn, rules, atlas)
     if not listens(turn):
-        return call, strain
+        return atlas_bid_call(params, turn, rules, atlas)
+    best, best_value, held_value = auction_view(turn, atlas)
+    call, strain = atlas_auction_call(atlas, turn, best, best_value, held_value)
     gains = atlas[GAINS]
     forced = params[FORCE_CALL] > 0 and turn.n_calls == params[FORCE_CALL] - 1
-    if not forced and gains.shape[0] < NUM_KEYS:
-        return call, strain
-    key, best, _ = auction_key(turn, atlas)
     if forced:
         action = np.int64(params[FORCE_ACTION])
         if not action_legal(turn, action, best):
             return call, strain
         return action_call(action, best)
+    if gains.shape[0] < NUM_KEYS:
+        return call, strain
+    key = situation_key(turn, best, best_value, held_value)
     action = -1
     best_gain = 0.0
     for a in range(NUM_ACTIONS):
@@ -232,7 +246,9 @@ __all__ = [
     "action_of_call",
     "auction_atlas_call",
     "auction_key",
+    "auction_view",
     "bin_of",
     "kind_of_strain",
     "listens",
+    "situation_key",
 ]

@@ -122,7 +122,7 @@ ATLAS_NO_KEY = np.int64(1) << 40
 A_NET1, A_NET2, A_NET4, A_PMADE = range(4)
 
 
-@kernel
+@kernel(inline="always")
 def _sort3(a, b, c):
     """Three values in descending order."""
     if a < b:
@@ -141,22 +141,34 @@ def canonical_key(hand, strain):
     Suit strain (0..3): the trump suit's byte, then the three other suit bytes in
     descending order (the other suits are interchangeable); NT and AT (4, 5): the four
     suit bytes in descending order.  Two hands have the same key exactly when a
-    permutation of the interchangeable suits maps one onto the other.
+    permutation of the interchangeable suits maps one onto the other.  (Scalars only:
+    the bidding policies look keys up at every call.)
     """
-    b = np.empty(4, dtype=np.int64)
-    for suit in range(4):
-        b[suit] = (hand >> (8 * suit)) & 0xFF
+    b0 = (hand >> 0) & 0xFF
+    b1 = (hand >> 8) & 0xFF
+    b2 = (hand >> 16) & 0xFF
+    b3 = (hand >> 24) & 0xFF
     if strain < STRAIN_NT:
-        others = np.empty(3, dtype=np.int64)
-        k = 0
-        for suit in range(4):
-            if suit != strain:
-                others[k] = b[suit]
-                k += 1
-        x, y, z = _sort3(others[0], others[1], others[2])
-        return (b[strain] << 24) | (x << 16) | (y << 8) | z
-    b.sort()
-    return (b[3] << 24) | (b[2] << 16) | (b[1] << 8) | b[0]
+        trump = b0
+        if strain == 1:
+            trump, b1 = b1, b0
+        elif strain == 2:
+            trump, b2 = b2, b0
+        elif strain == 3:
+            trump, b3 = b3, b0
+        x, y, z = _sort3(b1, b2, b3)
+        return (np.int64(trump) << 24) | (np.int64(x) << 16) | (np.int64(y) << 8) | z
+    x, y, z = _sort3(b1, b2, b3)
+    # insert b0 into x >= y >= z
+    if b0 >= x:
+        w, x, y, z = b0, x, y, z
+    elif b0 >= y:
+        w, x, y, z = x, b0, y, z
+    elif b0 >= z:
+        w, x, y, z = x, y, b0, z
+    else:
+        w, x, y, z = x, y, z, b0
+    return (np.int64(w) << 24) | (np.int64(x) << 16) | (np.int64(y) << 8) | z
 
 
 @kernel
@@ -322,43 +334,61 @@ def take_call(params, turn, rules, atlas):
 
 
 @kernel
+def atlas_best_strain(atlas, turn):
+    """``(best, value)``: the strain above the current one with the best atlas net MP x1
+    for the bidder (the first of equal ones; -1 when AT is held) and that value."""
+    best = -1
+    best_value = 0.0
+    for strain in range(turn.current + 1, NUM_STRAINS):
+        value = atlas_value(atlas, turn.cards, strain, turn.seat, turn.dealer, A_NET1)
+        if best < 0 or value > best_value:
+            best = strain
+            best_value = value
+    return best, best_value
+
+
+@kernel
+def atlas_auction_call(atlas, turn, best, best_value, held_value):
+    """The ``atlas`` policy's call in the auction, given its ``atlas_best_strain`` and
+    the atlas net MP x1 of the strain held (``held_value``; unused when none is held):
+    double the opponents' undoubled contract when ``held_value > 0``; redouble the
+    team's doubled contract when x4 pays more than x2 by its own entry; else, unless the
+    team holds the contract, bid ``best`` when its value is positive (or the dealer
+    must take); else pass."""
+    current = turn.current
+    seat = turn.seat
+    opponents_hold = current >= 0 and (turn.bidder & 1) != (seat & 1)
+    level = turn.level
+    if opponents_hold and level == 0 and held_value > 0:
+        return CALL_DOUBLE, -1
+    if (
+        current >= 0
+        and not opponents_hold
+        and level == 1
+        and atlas_value(atlas, turn.cards, current, seat, turn.dealer, A_NET4)
+        > atlas_value(atlas, turn.cards, current, seat, turn.dealer, A_NET2)
+    ):
+        return CALL_REDOUBLE, -1
+    if (current < 0 or opponents_hold) and best >= 0 and (best_value > 0 or turn.must_bid):
+        return STRAIN_CALLS[best], best
+    return CALL_PASS, -1
+
+
+@kernel
 def atlas_bid_call(params, turn, rules, atlas):
     """The ``atlas`` policy's call (module docstring): in the auction from the
-    expected net MP of its own five cards; in the french rounds the turned suit when
-    its net MP there is positive, else the other strain with the best positive one."""
+    expected net MP of its own five cards (``atlas_auction_call``); in the french
+    rounds the turned suit when its net MP there is positive, else the other strain
+    with the best positive one."""
     hand = turn.cards
     seat = turn.seat
     dealer = turn.dealer
     if turn.kind == BID_AUCTION:
-        current = turn.current
-        bidder = turn.bidder
-        level = turn.level
-        opponents_hold = current >= 0 and (bidder & 1) != (seat & 1)
-        if (
-            opponents_hold
-            and level == 0
-            and atlas_value(atlas, hand, current, seat, dealer, A_NET1) > 0
-        ):
-            return CALL_DOUBLE, -1
-        if (
-            current >= 0
-            and not opponents_hold
-            and level == 1
-            and atlas_value(atlas, hand, current, seat, dealer, A_NET4)
-            > atlas_value(atlas, hand, current, seat, dealer, A_NET2)
-        ):
-            return CALL_REDOUBLE, -1
-        if current < 0 or opponents_hold:
-            best = -1
-            best_value = 0.0
-            for strain in range(current + 1, NUM_STRAINS):
-                value = atlas_value(atlas, hand, strain, seat, dealer, A_NET1)
-                if (value > 0 or turn.must_bid) and (best < 0 or value > best_value):
-                    best = strain
-                    best_value = value
-            if best >= 0:
-                return STRAIN_CALLS[best], best
-        return CALL_PASS, -1
+        best, best_value = atlas_best_strain(atlas, turn)
+        held_value = 0.0
+        if turn.current >= 0 and turn.level == 0 and (turn.bidder & 1) != (seat & 1):
+            held_value = atlas_value(atlas, hand, turn.current, seat, dealer, A_NET1)
+        return atlas_auction_call(atlas, turn, best, best_value, held_value)
     turned_suit = turn.turned >> 3
     if turn.kind == BID_FRENCH_ROUND1:
         if atlas_value(atlas, hand, turned_suit, seat, dealer, A_NET1) > 0:
@@ -420,6 +450,8 @@ __all__ = [
     "THRESHOLD_NT",
     "THRESHOLD_REDOUBLE",
     "THRESHOLD_SUIT",
+    "atlas_auction_call",
+    "atlas_best_strain",
     "atlas_bid_call",
     "atlas_row",
     "atlas_value",
