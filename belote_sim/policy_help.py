@@ -28,7 +28,7 @@ SOLO_DEFAULT_PLAY = "greedy"
 #: ``name[:param,...]`` of every play policy (``policies.policy_usage(PLAY_POLICIES)``).
 PLAY_USAGE = (
     "random, greedy[:draw_trumps,give_points], dd, pimc[:samples], "
-    "expert[:endgame_tricks,samples,switches,thin,model]"
+    "expert[:endgame_tricks,samples,switches,thin,model,at_extra]"
 )
 
 #: The parameters of the ``threshold`` bidding policy and their defaults

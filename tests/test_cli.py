@@ -241,7 +241,7 @@ def test_the_play_option_help_names_every_play_policy(capsys):
             main([command, "--help"])
         text = "".join(capsys.readouterr().out.split())  # argparse wraps lines
         assert "random,greedy[:draw_trumps,give_points],dd,pimc[:samples]," in text
-        assert "expert[:endgame_tricks,samples,switches,thin,model]" in text
+        assert "expert[:endgame_tricks,samples,switches,thin,model,at_extra]" in text
         assert set(PLAY_POLICIES) == {"random", "greedy", "dd", "pimc", "expert"}
 
 

@@ -67,11 +67,18 @@ from belote_sim.kernels.tables import (
 
 #: Default parameters: endgame tricks solved exactly, deals sampled per decision,
 #: rule switches (bits ``X_*``, 0 = all the expert rules), the "thin suit" count
-#: (an opponent may be void when this many cards of the suit or fewer are out).
-EXPERT_DEFAULTS = (4.0, 24.0, 32.0, 0.0, 2.0)
+#: (an opponent may be void when this many cards of the suit or fewer are out), the
+#: model (``EXPERT_MODEL``) and the endgame's extra tricks in AT (``EXPERT_AT_EXTRA``).
+EXPERT_DEFAULTS = (4.0, 24.0, 32.0, 0.0, 2.0, 0.0)
 #: params[4], the learned card scores of ``expert_model`` instead of the rules:
 #: 1 = the linear model, 2 = the network (stronger, slower), 0 = the rules
 EXPERT_MODEL = 4
+#: params[5]: in all-trumps contracts the exact endgame starts this many tricks earlier
+#: (when there is an endgame at all, ``params[0] > 0``): the network's decisions are
+#: the least exact in AT (its held-out loss is highest there).  Off by default: 2 extra
+#: tricks win +0.86 +- 0.16 MP per AT deal but make the default player ~3.4x slower
+#: overall (docs/benchmarks.md, issue 27).
+EXPERT_AT_EXTRA = 5
 
 # Rule switches (params[2]): play that part as ``greedy`` does (for ablation studies).
 X_GREEDY_MASTERS = 1  # lead any master, richest first, without the ruff check
@@ -395,18 +402,22 @@ def observe(hand, plays, n_played, first_leader, strain, rules, work):
 
 
 @kernel(inline="always")
-def in_endgame(params, n_played):
+def in_endgame(params, n_played, strain):
     """Whether the exactly played endgame has begun: ``params[0]`` tricks left or
-    fewer (and ``params[1]`` sampled deals, at least one)."""
-    return 8 - n_played // 4 <= params[0] and params[1] >= 1
+    fewer -- ``params[0] + params[EXPERT_AT_EXTRA]`` in an AT contract when
+    ``params[0] > 0`` -- and ``params[1]`` sampled deals, at least one."""
+    tricks = params[0]
+    if strain == STRAIN_AT and tricks > 0:
+        tricks += params[EXPERT_AT_EXTRA]
+    return 8 - n_played // 4 <= tricks and params[1] >= 1
 
 
 @kernel
 def endgame_card(params, hand, plays, n_played, first_leader, strain, rules,
                  seat, legal, tt, ws, moves, work):  # fmt: skip
-    """The exactly played endgame (``params[0]`` tricks left or fewer, ``params[1]``
-    sampled deals): the PIMC card, or -1 when the endgame has not begun."""
-    if not in_endgame(params, n_played):
+    """The exactly played endgame (``in_endgame``, ``params[1]`` sampled deals): the
+    PIMC card, or -1 when the endgame has not begun."""
+    if not in_endgame(params, n_played, strain):
         return -1
     card = pimc_best_card(
         hand,
@@ -482,6 +493,7 @@ def expert_rule_card(
 
 __all__ = [
     "ALL_CARDS",
+    "EXPERT_AT_EXTRA",
     "EXPERT_DEFAULTS",
     "EXPERT_MODEL",
     "RANK_A",

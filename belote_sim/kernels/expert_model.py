@@ -352,7 +352,7 @@ def model_choice(
     )
     if legal & (legal - 1) == 0:
         return lowest_card(legal)
-    if in_endgame(params, n_played):
+    if in_endgame(params, n_played, strain):
         card = endgame_card(
             params, hand, plays, n_played, first_leader, strain, rules,
             seat, legal, tt, ws, moves, work,

@@ -165,7 +165,7 @@ PLAY_POLICIES = (
         4,
         expert_card,
         EXPERT_DEFAULTS,
-        ("endgame_tricks", "samples", "switches", "thin", "model"),
+        ("endgame_tricks", "samples", "switches", "thin", "model", "at_extra"),
         "a strong player from what it sees: infers voids and missing trumps, "
         "scores each card with a model learned from exact values (model 2: a small "
         "network, 1: linear, 0: hand-written rules); solves the last tricks on "
