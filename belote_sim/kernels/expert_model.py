@@ -53,13 +53,16 @@ from belote_sim.kernels.tables import CARD_POINTS, STRAIN_AT, STRAIN_NT, WIN_KEY
 
 N_FEATURES = WEIGHTS.shape[1]
 N_HIDDEN = HIDDEN_OUT.shape[0]
-#: the model's float32 scratch: the hidden units of a suit and of a card, the values of
-#: a sparse feature list (``model_card``) ...
-MODEL_SCRATCH = 2 * N_HIDDEN + N_FEATURES
+#: room for a sparse feature list padded to a multiple of 4 (``pad_rows``)
+MODEL_VALUES = N_FEATURES + 4
+#: the model's float32 scratch (``model_card``): the hidden units of a suit, the values
+#: of a sparse feature list, the hidden units of a card ...
+MODEL_SCRATCH = N_HIDDEN + MODEL_VALUES + N_HIDDEN
 #: ... and its int64 scratch: the list's feature indexes
-MODEL_INDEXES = N_FEATURES
-#: the hidden layer in float32 (half the bytes a pass: twice the units per vector)
-HIDDEN_IN32 = HIDDEN_IN.astype(np.float32)
+MODEL_INDEXES = MODEL_VALUES
+#: the hidden layer in float32 (half the bytes a pass: twice the units per vector),
+#: with a row of zeros at ``N_FEATURES`` for the padding of the sparse lists
+HIDDEN_IN32 = np.vstack((HIDDEN_IN, np.zeros((1, HIDDEN_IN.shape[1])))).astype(np.float32)
 HIDDEN_ROW32 = HIDDEN_ROW.astype(np.float32)
 HIDDEN_OUT32 = HIDDEN_OUT.astype(np.float32)
 #: trick situations (6) x taker's side (2) x strain kind (3)
@@ -89,7 +92,7 @@ def weight_row(n_trick, partner_winning, taker_side, strain, n_played):
     return situation(n_trick, partner_winning, taker_side, strain) * N_STAGES + PLY_STAGE[n_played]
 
 
-@lean_kernel
+@lean_kernel(inline="always")
 def decision_terms(legal, poss, n_trick, led, wc, wp, seat, strain, others):
     """What ``card_features`` needs that is the same for every card of a decision:
     ``(pw_safe, cheapest_win)``, whether the partner is winning the trick for sure and
@@ -121,7 +124,7 @@ def put(index, values, n, k, v):
     return n + (1 if v != 0.0 else 0)
 
 
-@lean_kernel
+@lean_kernel(inline="always")
 def suit_features(suit, hand, poss, n_trick, led, seat, taker, strain, others, index, values, n):
     """The features of a card that depend on its suit only (the same for every card of
     the suit in a decision), appended to the sparse list ``index``/``values`` after its
@@ -191,7 +194,7 @@ def suit_features(suit, hand, poss, n_trick, led, seat, taker, strain, others, i
     return n, masters_run, opp_ruff
 
 
-@lean_kernel
+@lean_kernel(inline="always")
 def card_only_features(
     card, hand, poss, n_trick, led, wc, wp, trick_pts, seat, strain, others, n_played, terms,
     masters_run, opp_ruff, index, values, n,
@@ -238,36 +241,43 @@ def card_only_features(
     if not leading and wins == 0.0 and not partner_winning:
         loses = 1.0
     tricks_left = (32 - n_played) / 32.0
+    # the features a card of most decisions has, then those of a few (in branches
+    # taken by whole groups)
     n = put(index, values, n, 1, pts)
-    n = put(index, values, n, 2, master)
     n = put(index, values, n, 3, min(n_higher, 4) / 4.0)
-    n = put(index, values, n, 6, wins)
-    n = put(index, values, n, 7, sure)
-    n = put(index, values, n, 8, pts * sure)
-    n = put(index, values, n, 9, pts if pw_safe else 0.0)
-    n = put(index, values, n, 10, pts * loses)
     n = put(index, values, n, 11, 1.0 if below_mine == 0 else 0.0)
     n = put(index, values, n, 12, 1.0 if above_mine == 0 else 0.0)
+    n = put(index, values, n, 19, tricks_left * pts)
+    n = put(index, values, n, 23, 1.0 if n_higher == 1 and n_mine >= 2 else 0.0)
+    n = put(index, values, n, 35, min(below_mine, 3) / 3.0)
+    partner_master = n_higher > 0 and (higher_out & opp_poss) == 0
+    n = put(index, values, n, 38, 1.0 if partner_master else 0.0)
+    if master > 0:
+        n = put(index, values, n, 2, master)
+        n = put(index, values, n, 24, master * pts)
+        n = put(index, values, n, 30, is_trump * master)
+        n = put(index, values, n, 39, tricks_left * master)
+    if sure > 0:
+        n = put(index, values, n, 7, sure)
+        n = put(index, values, n, 8, pts * sure)
+    if wins > 0:
+        n = put(index, values, n, 6, wins)
+        n = put(index, values, n, 22, wins * trick_pts / 30.0)
+        # the cheapest winning card of the decision (points spent beyond it)
+        n = put(index, values, n, 28, (CARD_POINTS[strain, card] - cheapest_win) / 20.0)
+        n = put(index, values, n, 33, pts * wins * (1.0 - sure))
+        n = put(index, values, n, 41, is_trump * wins * (1.0 - sure))
+    if partner_winning:
+        n = put(index, values, n, 9, pts if pw_safe else 0.0)
+        n = put(index, values, n, 32, pts if not pw_safe else 0.0)
+    if loses > 0:
+        n = put(index, values, n, 10, pts * loses)
     if strain != STRAIN_AT and suit != strain:  # a plain suit: its ten and ace
         ten = 8 * suit + RANK_T
         ace_out = (others >> (8 * suit + RANK_A)) & 1
         bares_ten = card != ten and n_mine == 2 and (hand >> ten) & 1 and ace_out
         n = put(index, values, n, 13, 1.0 if bares_ten else 0.0)
         n = put(index, values, n, 14, 1.0 if card == ten and ace_out else 0.0)
-    n = put(index, values, n, 19, tricks_left * pts)
-    n = put(index, values, n, 22, wins * trick_pts / 30.0)
-    n = put(index, values, n, 23, 1.0 if n_higher == 1 and n_mine >= 2 else 0.0)
-    n = put(index, values, n, 24, master * pts)
-    if wins > 0:  # the cheapest winning card of the decision (points spent beyond it)
-        n = put(index, values, n, 28, (CARD_POINTS[strain, card] - cheapest_win) / 20.0)
-    n = put(index, values, n, 30, is_trump * master)
-    n = put(index, values, n, 32, pts if partner_winning and not pw_safe else 0.0)
-    n = put(index, values, n, 33, pts * wins * (1.0 - sure))
-    n = put(index, values, n, 35, min(below_mine, 3) / 3.0)
-    partner_master = n_higher > 0 and (higher_out & opp_poss) == 0
-    n = put(index, values, n, 38, 1.0 if partner_master else 0.0)
-    n = put(index, values, n, 39, tricks_left * master)
-    n = put(index, values, n, 41, is_trump * wins * (1.0 - sure))
     if leading:
         n = put(index, values, n, 42, 1.0 if above_mine == 0 and n_higher > 0 else 0.0)
         n = put(index, values, n, 44, pts)
@@ -313,12 +323,25 @@ def card_features(
 
 
 @kernel(inline="always")
-def add_rows(hidden, index, values, n):
-    """``hidden[j] += values[t] * HIDDEN_IN[index[t], j]`` for the ``n`` features of a
-    sparse list (float32; four rows a pass: a quarter of the passes through
-    ``hidden``)."""
-    t = 0
-    while t + 3 < n:
+def pad_rows(index, values, n):
+    """Pad a sparse list to a multiple of 4 entries with ``N_FEATURES`` (the zero row
+    of ``HIDDEN_IN32``) of value 0; returns the padded length."""
+    while n & 3:
+        index[n] = N_FEATURES
+        values[n] = 0.0
+        n += 1
+    return n
+
+
+@kernel(inline="always")
+def add_rows(base, out, index, values, n):
+    """``out[j] = base[j] + sum values[t] * HIDDEN_IN32[index[t], j]`` over a sparse list
+    padded to ``n`` entries (``pad_rows``), four rows a pass (float32)."""
+    if n == 0:
+        for j in range(N_HIDDEN):
+            out[j] = base[j]
+        return
+    for t in range(0, n, 4):
         k1 = index[t]
         k2 = index[t + 1]
         k3 = index[t + 2]
@@ -327,17 +350,51 @@ def add_rows(hidden, index, values, n):
         x2 = values[t + 1]
         x3 = values[t + 2]
         x4 = values[t + 3]
+        if t == 0:  # (two loops: one reading ``base``, one updating ``out`` in place)
+            for j in range(N_HIDDEN):
+                out[j] = base[j] + (
+                    (x1 * HIDDEN_IN32[k1, j] + x2 * HIDDEN_IN32[k2, j])
+                    + (x3 * HIDDEN_IN32[k3, j] + x4 * HIDDEN_IN32[k4, j])
+                )
+        else:
+            for j in range(N_HIDDEN):
+                out[j] += (x1 * HIDDEN_IN32[k1, j] + x2 * HIDDEN_IN32[k2, j]) + (
+                    x3 * HIDDEN_IN32[k3, j] + x4 * HIDDEN_IN32[k4, j]
+                )
+
+
+@kernel(inline="always")
+def hidden_score(base, index, values, n):
+    """The hidden layer's part of a score: ``sum HIDDEN_OUT[j] * max(h[j], 0)`` with
+    ``h[j] = base[j] + sum values[t] * HIDDEN_IN32[index[t], j]`` over a sparse list
+    padded to ``n`` entries (``pad_rows``); ``base``: the units' sums so far (float32),
+    read only.  Four rows a pass; the last pass also rectifies and weighs the units."""
+    m = n - 4 if n > 0 else 0
+    src = base
+    if m > 0:  # all rows but the last four, into the scratch behind ``values``
+        hidden = values[MODEL_VALUES : MODEL_VALUES + N_HIDDEN]
+        add_rows(base, hidden, index, values, m)
+        src = hidden
+    h = np.float32(0.0)
+    if n == 0:
         for j in range(N_HIDDEN):
-            hidden[j] += (x1 * HIDDEN_IN32[k1, j] + x2 * HIDDEN_IN32[k2, j]) + (
-                x3 * HIDDEN_IN32[k3, j] + x4 * HIDDEN_IN32[k4, j]
-            )
-        t += 4
-    while t < n:
-        k1 = index[t]
-        x1 = values[t]
-        for j in range(N_HIDDEN):
-            hidden[j] += x1 * HIDDEN_IN32[k1, j]
-        t += 1
+            h += HIDDEN_OUT32[j] * max(src[j], np.float32(0.0))
+        return h
+    k1 = index[m]
+    k2 = index[m + 1]
+    k3 = index[m + 2]
+    k4 = index[m + 3]
+    x1 = values[m]
+    x2 = values[m + 1]
+    x3 = values[m + 2]
+    x4 = values[m + 3]
+    for j in range(N_HIDDEN):
+        x = src[j] + (
+            (x1 * HIDDEN_IN32[k1, j] + x2 * HIDDEN_IN32[k2, j])
+            + (x3 * HIDDEN_IN32[k3, j] + x4 * HIDDEN_IN32[k4, j])
+        )
+        h += HIDDEN_OUT32[j] * max(x, np.float32(0.0))
+    return h
 
 
 @kernel(inline="always")
@@ -369,8 +426,7 @@ def model_card(
     terms = decision_terms(legal, poss, n_trick, led, wc, wp, seat, strain, others)
     w = NET_WEIGHTS[row] if net else WEIGHTS[row]
     suit_hidden = feats[:N_HIDDEN]
-    hidden = feats[N_HIDDEN : 2 * N_HIDDEN]
-    values = feats[2 * N_HIDDEN :]
+    values = feats[N_HIDDEN:]
     best = -1
     best_score = 0.0
     suit_now = -1
@@ -388,22 +444,15 @@ def model_card(
             )
             suit_score = linear_sum(w, index, values, n)
             if net:
-                for j in range(N_HIDDEN):
-                    suit_hidden[j] = HIDDEN_ROW32[row, j]
-                add_rows(suit_hidden, index, values, n)
+                add_rows(HIDDEN_ROW32[row], suit_hidden, index, values, pad_rows(index, values, n))
         n = card_only_features(
             card, hand, poss, n_trick, led, wc, wp, trick_pts, seat, strain, others, n_played,
             terms, masters_run, opp_ruff, index, values, 0,
         )  # fmt: skip
         score = suit_score + linear_sum(w, index, values, n)
         if net:
-            for j in range(N_HIDDEN):
-                hidden[j] = suit_hidden[j]
-            add_rows(hidden, index, values, n)
-            h = np.float32(0.0)
-            for j in range(N_HIDDEN):
-                h += HIDDEN_OUT32[j] * max(hidden[j], np.float32(0.0))
-            score += np.float64(h)
+            n = pad_rows(index, values, n)
+            score += np.float64(hidden_score(suit_hidden, index, values, n))
         score -= 1e-6 * (CARD_POINTS[strain, card] * 32 + WIN_KEY[strain, card])
         if best < 0 or score > best_score:
             best = card
@@ -411,7 +460,7 @@ def model_card(
     return best
 
 
-@lean_kernel
+@lean_kernel(inline="always")
 def model_choice(
     params, hand, plays, n_played, first_leader, strain, taker, rules,
     tt, ws, moves, work, feats, index,
@@ -444,6 +493,7 @@ def model_choice(
 __all__ = [
     "MODEL_INDEXES",
     "MODEL_SCRATCH",
+    "MODEL_VALUES",
     "N_FEATURES",
     "N_HIDDEN",
     "N_SITUATIONS",
@@ -455,9 +505,11 @@ __all__ = [
     "card_features",
     "card_only_features",
     "decision_terms",
+    "hidden_score",
     "linear_sum",
     "model_card",
     "model_choice",
+    "pad_rows",
     "put",
     "situation",
     "suit_features",

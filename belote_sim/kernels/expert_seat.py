@@ -35,7 +35,7 @@ def expert_decide(
     )  # fmt: skip
 
 
-@lean_kernel
+@lean_kernel(inline="always")
 def expert_choice(
     params, hand, plays, n_played, first_leader, strain, taker, rules, tt, ws, moves, work,
     feats, index,
