@@ -424,7 +424,7 @@ def observed_forbidden(plays, n_plays, first_leader, strain, rules, work):
     return leader, n
 
 
-@lean_kernel(inline="always")
+@lean_kernel
 def observe(hand, plays, n_played, first_leader, strain, rules, work):
     """What the player to move knows, worked out from his observation.
 
