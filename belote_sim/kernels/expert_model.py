@@ -64,6 +64,8 @@ MODEL_INDEXES = MODEL_VALUES
 #: with a row of zeros at ``N_FEATURES`` for the padding of the sparse lists
 HIDDEN_IN32 = np.vstack((HIDDEN_IN, np.zeros((1, HIDDEN_IN.shape[1])))).astype(np.float32)
 HIDDEN_ROW32 = HIDDEN_ROW.astype(np.float32)
+#: the network's linear weights with a 0 at ``N_FEATURES`` (the padding)
+NET_WEIGHTS_PAD = np.hstack((NET_WEIGHTS, np.zeros((NET_WEIGHTS.shape[0], 1))))
 HIDDEN_OUT32 = HIDDEN_OUT.astype(np.float32)
 #: trick situations (6) x taker's side (2) x strain kind (3)
 N_SITUATIONS = 36
@@ -334,13 +336,16 @@ def pad_rows(index, values, n):
 
 
 @kernel(inline="always")
-def add_rows(base, out, index, values, n):
+def add_rows(base, out, w, index, values, n):
     """``out[j] = base[j] + sum values[t] * HIDDEN_IN32[index[t], j]`` over a sparse list
-    padded to ``n`` entries (``pad_rows``), four rows a pass (float32)."""
+    padded to ``n`` entries (``pad_rows``), four rows a pass (float32); returns the
+    list's linear score ``sum values[t] * w[index[t]]`` (float64; ``w`` padded as
+    ``NET_WEIGHTS_PAD``'s rows), worked out in the same passes."""
+    lin = 0.0
     if n == 0:
         for j in range(N_HIDDEN):
             out[j] = base[j]
-        return
+        return lin
     for t in range(0, n, 4):
         k1 = index[t]
         k2 = index[t + 1]
@@ -350,6 +355,7 @@ def add_rows(base, out, index, values, n):
         x2 = values[t + 1]
         x3 = values[t + 2]
         x4 = values[t + 3]
+        lin += (x1 * w[k1] + x2 * w[k2]) + (x3 * w[k3] + x4 * w[k4])
         if t == 0:  # (two loops: one reading ``base``, one updating ``out`` in place)
             for j in range(N_HIDDEN):
                 out[j] = base[j] + (
@@ -361,25 +367,29 @@ def add_rows(base, out, index, values, n):
                 out[j] += (x1 * HIDDEN_IN32[k1, j] + x2 * HIDDEN_IN32[k2, j]) + (
                     x3 * HIDDEN_IN32[k3, j] + x4 * HIDDEN_IN32[k4, j]
                 )
+    return lin
 
 
 @kernel(inline="always")
-def hidden_score(base, index, values, n):
-    """The hidden layer's part of a score: ``sum HIDDEN_OUT[j] * max(h[j], 0)`` with
-    ``h[j] = base[j] + sum values[t] * HIDDEN_IN32[index[t], j]`` over a sparse list
-    padded to ``n`` entries (``pad_rows``); ``base``: the units' sums so far (float32),
-    read only.  Four rows a pass; the last pass also rectifies and weighs the units."""
+def hidden_score(base, w, index, values, n):
+    """A card's network score from its sparse list padded to ``n`` entries
+    (``pad_rows``): ``(h, lin)``, the hidden layer's part ``sum HIDDEN_OUT[j] *
+    max(u[j], 0)`` with ``u[j] = base[j] + sum values[t] * HIDDEN_IN32[index[t], j]``
+    (float32; ``base``: the units' sums so far, read only) and the linear part ``sum
+    values[t] * w[index[t]]`` (float64).  Four rows a pass; the last pass also
+    rectifies and weighs the units."""
     m = n - 4 if n > 0 else 0
     src = base
+    lin = 0.0
     if m > 0:  # all rows but the last four, into the scratch behind ``values``
         hidden = values[MODEL_VALUES : MODEL_VALUES + N_HIDDEN]
-        add_rows(base, hidden, index, values, m)
+        lin = add_rows(base, hidden, w, index, values, m)
         src = hidden
     h = np.float32(0.0)
     if n == 0:
         for j in range(N_HIDDEN):
             h += HIDDEN_OUT32[j] * max(src[j], np.float32(0.0))
-        return h
+        return h, lin
     k1 = index[m]
     k2 = index[m + 1]
     k3 = index[m + 2]
@@ -388,13 +398,14 @@ def hidden_score(base, index, values, n):
     x2 = values[m + 1]
     x3 = values[m + 2]
     x4 = values[m + 3]
+    lin += (x1 * w[k1] + x2 * w[k2]) + (x3 * w[k3] + x4 * w[k4])
     for j in range(N_HIDDEN):
         x = src[j] + (
             (x1 * HIDDEN_IN32[k1, j] + x2 * HIDDEN_IN32[k2, j])
             + (x3 * HIDDEN_IN32[k3, j] + x4 * HIDDEN_IN32[k4, j])
         )
         h += HIDDEN_OUT32[j] * max(x, np.float32(0.0))
-    return h
+    return h, lin
 
 
 @kernel(inline="always")
@@ -424,7 +435,7 @@ def model_card(
     partner_winning = n_trick >= 2 and wp == n_trick - 2
     row = weight_row(n_trick, partner_winning, (seat & 1) == (taker & 1), strain, n_played)
     terms = decision_terms(legal, poss, n_trick, led, wc, wp, seat, strain, others)
-    w = NET_WEIGHTS[row] if net else WEIGHTS[row]
+    w = NET_WEIGHTS_PAD[row] if net else WEIGHTS[row]
     suit_hidden = feats[:N_HIDDEN]
     values = feats[N_HIDDEN:]
     best = -1
@@ -442,17 +453,20 @@ def model_card(
             n, masters_run, opp_ruff = suit_features(
                 suit_now, hand, poss, n_trick, led, seat, taker, strain, others, index, values, 0
             )
-            suit_score = linear_sum(w, index, values, n)
             if net:
-                add_rows(HIDDEN_ROW32[row], suit_hidden, index, values, pad_rows(index, values, n))
+                n = pad_rows(index, values, n)
+                suit_score = add_rows(HIDDEN_ROW32[row], suit_hidden, w, index, values, n)
+            else:
+                suit_score = linear_sum(w, index, values, n)
         n = card_only_features(
             card, hand, poss, n_trick, led, wc, wp, trick_pts, seat, strain, others, n_played,
             terms, masters_run, opp_ruff, index, values, 0,
         )  # fmt: skip
-        score = suit_score + linear_sum(w, index, values, n)
         if net:
-            n = pad_rows(index, values, n)
-            score += np.float64(hidden_score(suit_hidden, index, values, n))
+            h, lin = hidden_score(suit_hidden, w, index, values, pad_rows(index, values, n))
+            score = suit_score + lin + np.float64(h)
+        else:
+            score = suit_score + linear_sum(w, index, values, n)
         score -= 1e-6 * (CARD_POINTS[strain, card] * 32 + WIN_KEY[strain, card])
         if best < 0 or score > best_score:
             best = card
