@@ -43,7 +43,7 @@ def infer_forbidden(plays, n_plays, first_leader, strain, rules, out):
     return leader, n
 
 
-@lean_kernel
+@lean_kernel(inline="always")
 def infer_forbidden_from(plays, start, n_plays, leader, n, led, wc, wp, strain, rules, out):
     """``infer_forbidden``'s walk through ``plays[start:n_plays]``, from the state it had
     after ``plays[:start]``: ``out`` (4,) its masks then, the trick in progress led by
