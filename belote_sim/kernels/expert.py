@@ -436,9 +436,6 @@ def observe(hand, plays, n_played, first_leader, strain, rules, work):
     already in the trick, its led suit, winning card and position, its card points,
     the mover's legal cards and the cards in the other hands.
     """
-    known = work[0]
-    forbidden = work[1]
-    poss = work[2]
     trick = work[3]
     leader, n_trick = observed_forbidden(plays, n_played, first_leader, strain, rules, work)
     seat = (leader + n_trick) & 3
@@ -452,6 +449,18 @@ def observe(hand, plays, n_played, first_leader, strain, rules, work):
     led, wc, wp = trick_state(trick, n_trick, strain)
     legal = legal_mask(hand, led, n_trick, wc, wp, strain, rules)
     others = ALL_CARDS & ~played & ~hand
+    possible_cards(seat, others, work)
+    return seat, n_trick, led, wc, wp, trick_pts, legal, others
+
+
+@kernel(inline="always")
+def possible_cards(seat, others, work):
+    """``work[2]``: per other seat, the cards it may still hold (``others``, the cards in
+    the other hands, less those announced in a third hand and those ``work[1]`` says it
+    cannot hold); 0 for ``seat``."""
+    known = work[0]
+    forbidden = work[1]
+    poss = work[2]
     announced = 0
     for s in range(4):
         if s != seat:
@@ -460,7 +469,26 @@ def observe(hand, plays, n_played, first_leader, strain, rules, work):
         poss[s] = 0
         if s != seat:
             poss[s] = ((others & ~announced) | (known[s] & others)) & ~forbidden[s]
-    return seat, n_trick, led, wc, wp, trick_pts, legal, others
+
+
+@lean_kernel
+def observe_turn(turn, plays, first_leader, strain, rules, work):
+    """``observe`` in the simulation: what the turn (``records.Turn``) already holds --
+    the mover, his cards and legal cards, the cards played, the trick's state -- is
+    taken from it instead of worked out from the cards played again; ``plays``: the
+    cards of the deal in order (``turn.n_played`` of them).  Same ``work`` and result."""
+    n_played = turn.n_played
+    observed_forbidden(plays, n_played, first_leader, strain, rules, work)
+    n_trick = turn.pos
+    trick_pts = 0
+    for i in range(n_played - n_trick, n_played):
+        trick_pts += CARD_POINTS[strain, plays[i]]
+    others = ALL_CARDS & ~turn.played & ~turn.hand
+    possible_cards(turn.seat, others, work)
+    return (
+        turn.seat, n_trick, turn.led_suit, turn.win_card, turn.win_pos, trick_pts, turn.legal,
+        others,
+    )  # fmt: skip
 
 
 @kernel(inline="always")
@@ -510,6 +538,7 @@ def expert_rule_card(
     ws,
     moves,
     work,
+    turn,
 ):
     """The ``expert`` card of the player to move (rules mode).
 
@@ -517,12 +546,15 @@ def expert_rule_card(
     first trick led by ``first_leader``; ``taker``: the taker's seat;
     ``rules``: the rules array (its play options); ``tt``/``ws``/``moves``: solver
     buffers for the endgame; ``work`` (4, 4) int64: row 0 holds the cards announced
-    still in each other hand (the mover's entry is ignored), rows 1..3 are scratch.
-    Returns a legal card.
+    still in each other hand (the mover's entry is ignored), rows 1.. are scratch;
+    ``turn``: None, or the simulation's ``records.Turn`` (``observe_turn``).  Returns a
+    legal card.
     """
-    seat, n_trick, led, wc, wp, trick_pts, legal, others = observe(
-        hand, plays, n_played, first_leader, strain, rules, work
-    )
+    if turn is None:
+        view = observe(hand, plays, n_played, first_leader, strain, rules, work)
+    else:
+        view = observe_turn(turn, plays, first_leader, strain, rules, work)
+    seat, n_trick, led, wc, wp, trick_pts, legal, others = view
     if legal & (legal - 1) == 0:
         return lowest_card(legal)
     card = endgame_card(
@@ -571,6 +603,8 @@ __all__ = [
     "may_beat",
     "observation_seed",
     "observe",
+    "observe_turn",
     "observed_forbidden",
+    "possible_cards",
     "suit_mask",
 ]

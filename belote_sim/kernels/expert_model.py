@@ -38,6 +38,7 @@ from belote_sim.kernels.expert import (
     may_be_void,
     may_beat,
     observe,
+    observe_turn,
     suit_mask,
 )
 from belote_sim.kernels.expert_weights import (
@@ -477,7 +478,7 @@ def model_card(
 @lean_kernel(inline="always")
 def model_choice(
     params, hand, plays, n_played, first_leader, strain, taker, rules,
-    tt, ws, moves, work, feats, index,
+    tt, ws, moves, work, feats, index, turn,
 ):  # fmt: skip
     """The ``expert`` card in model mode (arguments of ``expert.expert_rule_card``, and
     ``model_card``'s scratch ``feats`` (MODEL_SCRATCH,) float32 and ``index``
@@ -485,10 +486,13 @@ def model_choice(
     (``expert.endgame_card``), else the card of the model.  Allocates nothing, so that
     the model's decisions (all but the endgame's) cost no reference counting of the
     many arrays they pass around; ``expert_seat.expert_decide`` is the entry point
-    that makes the scratch."""
-    seat, n_trick, led, wc, wp, trick_pts, legal, others = observe(
-        hand, plays, n_played, first_leader, strain, rules, work
-    )
+    that makes the scratch.  ``turn``: None, or the simulation's ``records.Turn``
+    (``expert.observe_turn``)."""
+    if turn is None:
+        view = observe(hand, plays, n_played, first_leader, strain, rules, work)
+    else:
+        view = observe_turn(turn, plays, first_leader, strain, rules, work)
+    seat, n_trick, led, wc, wp, trick_pts, legal, others = view
     if legal & (legal - 1) == 0:
         return lowest_card(legal)
     if in_endgame(params, n_played):

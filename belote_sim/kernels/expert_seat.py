@@ -31,25 +31,27 @@ def expert_decide(
     index = np.empty(MODEL_INDEXES, dtype=np.int64)
     return expert_choice(
         params, hand, plays, n_played, first_leader, strain, taker, rules, tt, ws, moves,
-        work, feats, index,
+        work, feats, index, None,
     )  # fmt: skip
 
 
 @lean_kernel(inline="always")
 def expert_choice(
     params, hand, plays, n_played, first_leader, strain, taker, rules, tt, ws, moves, work,
-    feats, index,
+    feats, index, turn,
 ):  # fmt: skip
     """``expert_decide`` with the card model's scratch ``feats`` and ``index`` given
-    (``expert_model.model_card``'s; the model's decisions then allocate nothing)."""
+    (``expert_model.model_card``'s; the model's decisions then allocate nothing);
+    ``turn``: None, or the simulation's turn, whose view of the trick it reads
+    (``expert.observe_turn``)."""
     if params[EXPERT_MODEL] > 0:
         return model_choice(
             params, hand, plays, n_played, first_leader, strain, taker, rules,
-            tt, ws, moves, work, feats, index,
+            tt, ws, moves, work, feats, index, turn,
         )  # fmt: skip
     return expert_rule_card(
         params, hand, plays, n_played, first_leader, strain, taker, rules,
-        tt, ws, moves, work,
+        tt, ws, moves, work, turn,
     )  # fmt: skip
 
 
@@ -77,7 +79,7 @@ def expert_seen(params, turn, deal, rules, search):
         cards[k] = deal.cards[k]
     return expert_choice(
         params, turn.hand, cards, turn.n_played, deal.leader, deal.strain, deal.taker,
-        rules, search[0], search[1], search[2], work, search[4], search[6],
+        rules, search[0], search[1], search[2], work, search[4], search[6], turn,
     )  # fmt: skip
 
 
