@@ -631,6 +631,17 @@ def play_spec(play: Any, rules: Rules) -> str:
     return str(parse_policy(play, PLAY_POLICIES, "play"))
 
 
+def atlas_play(table: AtlasTable, rules: Rules) -> str:
+    """The play policy an atlas's ``meta["play"]`` records, as a full spec (``play_spec``:
+    parameters the atlas predates take their defaults, so ``expert:0,24,32,0,2`` is
+    today's ``expert:0``); the recorded text when it names no policy."""
+    have = table.meta.get("play")
+    try:
+        return play_spec(have, rules) if isinstance(have, str) else str(have)
+    except ValueError:
+        return str(have)
+
+
 def rules_words(rules: Rules) -> str:
     """``common rules`` or ``common rules with kirtik=true`` (the options that differ
     from the preset's)."""
@@ -662,7 +673,7 @@ def atlas_gaps(hand: str, position: int, table: AtlasTable, rules: Rules, play: 
                 f"the atlas covers the {name} rules with {theirs or 'other options'}, "
                 f"not {_options_diff(table.meta.get('options') or {}, rules.options())}"
             )
-    want, have = play_spec(play, rules), table.meta.get("play")
+    want, have = play_spec(play, rules), atlas_play(table, rules)
     if want != have:
         gaps.append(f"the atlas's players play {have}, not {want}")
     if not gaps:
@@ -1037,6 +1048,7 @@ __all__ = [
     "atlas_frame",
     "atlas_gaps",
     "atlas_parquet",
+    "atlas_play",
     "best_call",
     "best_strain",
     "build_atlas",

@@ -167,7 +167,7 @@ def show_atlas(args: argparse.Namespace) -> int:
 
 
 def _show_hand(args: argparse.Namespace, table: Any) -> int:
-    from belote_sim.atlas import answer_hand, play_spec
+    from belote_sim.atlas import answer_hand, atlas_play, play_spec
     from belote_sim.cards import format_strain, parse_strain
     from belote_sim.rules import Rules
 
@@ -181,7 +181,7 @@ def _show_hand(args: argparse.Namespace, table: Any) -> int:
                 f"this atlas covers the {rules.name} rules with its options, not those asked "
                 "for: 'belote-sim hand' simulates any rules"
             )
-    if args.play is not None and play_spec(args.play, rules) != table.meta.get("play"):
+    if args.play is not None and play_spec(args.play, rules) != atlas_play(table, rules):
         raise ValueError(
             f"this atlas's players play {table.meta.get('play')}, not {args.play}: "
             "'belote-sim hand --play' simulates any play policy"
