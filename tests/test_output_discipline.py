@@ -53,6 +53,16 @@ def live_lock(path):
     return lock
 
 
+@pytest.fixture(autouse=True)
+def python_sigint_handler():
+    """Each test with Python's own SIGINT handler (KeyboardInterrupt), as a user's
+    terminal has it: a pytest-xdist worker may run with SIGINT ignored (seen in the full
+    suite; see tests/test_crash_safety.py), and an ignored SIGINT would never stop a run."""
+    previous = signal.signal(signal.SIGINT, signal.default_int_handler)
+    yield
+    signal.signal(signal.SIGINT, previous)
+
+
 @pytest.fixture(scope="module")
 def study():
     return make_study("common", seed=11, chunk_size=CHUNK)
