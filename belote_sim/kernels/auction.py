@@ -77,6 +77,19 @@ def fixed_contract(params, strain, n_calls):
     return strain, np.int64(params[FIXED_SEAT]), np.int64(params[FIXED_DOUBLING]), n_calls
 
 
+@lean_kernel(inline="always")
+def after_call(call, bid, seat, current, bidder, level, heard):
+    """The auction's state ``(current, bidder, level, heard)`` after ``seat``'s call
+    (``bid``: the strain of a bid, else -1): a bid holds the contract at level 0 and is
+    heard (``BidTurn.heard``); a double, redouble or third double raises the level; a
+    pass changes nothing."""
+    if bid >= 0:
+        return bid, seat, 0, heard | (np.int64(1) << (HEARD_BITS * seat + bid))
+    if call != CALL_PASS:
+        return current, bidder, level + 1, heard
+    return current, bidder, level, heard
+
+
 @lean_kernel
 def open_auction(bid_cards, dealer, rules, policies, out_calls, atlas):
     """The auction of section 4.1 (``run_auction``'s arguments and result)."""
@@ -122,21 +135,17 @@ def open_auction(bid_cards, dealer, rules, policies, out_calls, atlas):
         n_calls += 1
         if call == CALL_FIXED:
             return fixed_contract(bid_params[seat], bid, n_calls)
+        current, bidder, level, heard = after_call(call, bid, seat, current, bidder, level, heard)
         if call == CALL_PASS:
             passes += 1
             if (current < 0 and passes == 4) or (current >= 0 and passes == 3):
                 break
-        elif bid >= 0:
-            current = bid
-            bidder = seat
-            level = 0
-            passes = 0
-            heard |= np.int64(1) << (HEARD_BITS * seat + bid)
         else:
-            level += 1
             passes = 0
-            if current == STRAIN_AT and (
-                level == max_level or (level == 1 and rules[R_AT_DOUBLE_ENDS_AUCTION])
+            if (
+                bid < 0
+                and current == STRAIN_AT
+                and (level == max_level or (level == 1 and rules[R_AT_DOUBLE_ENDS_AUCTION]))
             ):
                 break
         seat = (seat + 1) & 3
@@ -148,9 +157,9 @@ def open_auction(bid_cards, dealer, rules, policies, out_calls, atlas):
 @lean_kernel
 def auction_turn_at(bid_cards, dealer, rules, calls, t):
     """The ``BidTurn`` of call ``t`` (0-based) of an auction of section 4.1 whose calls
-    are ``calls`` (``open_auction``'s ``out_calls``): who holds which strain at which
-    level, the strains heard, and the caller's cards -- what ``open_auction`` showed
-    the seat that made call ``t`` (a test holds the two together)."""
+    are ``calls`` (``open_auction``'s ``out_calls``), replayed with the auction's own
+    ``after_call``: who holds which strain at which level, the strains heard, and the
+    caller's cards -- what ``open_auction`` showed the seat that made call ``t``."""
     current = -1
     bidder = -1
     level = 0
@@ -162,13 +171,7 @@ def auction_turn_at(bid_cards, dealer, rules, calls, t):
         for strain in range(STRAIN_CALLS.shape[0]):
             if call == STRAIN_CALLS[strain]:
                 bid = strain
-        if bid >= 0:
-            current = bid
-            bidder = seat
-            level = 0
-            heard |= np.int64(1) << (HEARD_BITS * seat + bid)
-        elif call != CALL_PASS:
-            level += 1
+        current, bidder, level, heard = after_call(call, bid, seat, current, bidder, level, heard)
         seat = (seat + 1) & 3
     must_bid = rules[R_DEALER_MUST_TAKE] != 0 and current < 0 and t == 3
     return BidTurn(
@@ -283,6 +286,7 @@ def take_or_pass(bid_cards, dealer, rules, policies, out_calls, atlas):
 
 __all__ = [
     "FAILED",
+    "after_call",
     "auction_turn_at",
     "fixed_contract",
     "french_rounds",

@@ -51,12 +51,13 @@ def team_net(status, deal, team):
 
 
 @kernel
-def sample_deal(seed, rules, policy_id, play, atlas, row, work, deck, calls, state, params):
-    """One deal's row of ``auction_samples`` (module docstring)."""
+def sample_deal(seed, rules, bid_ids, play, atlas, row, work, deck, calls, state, params):
+    """One deal's row of ``auction_samples`` (module docstring); ``bid_ids`` (4,): the
+    ``atlas_auction`` policy's id at every seat; ``params`` (4, MAX_PARAMS): its
+    parameters, set here."""
     play_ids, play_params, announce_mask = play
     deals, bid, search = work
     deal = deals[0]
-    bid_ids = np.full(4, policy_id, dtype=np.int64)
     for k in range(row.shape[0]):
         row[k] = np.nan
     reseed(state, seed)
@@ -118,12 +119,13 @@ def auction_samples(seeds, rules, policy_id, play, search_bits, atlas, out):
         calls = np.zeros(MAX_CALLS, dtype=np.uint8)
         state = np.empty(1, dtype=np.uint64)
         params = np.zeros((4, MAX_PARAMS), dtype=np.float64)
+        bid_ids = np.full(4, policy_id, dtype=np.int64)
         block_play = (play_ids, play_params, announce_mask)
         b = fetch_add(next_block, 0, 1)
         while b < n_blocks:
             for i in range(b * n // n_blocks, (b + 1) * n // n_blocks):
                 sample_deal(
-                    seeds[i], rules, policy_id, block_play, atlas, out[i], work, deck, calls,
+                    seeds[i], rules, bid_ids, block_play, atlas, out[i], work, deck, calls,
                     state, params,
                 )  # fmt: skip
             b = fetch_add(next_block, 0, 1)
