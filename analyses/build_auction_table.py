@@ -32,6 +32,7 @@ from belote_sim.simulation.auction_table import (
     save_auction_table,
     shipped_auction_table,
 )
+from belote_sim.simulation.output import Output
 
 
 def main() -> int:
@@ -68,8 +69,11 @@ def main() -> int:
             progress=bar.update,
         )
         bar.close()
-        if args.samples:
-            np.save(args.samples, samples)
+        if args.samples:  # under the output discipline, as every writer
+            with Output(args.samples, what="the sample rows", overwrite=True) as out:
+                with open(out.tmp, "wb") as f:
+                    np.save(f, samples)
+                out.commit()
     fit = fit_gains(samples, z=args.z, min_n=args.min_n)
     kept = fit.gains > 0
     meta = {
