@@ -54,7 +54,7 @@ KERNEL_FLOORS = [
     (0.03, ("bits", "rng", "atomics")),
     (0.10, ("core", "declarations", "scoring", "dealing", "suit_symmetry")),
     (0.20, ("records",)),
-    (0.30, ("greedy", "bidding", "solver", "expert", "expert_model")),
+    (0.30, ("greedy", "bidding", "solver", "expert", "expert_model", "expert_solo")),
     (0.40, ("search_policies", "expert_seat", "bidding_rules", "auction_atlas")),
     (0.50, ("switchboard",)),
     (0.60, ("play", "auction")),

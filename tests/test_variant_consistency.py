@@ -89,10 +89,12 @@ def _deck(record):
 @pytest.mark.parametrize("ruleset, options", OPTION_SETS)
 def test_full_partial_and_illegal_replays_agree(game, ruleset, options):
     rng = random.Random(zlib.crc32(repr((game, ruleset, len(options))).encode()) & 0xFFFF)
-    recs = _records(game, ruleset, options, "greedy", 5, 300) + _records(
-        game, ruleset, options, "random", 6, 300
+    recs = (
+        _records(game, ruleset, options, "greedy", 5, 300)
+        + _records(game, ruleset, options, "random", 6, 300)
+        + _records(game, ruleset, options, "expert", 7, 100)
     )
-    assert len(recs) > 500
+    assert len(recs) > 600
     outcomes = set()
     for rec in recs:
         if rng.random() < 0.2:

@@ -232,7 +232,7 @@ def test_fixed_contract_and_random_play():
 
 
 def test_solo_study_errors():
-    with pytest.raises(ValueError, match="random and greedy"):
+    with pytest.raises(ValueError, match="random, greedy and expert"):
         make_study("bulgarian", play="pimc", options=dict(players=3))
     with pytest.raises(ValueError, match="4-player game"):
         make_study("bulgarian", predeal={0: "JH"}, options=dict(players=3))
@@ -352,7 +352,7 @@ def test_cli_simulate_export_replay_report(tmp_path, capsys):
         )
         == 2
     )
-    assert "random and greedy" in capsys.readouterr().err
+    assert "random, greedy and expert" in capsys.readouterr().err
 
 
 # --- replay records ----------------------------------------------------------------------

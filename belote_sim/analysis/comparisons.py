@@ -21,6 +21,7 @@ import pandas as pd
 from belote_sim.kernels.bidding import THRESHOLD_DEFAULTS
 from belote_sim.kernels.tables import STRAIN_NAMES
 from belote_sim.policies import BID_POLICIES
+from belote_sim.rules import Rules
 from belote_sim.simulation.runner import iter_chunks, make_study, simulate, simulate_games
 from belote_sim.stats import Z95, holm_reject, mean_se, p_above_zero
 
@@ -211,15 +212,20 @@ def duel(
     Every deal is played twice with the same cards and auction: once with ``a`` in
     team 0 (seats 0, 2) and ``b`` in team 1, once with the teams swapped.  The measure
     is ``a``'s net match points per deal (its team's MP minus the other's, added now),
-    averaged over the two plays of each deal; thrown-in deals are left out.  The deals
+    averaged over the two plays of each deal; thrown-in deals are left out.  In the
+    games where every player is alone (``players`` 2 or 3, open belot) ``a`` takes
+    each seat in turn with ``b`` at the others -- 2 plays of each deal with 2 players,
+    3 with 3 -- and the measure is ``a``'s MP minus the mean MP of the ``b`` players at
+    its table, averaged over the plays of the deal (the bidding does not depend on the
+    play, so the contract is the same in every play).  The deals
     are made in chunks of ``DUEL_CHUNK`` (``DUEL_SEARCH_CHUNK`` when a policy searches:
     ``dd``, ``pimc``), each simulated on ``threads`` threads; the result does not
     depend on the number of threads.  ``progress(n)`` is called as ``n`` more pairs
     are done, about every second or two (each chunk is computed in timed parts,
     ``study.Pacer``; the deals and the result are the same).
 
-    Returns ``{"a", "b", "ruleset", "deals", "played", "thrown_in", "mean", "se",
-    "by_strain", "low", "high", "mean_mp_diff"}``: ``deals`` dealt, ``played``
+    Returns ``{"a", "b", "players", "ruleset", "deals", "played", "thrown_in", "mean",
+    "se", "by_strain", "low", "high", "mean_mp_diff"}``: ``deals`` dealt, ``played``
     mirrored pairs played (the others were thrown in), ``mean`` MP per deal (a minus
     b) with its paired standard error ``se`` and 95% interval ``low``..``high``
     (``mean_mp_diff`` = ``mean``), ``by_strain`` ``{strain: {"pairs", "mean", "se"}}``.
@@ -228,32 +234,51 @@ def duel(
         raise ValueError(f"deals must be a positive integer, got {deals!r}")
     names = {str(p).split(":")[0] for p in (a, b)}
     chunk = DUEL_SEARCH_CHUNK if names & {"dd", "pimc"} else DUEL_CHUNK
-    first = make_study(rules, bidding, [a, b, a, b], seed, chunk_size=chunk, options=options)
-    second = make_study(rules, bidding, [b, a, b, a], seed, chunk_size=chunk, options=options)
+    game = Rules.from_spec(rules, options)
+    players = game.players
+    # the seat (team) a takes in each play of a deal
+    a_seats = [0, 1] if players == 4 else list(range(players))
+    seatings = (
+        [[a, b, a, b], [b, a, b, a]]
+        if players == 4
+        else [[a if s == k else b for s in range(players)] for k in a_seats]
+    )
+    plays = [make_study(game, bidding, seats, seed, chunk_size=chunk) for seats in seatings]
     nets, strains = [], []
-    computed = [0, 0]  # deals of the first and of the mirrored play computed so far
-    shown = 0  # pairs reported to progress
+    computed = [0] * len(plays)  # deals of each play computed so far
+    shown = 0  # deals reported to progress (every play of them computed)
 
     def ticker(side: int) -> Callable[[int], None]:
         def tick(n: int) -> None:  # a part of a chunk computed (about every second)
             nonlocal shown
             computed[side] += n
-            pairs = (computed[0] + computed[1]) // 2
-            if progress and pairs > shown:
-                progress(pairs - shown)
-                shown = pairs
+            done = sum(computed) // len(plays)
+            if progress and done > shown:
+                progress(done - shown)
+                shown = done
 
         return tick
 
     ticks = progress is not None
-    for f1, f2 in zip(
-        iter_chunks(first, deals, threads, ticks=ticker(0) if ticks else None),
-        iter_chunks(second, deals, threads, ticks=ticker(1) if ticks else None),
+    for frames in zip(
+        *(
+            iter_chunks(study, deals, threads, ticks=ticker(k) if ticks else None)
+            for k, study in enumerate(plays)
+        )
     ):
+        f1 = frames[0]
         played = (f1["outcome"] != "thrown_in").to_numpy()
-        net1 = (f1["mp0"] - f1["mp1"]).to_numpy(float)[played]
-        net2 = (f2["mp1"] - f2["mp0"]).to_numpy(float)[played]
-        nets.append((net1 + net2) / 2)
+        net = np.zeros(int(played.sum()))
+        for seat, frame in zip(a_seats, frames):
+            if players == 4:  # the team of ``seat`` against the other
+                mine = frame[f"mp{seat}"].to_numpy(float)[played]
+                theirs = frame[f"mp{1 - seat}"].to_numpy(float)[played]
+            else:
+                mp = frame[[f"mp{s}" for s in range(players)]].to_numpy(float)[played]
+                mine = mp[:, seat]
+                theirs = (mp.sum(axis=1) - mine) / (players - 1)
+            net += mine - theirs
+        nets.append(net / len(plays))
         strains.append(f1["strain"].astype(str).to_numpy()[played])
     x = np.concatenate(nets)
     strain = np.concatenate(strains)
@@ -267,7 +292,8 @@ def duel(
     return {
         "a": str(a),
         "b": str(b),
-        "ruleset": first.rules.name,
+        "players": players,
+        "ruleset": game.name,
         "deals": int(deals),
         "played": len(x),
         "thrown_in": int(deals - len(x)),

@@ -240,8 +240,9 @@ def cmd_duel(args: argparse.Namespace) -> int:
     if args.json:
         print(json_text({k: r[k] for k in DUEL_KEYS}))
         return 0
+    how = "mirrored" if r.get("players", 4) == 4 else f"rotated ({r['a']} at each seat in turn)"
     print(
-        f"duel {r['a']} vs {r['b']}: {r['played']:,} mirrored deals played, "
+        f"duel {r['a']} vs {r['b']}: {r['played']:,} {how} deals played, "
         f"{r['thrown_in']:,} of {r['deals']:,} thrown in and left out ({r['ruleset']}, seed "
         f"{args.seed}) in {time.perf_counter() - start:.1f} s"
     )

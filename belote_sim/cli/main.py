@@ -629,7 +629,10 @@ def _add_duel(sub: _Subparsers) -> None:
         help="play policy A against B on mirrored deals",
         description="Play policy A against B: every deal is played twice, "
         "A in team 0 then in team 1, with the same cards and auction; "
-        "thrown-in deals are counted and left out.  With --bid-a/--bid-b: "
+        "thrown-in deals are counted and left out.  In the games where every player is "
+        "alone (--option players=2|3, variant=open) A takes each seat in turn with B at "
+        "the others, and A's MP are compared with the mean of B's at its table.  "
+        "With --bid-a/--bid-b: "
         "bidding policy A against B, everyone playing --a (default: the default play "
         "policy), under --ruleset and --option.",
         formatter_class=DefaultsFormatter,

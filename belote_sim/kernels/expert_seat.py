@@ -1,8 +1,9 @@
 """The ``expert`` at a seat: its observation from the deal, and its decision.
 
 ``expert_card`` is the ``expert`` policy's kernel for the switchboard
-(``switchboard.PLAY_POLICIES``): it builds what the player has seen -- his cards,
-every card played in order, the cards the others announced and still hold
+(``switchboard.PLAY_POLICIES``); in the games where every player is alone it hands
+the decision to ``expert_solo``.  In the 4-player game it builds what the player has
+seen -- his cards, every card played in order, the cards the others announced and still hold
 (``records.announced_cards``) -- and asks ``expert_choice``: the card model
 (``expert_model``) or the hand-written rules (``expert``).  ``expert_decide`` is
 the same decision from an observation given directly (``deal.agent`` and the
@@ -17,6 +18,7 @@ from belote_sim.kernels._jit import kernel, lean_kernel
 from belote_sim.kernels.bits import lowest_card
 from belote_sim.kernels.expert import EXPERT_MODEL, expert_rule_card
 from belote_sim.kernels.expert_model import MODEL_SCRATCH, model_choice
+from belote_sim.kernels.expert_solo import solo_expert_card
 from belote_sim.kernels.records import announced_cards
 
 
@@ -60,6 +62,8 @@ def expert_card(params, turn, deal, rules, state, search):
     legal = turn.legal
     if legal & (legal - 1) == 0:
         return lowest_card(legal)  # forced: no need to look
+    if turn.players != 4:
+        return solo_expert_card(params, turn, deal, rules, search)
     return expert_seen(params, turn, deal, rules, search)
 
 

@@ -136,7 +136,7 @@ def check_no_failed(n_failed: int) -> None:
 
 
 def _policies_for(players: int) -> str:
-    """The play policies that play a game of ``players``: ``random and greedy``."""
+    """The play policies that play a game of ``players``: ``random, greedy and expert``."""
     names = [name for name in PLAY_POLICIES if players in play_players(name)]
     return ", ".join(names[:-1]) + " and " + names[-1] if len(names) > 1 else names[0]
 
