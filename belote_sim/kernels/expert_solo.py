@@ -20,11 +20,14 @@ search over the deals the player cannot tell apart from the real one:
 * **How it scores a card**: on each drawn deal the card is played and the deal is
   finished -- exactly when ``params[0]`` tricks or fewer are left (``solve_exact``:
   alpha-beta, every hand visible), else by ``greedy`` at every seat
-  (``play_out``, the rollout of a known-good base policy) -- and the card points
-  the taker wins from the current trick on are summed over the drawn deals (the last
-  trick's 10 included).  The taker plays for the most of them, every other player
-  for the fewest: in the 3-player game the two opponents play together against the
-  taker (he must beat each of them; an inside taker's MP go to them).  The card
+  (``play_out``, the rollout of a known-good base policy) -- and what the deal's
+  card points from the current trick on (the last trick's 10 included) are worth to
+  the player is summed over the drawn deals: to the taker his points; to another
+  player, after a rollout, his own points minus the taker's (in the 3-player game an
+  opponent keeps his own MP and shares an inside taker's: +0.3 MP per deal over
+  playing for the taker's fewest points alone, and the taker playing for his points
+  minus the best opponent's measured the same as for his points), in the exact
+  endgame the taker's fewest (the opponents together: a two-sided search).  The card
   with the best sum is played; equal sums go to the cheapest card.
 
 Parameters are the ``expert`` policy's: ``params[0]`` (endgame tricks solved
@@ -275,14 +278,16 @@ def _cards_left(hands, up0, up1, under, players):
 @lean_kernel
 def play_out(first, hands, up0, up1, under, leader, pos, led, wc, wp, pts, played,
              strain, taker, players, rules, gparams):  # fmt: skip
-    """The card points the taker wins from the trick in progress on (its cards
+    """The card points seats 0, 1 and 2 win from the trick in progress on (its cards
     included, the last trick's 10 too) when the player to move plays ``first`` and
     everyone then plays ``greedy`` with every hand as in ``hands`` (4,): a rollout.
     ``up0``/``up1``: open belot's face-up cards, ``under`` the card under each; the
     trick state and ``played`` (every card out of play) as ``core`` has them.  ``hands``
     is scratch: its hands are played out."""
     n_left = _cards_left(hands, up0, up1, under, players)
-    total = 0
+    won0 = 0
+    won1 = 0
+    won2 = 0
     card = first
     while n_left > 0:
         seat = leader + pos
@@ -315,16 +320,32 @@ def play_out(first, hands, up0, up1, under, leader, pos, led, wc, wp, pts, playe
             leader += wp
             if leader >= players:
                 leader -= players
-            if leader == taker:
-                total += pts
-                if n_left == 0:
-                    total += LAST_TRICK_BONUS
+            if n_left == 0:
+                pts += LAST_TRICK_BONUS
+            if leader == 0:
+                won0 += pts
+            elif leader == 1:
+                won1 += pts
+            else:
+                won2 += pts
             pos = 0
             led = -1
             wc = -1
             wp = -1
             pts = 0
-    return total
+    return won0, won1, won2
+
+
+@lean_kernel(inline="always")
+def rollout_value(won0, won1, won2, seat, taker):
+    """What a rollout is worth to ``seat`` (``play_out``'s card points won by seats 0,
+    1, 2): the taker's points to the taker, another player's own points minus the
+    taker's to him (with 2 players: the same order of cards as the taker's fewest)."""
+    taker_won = won0 if taker == 0 else (won1 if taker == 1 else won2)
+    if seat == taker:
+        return taker_won
+    mine = won0 if seat == 0 else (won1 if seat == 1 else won2)
+    return mine - taker_won
 
 
 @lean_kernel(inline="always")
@@ -360,12 +381,13 @@ def _back_up(ws, d, value):
 @lean_kernel
 def solve_exact(first, hands, up0, up1, under, leader, pos, led, wc, wp, pts, played,
                 strain, taker, players, rules, ws):  # fmt: skip
-    """``play_out``'s value with every player, after ``first``, playing perfectly
-    (every hand visible): the taker for the most card points, the others for the
-    fewest.  An alpha-beta search over an explicit stack (``ws`` rows, fields ``F_*``;
-    numba's on-disk cache does not reload recursive functions safely); values are
-    absolute (points banked since the root plus those still to come), so a window
-    passes down unchanged."""
+    """The card points the taker wins from the trick in progress on (``play_out``'s
+    arguments) when, after ``first``, every player plays perfectly with every hand
+    visible: the taker for the most of them, the others for the fewest.  An
+    alpha-beta search over an explicit stack (``ws`` rows, fields ``F_*``; numba's
+    on-disk cache does not reload recursive functions safely); values are absolute
+    (points banked since the root plus those still to come), so a window passes down
+    unchanged."""
     n_left = _cards_left(hands, up0, up1, under, players)
     for s in range(players):
         ws[0, F_H0 + s] = hands[s]
@@ -538,12 +560,13 @@ def solo_expert_card(params, turn, deal, rules, search):
                     card, scratch, up0, up1, under, leader, pos, led, wc, wp, pts, played,
                     strain, taker, players, rules, ws,
                 )  # fmt: skip
+                sums[card >> 4, card & 15] += value if seat == taker else -value
             else:
-                value = play_out(
+                won0, won1, won2 = play_out(
                     card, scratch, up0, up1, under, leader, pos, led, wc, wp, pts, played,
                     strain, taker, players, rules, gparams,
                 )  # fmt: skip
-            sums[card >> 4, card & 15] += value if seat == taker else -value
+                sums[card >> 4, card & 15] += rollout_value(won0, won1, won2, seat, taker)
     best = -1
     cards = legal
     while cards:
@@ -561,6 +584,7 @@ def solo_expert_card(params, turn, deal, rules, search):
 __all__ = [
     "face_up",
     "play_out",
+    "rollout_value",
     "sample_world",
     "solo_announced",
     "solo_expert_card",
