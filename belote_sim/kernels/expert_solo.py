@@ -146,10 +146,11 @@ def solo_forbidden(deal, n_played, players, strain, rules, out):
 
 
 @lean_kernel
-def face_up(deal, seat, played):
+def face_up(deal, seat, played, under):
     """Open belot: ``seat``'s table cards face up after the cards ``played`` (a top
     card not yet played; the card under a played one), and how many of his table
-    cards are face down (one under every top card not yet played)."""
+    cards are face down (one under every top card not yet played: ``under[top]`` is
+    set to -2, a card to draw)."""
     up = 0
     down = 0
     for pile in range(4):
@@ -158,6 +159,7 @@ def face_up(deal, seat, played):
             up |= 1 << top
             if deal.table[seat, pile, 0] >= 0:
                 down += 1
+                under[top] = -2
         elif top >= 0:
             bottom = deal.table[seat, pile, 0]
             if bottom >= 0 and not (played >> bottom) & 1:
@@ -496,32 +498,23 @@ def solo_expert_card(params, turn, deal, rules, search):
     solo_announced(deal, n_played, played, seat, players, known)
     up0 = 0
     up1 = 0
+    down = 0
     for card in range(32):
         under[card] = -1
     if open_table:
-        up0, _ = face_up(deal, 0, played)
-        up1, _ = face_up(deal, 1, played)
-        for s in range(2):
-            for pile in range(4):
-                top = deal.table[s, pile, 1]
-                if top >= 0 and not (played >> top) & 1 and deal.table[s, pile, 0] >= 0:
-                    under[top] = -2  # a face-down card to draw
+        up0, down0 = face_up(deal, 0, played, under)
+        up1, down1 = face_up(deal, 1, played, under)
+        down = down0 + down1
     mine = deal.hands[seat] & ~played
     pool = ALL_CARDS & ~played & ~mine & ~up0 & ~up1
     need = 0
-    n_left = popcount(mine) + popcount(up0) + popcount(up1)
+    n_left = popcount(mine) + popcount(up0) + popcount(up1) + down
     for s in range(players):
         if s != seat:
             held = popcount(deal.hands[s] & ~played)
             n_left += held
             pool &= ~known[s]
             need |= (held - popcount(known[s])) << (8 * s)
-    if open_table:
-        for s in range(2):
-            for pile in range(4):
-                top = deal.table[s, pile, 1]
-                if top >= 0 and under[top] == -2:
-                    n_left += 1
     tricks_left = (n_left + pos) // players
     exact = params[0] > 0 and tricks_left <= params[0]
     n_samples = max(1, np.int64(params[1]))
