@@ -62,14 +62,14 @@ _BID_ENTRIES = {p.name: p for p in SW.BID_POLICIES}
 
 #: How strong each common play setting is: MP per deal over ``greedy`` on 20,000
 #: mirrored deals under ``common`` rules (``belote-sim duel --a SPEC --b greedy
-#: --deals 20000``; docs/benchmarks.md, 2026-12-01), for reports and answers that
-#: name their players.
+#: --deals 20000``; ``analyses/ladder_by_strain.py``, 2026-12-02), for reports and
+#: answers that name their players.
 PLAY_STRENGTH = {
-    "random": "-5.7 MP per deal against greedy",
+    "random": "-5.2 MP per deal against greedy",
     "greedy": "rules of thumb, the reference of the strength ladder",
-    "expert:0,0,32,0,1": "+1.62 MP per deal over greedy",
-    "expert:0": "+2.27 MP per deal over greedy",
-    "expert:3,8": "+2.58 MP per deal over greedy",
+    "expert:0,0,32,0,1": "+1.66 MP per deal over greedy",
+    "expert:0": "+2.25 MP per deal over greedy",
+    "expert:3,8": "+2.61 MP per deal over greedy",
     "expert": "+2.94 MP per deal over greedy",
     "pimc:30": "+0.51 MP per deal over expert",
 }

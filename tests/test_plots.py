@@ -15,6 +15,7 @@ from matplotlib.figure import Figure
 from belote_sim.analysis import plots
 from belote_sim.analysis import report_tables as R
 from belote_sim.analysis.html_report import write_report
+from belote_sim.policies import DEFAULT_PLAY, play_strength
 from belote_sim.simulation.runner import simulate
 
 
@@ -171,7 +172,7 @@ def test_html_report_links_exist_and_states_provenance(deals, tmp_path):
         "expert",
         "threshold",
         "20,000",
-        "+2.27 MP per deal over greedy",
+        play_strength(DEFAULT_PLAY),  # the report names how strong its players are
     ):
         assert needle in text, needle
     csv = pd.read_csv(index.parent / "tables" / "declarations.csv")
