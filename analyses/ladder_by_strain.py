@@ -3,7 +3,7 @@
 Question: how many match points per deal does each play setting gain over ``greedy``
 (``pimc:30``: over ``expert``), in all and in each strain of the contract, under the
 ``common`` and the ``bulgarian`` rules?  Each row is one mirrored duel
-(``comparisons.duel``, threshold bidding, seed 0 -- the deals of ``belote-sim duel``):
+(``comparisons.duel``, threshold bidding; Seed 0 -- the deals of ``belote-sim duel``):
 ``--deals`` deals (default 20,000; ``random`` 4,000), ``--pimc-deals`` for pimc
 (default 2,000; 0 skips it: ~20 minutes a ruleset on one thread).  Per strain the
 MP per deal of the deals played in that strain, with its paired standard error.
@@ -22,7 +22,7 @@ import time
 from pathlib import Path
 
 from belote_sim.analysis.comparisons import duel
-from belote_sim.kernels.tables import STRAIN_NAMES
+from belote_sim.cards import STRAIN_NAMES
 
 OUT = Path(__file__).parent / "output"
 #: (setting, opponent, deals: None for ``--deals``, "pimc" for ``--pimc-deals``)
