@@ -162,6 +162,48 @@ def test_expert_depends_only_on_the_observation(preset, model):
     assert compared > 150 and differed > 100
 
 
+def test_the_resumed_inference_is_the_inference_from_scratch():
+    """``observed_forbidden`` with the play policies' work rows (its memo) gives what
+    ``infer_forbidden`` gives from the first card, whatever came before it: the next
+    card of the same deal, a deal sharing only its first cards, another first leader,
+    strain or rules, or an earlier point of the deal."""
+    from belote_sim.kernels.expert import WORK_ROWS, observed_forbidden
+    from belote_sim.kernels.tables import R_RAISE_OVER_PARTNER, R_UNDERTRUMP
+
+    rng = np.random.default_rng(8)
+    work = np.zeros((WORK_ROWS, 4), np.int64)
+    base = Rules.preset("common").to_array()
+    plays = rng.permutation(32).astype(np.int64)
+    first, strain, raise_over, undertrump = 0, 0, 0, 0
+    k = 0
+    resumed = 0
+    for _ in range(3000):
+        event = rng.random()
+        if event < 0.05:  # another deal with the same first cards
+            j = int(rng.integers(33))
+            plays = np.concatenate((plays[:j], rng.permutation(plays[j:])))
+        elif event < 0.08:
+            first = int(rng.integers(4))
+        elif event < 0.11:
+            strain = int(rng.integers(6))
+        elif event < 0.14:
+            raise_over, undertrump = (int(x) for x in rng.integers(2, size=2))
+        if event < 0.2:
+            k = int(rng.integers(33))
+        else:
+            k = (k + int(rng.integers(1, 3))) % 33
+        rules = base.copy()
+        rules[R_RAISE_OVER_PARTNER] = raise_over
+        rules[R_UNDERTRUMP] = undertrump
+        expected = np.zeros(4, np.int64)
+        want = KS.infer_forbidden(plays, k, first, strain, rules, expected)
+        resumed += int(0 < work[4, 0] <= k)
+        got = observed_forbidden(plays, k, first, strain, rules, work)
+        assert tuple(got) == tuple(want)
+        assert (work[1] == expected).all(), (k, first, strain)
+    assert resumed > 1000
+
+
 def test_an_unknown_expert_model_is_refused():
     from belote_sim.policies import PLAY_POLICIES, parse_policy
 

@@ -55,11 +55,13 @@ from belote_sim.kernels._jit import kernel, lean_kernel
 from belote_sim.kernels.bits import lowest_card, popcount
 from belote_sim.kernels.core import beats, legal_mask, trick_state
 from belote_sim.kernels.greedy import extreme_card, trump_mask
-from belote_sim.kernels.solver import infer_forbidden, pimc_best_card
+from belote_sim.kernels.solver import infer_forbidden, infer_forbidden_from, pimc_best_card
 from belote_sim.kernels.tables import (
     CARD_POINTS,
     HIGHER_PLAIN_BYTE,
     HIGHER_TRUMP_BYTE,
+    R_RAISE_OVER_PARTNER,
+    R_UNDERTRUMP,
     STRAIN_AT,
     STRAIN_NT,
     WIN_KEY,
@@ -92,6 +94,11 @@ X_GREEDY_DRAW = 64  # draw trumps while anyone else may hold one
 ALL_CARDS = 0xFFFFFFFF
 RANK_T = 3
 RANK_A = 7
+#: Rows of ``observe``'s ``work``: its 4, then those of ``observed_forbidden``'s memo
+#: (row 4: cards played it has walked through, the trick's leader, cards, led suit;
+#: 5: winning card and position, first leader, strain; 6: the two rules it reads;
+#: 7: the masks of cards each seat cannot hold; 8..15: the cards walked through).
+WORK_ROWS = 16
 
 
 @kernel(inline="always")
@@ -128,7 +135,7 @@ def may_be_void(poss, others, suit, thin):
     return (poss & sm) == 0 or popcount(others & sm) <= thin
 
 
-@kernel
+@kernel(inline="always")
 def may_beat(poss, others, card, led, trumps, strain, thin):
     """Whether a later player who may hold ``poss`` may beat ``card`` (now winning a
     trick led in ``led``)."""
@@ -363,22 +370,81 @@ def observation_seed(hand, plays, n_played, seat):
     return np.int64(h >> np.uint64(1))
 
 
+@lean_kernel(inline="always")
+def observed_forbidden(plays, n_plays, first_leader, strain, rules, work):
+    """``infer_forbidden`` into ``work[1]``, resumed where the last call with the same
+    ``work`` left off when its cards are the first of ``plays`` (and the first leader,
+    strain and rules are the same): the play policies' ``work``
+    (``switchboard.policy_buffers``, WORK_ROWS rows) keeps the walk's state in its
+    rows 4.., so that a deal's decisions walk through each card once instead of through
+    all the cards at every decision.  A ``work`` of 4 rows: no memo."""
+    out = work[1]
+    if work.shape[0] < WORK_ROWS:
+        return infer_forbidden(plays, n_plays, first_leader, strain, rules, out)
+    done = work[4, 0]
+    raise_over = rules[R_RAISE_OVER_PARTNER]
+    undertrump = rules[R_UNDERTRUMP]
+    start = 0
+    if (
+        0 < done <= n_plays
+        and work[5, 2] == first_leader
+        and work[5, 3] == strain
+        and work[6, 0] == raise_over
+        and work[6, 1] == undertrump
+    ):
+        start = done
+        for i in range(done):
+            if plays[i] != work[8 + (i >> 2), i & 3]:
+                start = 0
+                break
+    if start > 0:
+        leader = work[4, 1]
+        n = work[4, 2]
+        led = work[4, 3]
+        wc = work[5, 0]
+        wp = work[5, 1]
+        for s in range(4):
+            out[s] = work[7, s]
+    else:
+        leader = first_leader
+        n = 0
+        led = wc = wp = -1
+        for s in range(4):
+            out[s] = 0
+    leader, n, led, wc, wp = infer_forbidden_from(
+        plays, start, n_plays, leader, n, led, wc, wp, strain, rules, out
+    )
+    for i in range(start, n_plays):
+        work[8 + (i >> 2), i & 3] = plays[i]
+    work[4, 0] = n_plays
+    work[4, 1] = leader
+    work[4, 2] = n
+    work[4, 3] = led
+    work[5, 0] = wc
+    work[5, 1] = wp
+    work[5, 2] = first_leader
+    work[5, 3] = strain
+    work[6, 0] = raise_over
+    work[6, 1] = undertrump
+    for s in range(4):
+        work[7, s] = out[s]
+    return leader, n
+
+
 @lean_kernel
 def observe(hand, plays, n_played, first_leader, strain, rules, work):
     """What the player to move knows, worked out from his observation.
 
-    ``work`` (4, 4) int64: row 0 holds the cards announced still in each other hand
-    (the mover's entry is ignored); row 2 receives, per other seat, the cards it may
-    still hold (``poss``; 0 for the mover); rows 1 and 3 are scratch.  Returns
+    ``work`` (4, 4) or (WORK_ROWS, 4) int64: row 0 holds the cards announced still in
+    each other hand (the mover's entry is ignored); row 2 receives, per other seat, the
+    cards it may still hold (``poss``; 0 for the mover); row 1 the cards each seat
+    cannot hold (``observed_forbidden``); row 3 is scratch, rows 4.. the memo.  Returns
     ``(seat, n_trick, led, wc, wp, trick_pts, legal, others)``: the mover, the cards
     already in the trick, its led suit, winning card and position, its card points,
     the mover's legal cards and the cards in the other hands.
     """
-    known = work[0]
-    forbidden = work[1]
-    poss = work[2]
     trick = work[3]
-    leader, n_trick = infer_forbidden(plays, n_played, first_leader, strain, rules, forbidden)
+    leader, n_trick = observed_forbidden(plays, n_played, first_leader, strain, rules, work)
     seat = (leader + n_trick) & 3
     trick_pts = 0
     played = 0
@@ -390,6 +456,18 @@ def observe(hand, plays, n_played, first_leader, strain, rules, work):
     led, wc, wp = trick_state(trick, n_trick, strain)
     legal = legal_mask(hand, led, n_trick, wc, wp, strain, rules)
     others = ALL_CARDS & ~played & ~hand
+    possible_cards(seat, others, work)
+    return seat, n_trick, led, wc, wp, trick_pts, legal, others
+
+
+@kernel(inline="always")
+def possible_cards(seat, others, work):
+    """``work[2]``: per other seat, the cards it may still hold (``others``, the cards in
+    the other hands, less those announced in a third hand and those ``work[1]`` says it
+    cannot hold); 0 for ``seat``."""
+    known = work[0]
+    forbidden = work[1]
+    poss = work[2]
     announced = 0
     for s in range(4):
         if s != seat:
@@ -398,7 +476,26 @@ def observe(hand, plays, n_played, first_leader, strain, rules, work):
         poss[s] = 0
         if s != seat:
             poss[s] = ((others & ~announced) | (known[s] & others)) & ~forbidden[s]
-    return seat, n_trick, led, wc, wp, trick_pts, legal, others
+
+
+@lean_kernel
+def observe_turn(turn, plays, first_leader, strain, rules, work):
+    """``observe`` in the simulation: what the turn (``records.Turn``) already holds --
+    the mover, his cards and legal cards, the cards played, the trick's state -- is
+    taken from it instead of worked out from the cards played again; ``plays``: the
+    cards of the deal in order (``turn.n_played`` of them).  Same ``work`` and result."""
+    n_played = turn.n_played
+    observed_forbidden(plays, n_played, first_leader, strain, rules, work)
+    n_trick = turn.pos
+    trick_pts = 0
+    for i in range(n_played - n_trick, n_played):
+        trick_pts += CARD_POINTS[strain, plays[i]]
+    others = ALL_CARDS & ~turn.played & ~turn.hand
+    possible_cards(turn.seat, others, work)
+    return (
+        turn.seat, n_trick, turn.led_suit, turn.win_card, turn.win_pos, trick_pts, turn.legal,
+        others,
+    )  # fmt: skip
 
 
 @kernel(inline="always")
@@ -452,6 +549,7 @@ def expert_rule_card(
     ws,
     moves,
     work,
+    turn,
 ):
     """The ``expert`` card of the player to move (rules mode).
 
@@ -459,12 +557,15 @@ def expert_rule_card(
     first trick led by ``first_leader``; ``taker``: the taker's seat;
     ``rules``: the rules array (its play options); ``tt``/``ws``/``moves``: solver
     buffers for the endgame; ``work`` (4, 4) int64: row 0 holds the cards announced
-    still in each other hand (the mover's entry is ignored), rows 1..3 are scratch.
-    Returns a legal card.
+    still in each other hand (the mover's entry is ignored), rows 1.. are scratch;
+    ``turn``: None, or the simulation's ``records.Turn`` (``observe_turn``).  Returns a
+    legal card.
     """
-    seat, n_trick, led, wc, wp, trick_pts, legal, others = observe(
-        hand, plays, n_played, first_leader, strain, rules, work
-    )
+    if turn is None:
+        view = observe(hand, plays, n_played, first_leader, strain, rules, work)
+    else:
+        view = observe_turn(turn, plays, first_leader, strain, rules, work)
+    seat, n_trick, led, wc, wp, trick_pts, legal, others = view
     if legal & (legal - 1) == 0:
         return lowest_card(legal)
     card = endgame_card(
@@ -498,6 +599,7 @@ __all__ = [
     "EXPERT_MODEL",
     "RANK_A",
     "RANK_T",
+    "WORK_ROWS",
     "X_GREEDY_DISCARD",
     "X_GREEDY_DRAW",
     "X_GREEDY_LOW_LEAD",
@@ -513,5 +615,8 @@ __all__ = [
     "may_beat",
     "observation_seed",
     "observe",
+    "observe_turn",
+    "observed_forbidden",
+    "possible_cards",
     "suit_mask",
 ]

@@ -18,7 +18,7 @@ from belote_sim.kernels.expert import observe
 from belote_sim.kernels.expert_model import card_features, decision_terms, situation
 from belote_sim.kernels.expert_seat import expert_card
 from belote_sim.kernels.play import play_deal
-from belote_sim.kernels.records import Turn, announced_cards, deal_record
+from belote_sim.kernels.records import Turn, announced_cards, deal_record, keep_alive
 from belote_sim.kernels.rng import random_below, seed_state
 from belote_sim.kernels.solver import dd_card_values
 from belote_sim.kernels.switchboard import POLICY_NONE
@@ -127,6 +127,7 @@ def label_decisions(hands_all, dealers, strains, takers, rules, params, explore,
                 turn = Turn(seat, n_trick, leader, led, wc, wp, left[seat], legal, played, k, 4)
                 card = expert_card(params, turn, deal, rules, state, search)
             deal.cards[k] = card
+    keep_alive(deals)  # ``deal`` points into ``deals``
     return n_rows
 
 

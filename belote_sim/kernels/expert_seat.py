@@ -8,7 +8,7 @@ seen -- his cards, every card played in order, the cards the others announced an
 (``expert_model``) or the hand-written rules (``expert``).  ``expert_decide`` is
 the same decision from an observation given directly (``deal.agent`` and the
 tests).  The scratch is ``switchboard.policy_buffers``: solver buffers (0..2), the
-expert's work rows (3) and the card model's features (4), so that a decision
+expert's work rows (3) and the card model's scratch (4 and 6), so that a decision
 allocates nothing.
 """
 
@@ -17,7 +17,7 @@ import numpy as np
 from belote_sim.kernels._jit import kernel, lean_kernel
 from belote_sim.kernels.bits import lowest_card
 from belote_sim.kernels.expert import EXPERT_MODEL, expert_rule_card
-from belote_sim.kernels.expert_model import MODEL_SCRATCH, model_choice
+from belote_sim.kernels.expert_model import MODEL_INDEXES, MODEL_SCRATCH, model_choice
 from belote_sim.kernels.expert_solo import solo_expert_card
 from belote_sim.kernels.records import announced_cards
 
@@ -29,28 +29,31 @@ def expert_decide(
     """The ``expert`` card from the player's observation (arguments of
     ``expert.expert_rule_card``): the card model when ``params[EXPERT_MODEL]`` is set,
     else the rules."""
-    feats = np.empty(MODEL_SCRATCH, dtype=np.float64)
+    feats = np.empty(MODEL_SCRATCH, dtype=np.float32)
+    index = np.empty(MODEL_INDEXES, dtype=np.int64)
     return expert_choice(
         params, hand, plays, n_played, first_leader, strain, taker, rules, tt, ws, moves,
-        work, feats,
+        work, feats, index, None,
     )  # fmt: skip
 
 
-@lean_kernel
+@lean_kernel(inline="always")
 def expert_choice(
     params, hand, plays, n_played, first_leader, strain, taker, rules, tt, ws, moves, work,
-    feats,
+    feats, index, turn,
 ):  # fmt: skip
-    """``expert_decide`` with the card model's features scratch ``feats`` given (the
-    model's decisions then allocate nothing)."""
+    """``expert_decide`` with the card model's scratch ``feats`` and ``index`` given
+    (``expert_model.model_card``'s; the model's decisions then allocate nothing);
+    ``turn``: None, or the simulation's turn, whose view of the trick it reads
+    (``expert.observe_turn``)."""
     if params[EXPERT_MODEL] > 0:
         return model_choice(
             params, hand, plays, n_played, first_leader, strain, taker, rules,
-            tt, ws, moves, work, feats,
+            tt, ws, moves, work, feats, index, turn,
         )  # fmt: skip
     return expert_rule_card(
         params, hand, plays, n_played, first_leader, strain, taker, rules,
-        tt, ws, moves, work,
+        tt, ws, moves, work, turn,
     )  # fmt: skip
 
 
@@ -80,7 +83,7 @@ def expert_seen(params, turn, deal, rules, search):
         cards[k] = deal.cards[k]
     return expert_choice(
         params, turn.hand, cards, turn.n_played, deal.leader, deal.strain, deal.taker,
-        rules, search[0], search[1], search[2], work, search[4],
+        rules, search[0], search[1], search[2], work, search[4], search[6], turn,
     )  # fmt: skip
 
 

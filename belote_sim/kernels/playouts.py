@@ -5,7 +5,7 @@ import numpy as np
 from belote_sim.kernels._jit import kernel
 from belote_sim.kernels.dealing import shuffle_deal_into
 from belote_sim.kernels.play import play_deal
-from belote_sim.kernels.records import deal_record
+from belote_sim.kernels.records import deal_record, keep_alive
 from belote_sim.kernels.rng import random_below, reseed
 from belote_sim.kernels.switchboard import policy_buffers
 from belote_sim.kernels.tables import ALL_SEATS_MASK
@@ -54,6 +54,7 @@ def random_playouts(n_deals, seed, rules, out):
         out[i, 5] = deal.mp[0]
         out[i, 6] = deal.mp[1]
         out[i, 7] = checksum
+    keep_alive(deals)  # ``deal`` points into ``deals``
 
 
 __all__ = [

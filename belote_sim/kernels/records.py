@@ -166,6 +166,17 @@ def deal_record():
     return deals
 
 
+@kernel
+def keep_alive(deals):
+    """Nothing: a kernel that makes its own record array (``deals = deal_record()``)
+    and works on ``deal = deals[0]`` calls this after its last use of ``deal``.  numba
+    frees an array after the last use of its own variable, and a record is a bare
+    pointer into the array's data that does not hold it: without a later use of
+    ``deals``, ``deal`` would point into freed memory (writes to it corrupt the heap;
+    ``tests/test_records.py``)."""
+    return deals.shape[0]
+
+
 def new_deal() -> np.ndarray:
     """A zeroed ``DEAL`` record array of length 1 with no table cards (``[0]`` is the
     record kernels take)."""
@@ -187,5 +198,6 @@ __all__ = [
     "Turn",
     "announced_cards",
     "deal_record",
+    "keep_alive",
     "new_deal",
 ]

@@ -47,8 +47,8 @@ from belote_sim.kernels.bidding import (
     threshold_call,
 )
 from belote_sim.kernels.bidding_rules import rules_call
-from belote_sim.kernels.expert import EXPERT_DEFAULTS, EXPERT_MODEL
-from belote_sim.kernels.expert_model import MODEL_SCRATCH
+from belote_sim.kernels.expert import EXPERT_DEFAULTS, EXPERT_MODEL, WORK_ROWS
+from belote_sim.kernels.expert_model import MODEL_INDEXES, MODEL_SCRATCH
 from belote_sim.kernels.expert_seat import expert_card
 from belote_sim.kernels.greedy import greedy_card, random_card
 from belote_sim.kernels.search_policies import PIMC_SAMPLES, dd_card, pimc_card
@@ -334,17 +334,19 @@ def bid_decide(policy, params, turn, rules, atlas):
 
 @kernel
 def policy_buffers(bits):
-    """The scratch of the play policies ``(tt, ws, moves, work, feats, cards)``: the
-    solver's, with a ``2**bits``-entry transposition table (bits = 1 for deals without
-    a search policy), and the ``expert``'s work rows (4, 4), features and a copy of the
-    cards played (32,), so that a deal allocates nothing."""
+    """The scratch of the play policies ``(tt, ws, moves, work, feats, cards, index)``:
+    the solver's, with a ``2**bits``-entry transposition table (bits = 1 for deals
+    without a search policy), and the ``expert``'s work rows (``expert.WORK_ROWS``, 4),
+    its card model's float32 scratch, a copy of the cards played (32,) and the model's
+    int64 scratch, so that a deal allocates nothing."""
     return (
         np.zeros((1 << bits, 3), dtype=np.int64),
         np.zeros((MAX_PLY + 1, NUM_FIELDS), dtype=np.int64),
         np.zeros((MAX_PLY, 16), dtype=np.int64),
-        np.zeros((4, 4), dtype=np.int64),
-        np.zeros(MODEL_SCRATCH, dtype=np.float64),
+        np.zeros((WORK_ROWS, 4), dtype=np.int64),
+        np.zeros(MODEL_SCRATCH, dtype=np.float32),
         np.zeros(32, dtype=np.int64),
+        np.zeros(MODEL_INDEXES, dtype=np.int64),
     )
 
 

@@ -131,7 +131,7 @@ class CardModel:
 
     def scores(self, feats: np.ndarray, rows: np.ndarray) -> np.ndarray:
         """(R, 8) scores of the cards with features ``feats`` (R, 8, N_FEATURES) of
-        decisions in weight rows ``rows`` (as ``expert_model.card_score``)."""
+        decisions in weight rows ``rows`` (as ``expert_model.model_card``)."""
         out = np.einsum("rkf,rf->rk", feats, self.weights[rows])
         if self.hidden_out.size:
             hidden = feats @ self.hidden_in + self.hidden_row[rows][:, None, :]

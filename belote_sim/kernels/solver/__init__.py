@@ -118,6 +118,7 @@ The brute-force reference search the tests compare against is in
 from belote_sim.kernels.bits import lowest_card, popcount
 from belote_sim.kernels.solver.pimc import (
     infer_forbidden,
+    infer_forbidden_from,
     pimc_best_card,
     pimc_deals,
     pimc_scores,
@@ -143,6 +144,7 @@ __all__ = [
     "dd_best_card",
     "dd_card_values",
     "infer_forbidden",
+    "infer_forbidden_from",
     "legal_of_position",
     "lowest_card",
     "new_tt",

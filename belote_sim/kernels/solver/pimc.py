@@ -37,12 +37,20 @@ def infer_forbidden(plays, n_plays, first_leader, strain, rules, out):
     """
     for s in range(4):
         out[s] = 0
-    leader = first_leader
-    n = 0
-    led = -1
-    wc = -1
-    wp = -1
-    for i in range(n_plays):
+    leader, n, _, _, _ = infer_forbidden_from(
+        plays, 0, n_plays, first_leader, 0, -1, -1, -1, strain, rules, out
+    )
+    return leader, n
+
+
+@lean_kernel(inline="always")
+def infer_forbidden_from(plays, start, n_plays, leader, n, led, wc, wp, strain, rules, out):
+    """``infer_forbidden``'s walk through ``plays[start:n_plays]``, from the state it had
+    after ``plays[:start]``: ``out`` (4,) its masks then, the trick in progress led by
+    ``leader`` with ``n`` cards, its led suit, winning card and position (``led``,
+    ``wc``, ``wp``; -1 when ``n`` is 0).  Updates ``out`` and returns the state after
+    ``plays[:n_plays]``: ``(leader, n, led, wc, wp)``."""
+    for i in range(start, n_plays):
         card = plays[i]
         seat = (leader + n) & 3
         suit = card >> 3
@@ -69,7 +77,7 @@ def infer_forbidden(plays, n_plays, first_leader, strain, rules, out):
                     else:
                         out[seat] |= 0xFF << tshift
         n, led, wc, wp, leader = advance_trick(card, n, led, wc, wp, leader, strain)
-    return leader, n
+    return leader, n, led, wc, wp
 
 
 @kernel
@@ -366,6 +374,7 @@ def pimc_best_card(
 
 __all__ = [
     "infer_forbidden",
+    "infer_forbidden_from",
     "pimc_best_card",
     "pimc_deals",
     "pimc_scores",
