@@ -43,14 +43,8 @@ from belote_sim.kernels._jit import lean_kernel
 from belote_sim.kernels.bits import lowest_card, nth_card, popcount
 from belote_sim.kernels.core import NO_PARTNER, add_to_trick, legal_mask
 from belote_sim.kernels.greedy import card_cost, greedy_choice
-from belote_sim.kernels.tables import (
-    CARD_POINTS,
-    LAST_TRICK_BONUS,
-    R_VARIANT,
-    RANK_K,
-    RANK_Q,
-    VARIANT_OPEN,
-)
+from belote_sim.kernels.records import announced_cards
+from belote_sim.kernels.tables import CARD_POINTS, LAST_TRICK_BONUS, R_VARIANT, VARIANT_OPEN
 
 ALL_CARDS = 0xFFFFFFFF
 #: Fields of a ply of ``solve_exact``'s stack (rows of the solver's ``ws`` scratch).
@@ -165,27 +159,6 @@ def face_up(deal, seat, played, under):
             if bottom >= 0 and not (played >> bottom) & 1:
                 up |= 1 << bottom
     return up, down
-
-
-@lean_kernel
-def solo_announced(deal, n_played, played, viewer, players, out):
-    """What ``viewer`` has seen announced and is still in each other hand (``out``
-    (4,)): the runs and carrés of a seat that has played its first card, the other card
-    of each belote it announced (``records.announced_cards`` for every game)."""
-    for s in range(4):
-        known = 0
-        if s != viewer and s < players:
-            first = s - deal.leader
-            if first < 0:
-                first += players
-            if n_played > first:
-                known = deal.declared_cards[s]
-            suits = deal.belote_suits[s]
-            for suit in range(4):
-                if (suits >> suit) & 1:
-                    known |= (1 << (8 * suit + RANK_K)) | (1 << (8 * suit + RANK_Q))
-            known &= deal.hands[s] & ~played
-        out[s] = known
 
 
 @lean_kernel(inline="always")
@@ -495,7 +468,7 @@ def solo_expert_card(params, turn, deal, rules, search):
     leader, pos, led, wc, wp, pts = solo_forbidden(
         deal, n_played, players, strain, rules, forbidden
     )
-    solo_announced(deal, n_played, played, seat, players, known)
+    announced_cards(deal, n_played, played, seat, known, players)
     up0 = 0
     up1 = 0
     down = 0
@@ -579,7 +552,6 @@ __all__ = [
     "play_out",
     "rollout_value",
     "sample_world",
-    "solo_announced",
     "solo_expert_card",
     "solo_forbidden",
     "solve_exact",

@@ -133,15 +133,19 @@ BidTurn = namedtuple(
 
 
 @lean_kernel
-def announced_cards(deal, n_played, played, viewer, out):
+def announced_cards(deal, n_played, played, viewer, out, players=4):
     """What the player at ``viewer`` has seen announced and is still in each other hand
     after ``n_played`` cards (``played``: their mask): ``out[s]`` (4,) the cards of
     seat s's runs and carrés (``deal.declared_cards``, shown once s has played its
-    first card) and the other card of each belote s announced; 0 for the viewer."""
+    first card) and the other card of each belote s announced; 0 for the viewer.
+    ``players``: 4, or 2 or 3 in the games where every player is alone."""
     for s in range(4):
         known = 0
         if s != viewer:
-            if n_played > ((s - deal.leader) & 3):
+            first = s - deal.leader  # cards played before s's first card
+            if first < 0:
+                first += players
+            if n_played > first:
                 known = deal.declared_cards[s]
             suits = deal.belote_suits[s]
             for suit in range(4):
