@@ -220,6 +220,27 @@ def test_rerun_resumes_only_missing_chunks(tmp_path, cluster, reference):
     assert again["contracts"] == summary["contracts"]
 
 
+def test_a_killed_writers_temporary_is_removed_by_the_run(tmp_path, cluster):
+    """A worker killed while writing its part leaves its temporary behind (the write is
+    a temporary renamed into place); the run that outlives it deletes it once every
+    chunk is in (here the temporary appears while the run goes on, as it would)."""
+    out = tmp_path / "ds"
+    study = make_study(seed=12, chunk_size=CHUNK, play="greedy")
+    stray = out / ".part-000003.parquet.tmp-killed"
+
+    def leave_a_temporary(rows):
+        if not stray.exists():
+            stray.write_bytes(b"PAR1 half a part")
+
+    summary = bd.run_study(
+        study, 4 * CHUNK, out, scheduler=cluster.scheduler_address, progress=leave_a_temporary
+    )
+    assert summary["computed_chunks"] == [0, 1, 2, 3]
+    assert sorted(os.listdir(out)) == ["_manifest.json"] + [
+        f"part-{c:06d}.parquet" for c in range(4)
+    ]
+
+
 def test_other_study_in_the_directory_is_an_error(tmp_path, cluster):
     out = tmp_path / "ds"
     bd.run_study(

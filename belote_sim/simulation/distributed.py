@@ -21,7 +21,8 @@ Nothing lost, nothing doubled:
   (a retried task) is still one file;
 * a chunk counts only once the client has its task's result (rows, checksum,
   aggregates) in the manifest, which is itself replaced atomically; temporary files
-  left by a crash are deleted on the next run and never read;
+  left by a crash are never read, and deleted by the run itself once every chunk is in
+  (a killed worker's) or by the next run (a crashed run's);
 * rerunning the same study into the same directory resumes: a chunk whose part file
   is there with the checksum recorded in the manifest is skipped (the check runs on
   the workers), every other chunk is simulated again;
@@ -115,6 +116,7 @@ __all__ = [
     "quiet_dask",
     "read_dataset",
     "rebuild_manifest",
+    "remove_temps",
     "require_dask",
     "run_study",
     "verify_dataset",
@@ -229,13 +231,19 @@ def _prepare_dir(out_dir: str, manifest: dict[str, Any]) -> dict[str, Any]:
         manifest["chunks"] = [
             e for e in old.get("chunks", []) if 0 <= e["chunk"] < manifest["n_chunks"]
         ]
-    for name in names:  # leftovers of a crash: never counted, removed
+    remove_temps(out_dir, names)
+    return manifest
+
+
+def remove_temps(out_dir: str, names: list[str] | None = None) -> None:
+    """Delete the temporaries of ``out_dir`` (``names``: its listing, if already read):
+    left by a crashed run or a killed worker, never counted."""
+    for name in os.listdir(out_dir) if names is None else names:
         if is_temp(name):
             try:
                 os.unlink(os.path.join(out_dir, name))
             except OSError:
                 pass
-    return manifest
 
 
 def require_dask():
@@ -530,6 +538,10 @@ def run_study(
         else:
             manifest["complete"] = True
             write_manifest(out_dir, manifest)
+        if manifest["complete"]:
+            # a worker killed while writing its part leaves its temporary behind; every
+            # chunk is now in and this run holds the directory: it is garbage
+            remove_temps(out_dir)
 
     elapsed = time.perf_counter() - start
     total = empty_aggregates()
