@@ -55,6 +55,7 @@ from belote_sim.kernels._jit import kernel, lean_kernel
 from belote_sim.kernels.bits import lowest_card, popcount
 from belote_sim.kernels.core import beats, legal_mask, trick_state
 from belote_sim.kernels.greedy import extreme_card, trump_mask
+from belote_sim.kernels.rng import mix_step
 from belote_sim.kernels.solver import infer_forbidden, infer_forbidden_from, pimc_best_card
 from belote_sim.kernels.tables import (
     CARD_POINTS,
@@ -361,11 +362,9 @@ def _discard(hand, legal, strain, trumps, others, flags):
 def observation_seed(hand, plays, n_played, seat):
     """A 63-bit hash of what the player saw (hand, cards played in order, seat)."""
     h = np.uint64(0x9E3779B97F4A7C15) ^ np.uint64(hand)
-    m = np.uint64(0xBF58476D1CE4E5B9)
     for i in range(n_played):
-        h = (h ^ np.uint64(plays[i] + 1)) * m
-        h ^= h >> np.uint64(29)
-    h = (h ^ np.uint64(seat + 64)) * m
+        h = mix_step(h, plays[i] + 1)
+    h = (h ^ np.uint64(seat + 64)) * np.uint64(0xBF58476D1CE4E5B9)
     h ^= h >> np.uint64(31)
     return np.int64(h >> np.uint64(1))
 

@@ -44,6 +44,7 @@ from belote_sim.kernels.bits import lowest_card, nth_card, popcount
 from belote_sim.kernels.core import NO_PARTNER, add_to_trick, legal_mask
 from belote_sim.kernels.greedy import card_cost, greedy_choice
 from belote_sim.kernels.records import announced_cards
+from belote_sim.kernels.rng import below, mix_step, xorshift_step
 from belote_sim.kernels.tables import CARD_POINTS, LAST_TRICK_BONUS, R_VARIANT, VARIANT_OPEN
 
 ALL_CARDS = 0xFFFFFFFF
@@ -71,29 +72,6 @@ ALL_CARDS = 0xFFFFFFFF
 ) = range(19)
 #: Larger than any card points of a deal (an open window's upper end).
 INFINITE = 1 << 20
-U64_MULT = np.uint64(0x2545F4914F6CDD1D)
-
-
-@lean_kernel(inline="always")
-def _mix(h, value):
-    """One step of the observation hash (a 64-bit multiply-xorshift)."""
-    h = (h ^ np.uint64(value)) * np.uint64(0xBF58476D1CE4E5B9)
-    return h ^ (h >> np.uint64(29))
-
-
-@lean_kernel(inline="always")
-def _next(x):
-    """The next state of a xorshift64* generator held in a uint64 scalar."""
-    x ^= x >> np.uint64(12)
-    x ^= x << np.uint64(25)
-    x ^= x >> np.uint64(27)
-    return x
-
-
-@lean_kernel(inline="always")
-def _below(x, n):
-    """A uniform integer in [0, n) from the generator state ``x`` (multiply-shift)."""
-    return (np.int64((x * U64_MULT) >> np.uint64(32)) * n) >> 32
 
 
 @lean_kernel
@@ -170,8 +148,8 @@ def _take(pool, k, x):
     if k >= n:
         return pool, x
     for _ in range(k):
-        x = _next(x)
-        card = nth_card(pool, _below(x, n))
+        x = xorshift_step(x)
+        card = nth_card(pool, below(x, n))
         pool &= ~(1 << card)
         taken |= 1 << card
         n -= 1
@@ -217,8 +195,8 @@ def sample_world(deal, seat, players, open_table, pool, need, known, forbidden, 
             for pile in range(4):
                 top = deal.table[s, pile, 1]
                 if top >= 0 and under[top] == -2:  # face up, a face-down card under it
-                    x = _next(x)
-                    card = nth_card(rest, _below(x, popcount(rest)))
+                    x = xorshift_step(x)
+                    card = nth_card(rest, below(x, popcount(rest)))
                     rest &= ~(1 << card)
                     under[top] = card
     return x
@@ -500,9 +478,9 @@ def solo_expert_card(params, turn, deal, rules, search):
     # the draws: seeded from what the player has seen
     x = np.uint64(0x9E3779B97F4A7C15) ^ np.uint64(mine)
     for i in range(n_played):
-        x = _mix(x, deal.cards[i] + 1)
-    x = _mix(x, seat + 64)
-    x = _mix(x, np.uint64(up0) | (np.uint64(up1) << np.uint64(32)))
+        x = mix_step(x, deal.cards[i] + 1)
+    x = mix_step(x, seat + 64)
+    x = mix_step(x, np.uint64(up0) | (np.uint64(up1) << np.uint64(32)))
     if x == np.uint64(0):
         x = np.uint64(1)
     for _ in range(n_samples):

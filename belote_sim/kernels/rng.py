@@ -31,13 +31,35 @@ def seed_state(seed):
     return state
 
 
-@lean_kernel
-def next_random(state):
-    """Next 32-bit random value (as int64) of a xorshift64* state."""
-    x = state[0]
+@lean_kernel(inline="always")
+def xorshift_step(x):
+    """The next xorshift64* state after the uint64 ``x`` (a generator held in a scalar;
+    ``next_random`` keeps it in an array)."""
     x ^= x >> np.uint64(12)
     x ^= x << np.uint64(25)
     x ^= x >> np.uint64(27)
+    return x
+
+
+@lean_kernel(inline="always")
+def below(x, n):
+    """Uniform integer in [0, n) from the xorshift64* state ``x`` by multiply-shift (no
+    division; n < 2**31)."""
+    return (np.int64((x * U64_MULT) >> np.uint64(32)) * n) >> 32
+
+
+@lean_kernel(inline="always")
+def mix_step(h, value):
+    """One step of a 64-bit multiply-xorshift hash: ``h`` (uint64) with ``value`` mixed in
+    (the observation hashes of the expert)."""
+    h = (h ^ np.uint64(value)) * np.uint64(0xBF58476D1CE4E5B9)
+    return h ^ (h >> np.uint64(29))
+
+
+@lean_kernel
+def next_random(state):
+    """Next 32-bit random value (as int64) of a xorshift64* state."""
+    x = xorshift_step(state[0])
     state[0] = x
     return np.int64((x * U64_MULT) >> np.uint64(32))
 
@@ -72,9 +94,12 @@ def seed_sequence_words(pool, out):
 
 __all__ = [
     "U64_MULT",
+    "below",
+    "mix_step",
     "next_random",
     "random_below",
     "reseed",
     "seed_sequence_words",
     "seed_state",
+    "xorshift_step",
 ]
