@@ -23,6 +23,7 @@ from pathlib import Path
 
 from belote_sim.analysis.comparisons import duel
 from belote_sim.cards import STRAIN_NAMES
+from belote_sim.simulation.output import Output
 
 OUT = Path(__file__).parent / "output"
 #: (setting, opponent, deals: None for ``--deals``, "pimc" for ``--pimc-deals``)
@@ -67,7 +68,10 @@ def main() -> None:
                 flush=True,
             )
     OUT.mkdir(exist_ok=True)
-    (OUT / "ladder_by_strain.json").write_text(json.dumps(results, indent=1) + "\n")
+    # under the output discipline, as every writer (lock, temporary, final name)
+    path = str(OUT / "ladder_by_strain.json")
+    with Output(path, what="the ladder", overwrite=True) as out, open(out.tmp, "w") as f:
+        f.write(json.dumps(results, indent=1) + "\n")
     print()
     print("\n".join(tables(results, rulesets)))
 
