@@ -154,6 +154,56 @@ def test_mid_deal_positions_against_plain_alpha_beta(preset):
     assert set(strains.tolist()) == set(range(6)) and set(n_tricks.tolist()) == {0, 1, 2, 3}
 
 
+@pytest.mark.parametrize("preset", PRESETS)
+def test_card_values_of_equivalent_cards_are_searched_once_and_right(preset):
+    """``dd_card_values`` searches one card of each group of equivalent zero-point
+    cards and copies its value to the others: every legal card's value is plain
+    alpha-beta's (tests/solver_bruteforce.py) on the position after that card, and
+    positions with such groups were among those checked."""
+    rules = options(preset)[0]
+    n = 300
+    hands, leaders, tricks, n_tricks, strains = positions(
+        70 + PRESETS.index(preset), n, 14, 21, rules
+    )
+    tt = K.new_tt(12)
+    ws, moves = K.new_workspace()
+    vals = np.zeros(32, np.int64)
+    grouped = 0
+    for i in range(n):
+        strain, leader, n_trick = int(strains[i]), int(leaders[i]), int(n_tricks[i])
+        trick = [int(c) for c in tricks[i, :n_trick]]
+        max_team = i % 2
+        h = hands[i].copy()
+        legal = K.dd_card_values(
+            h, leader, tricks[i], n_trick, strain, max_team, rules, tt, ws, moves, vals
+        )
+        cards = [c for c in range(32) if legal >> c & 1]
+        zero = [c for c in cards if CARD_POINTS[strain, c] == 0]
+        grouped += len({c >> 3 for c in zero}) < len(zero)
+        seat = (leader + n_trick) % 4
+        for card in cards:
+            child = h.copy()
+            child[seat] &= ~(1 << card)
+            child_trick = trick + [card]
+            banked, child_leader = 0, leader
+            if len(child_trick) == 4:
+                idx = np.array(child_trick, np.int64)
+                child_leader = (leader + int(trick_winner(idx, 0, strain))) % 4
+                pts = sum(int(CARD_POINTS[strain, c]) for c in child_trick)
+                pts += 10 if not child.any() else 0
+                banked = pts if child_leader % 2 == max_team else 0
+                child_trick = []
+            padded = np.array(child_trick + [0] * (4 - len(child_trick)), np.int64)
+            expect = np.zeros(1, np.int64)
+            BF.simple_batch(
+                child[None, :], np.array([child_leader]), padded[None, :],
+                np.array([len(child_trick)]), np.array([strain]), np.array([max_team]),
+                rules, 1, expect,
+            )  # fmt: skip
+            assert vals[card] == banked + expect[0], (i, format_card(card))
+    assert grouped > 10
+
+
 def py_sure_trumps(hands, strain):
     """Rank-by-rank reference of ``KB._sure_trumps``: the top trumps held by one team."""
     order = (4, 2, 7, 3, 6, 5, 1, 0)  # J 9 A T K Q 8 7

@@ -568,10 +568,23 @@ def dd_card_values(hands, leader, trick, n_trick, strain, max_team, rules, tt, w
     child_trick = np.zeros(4, dtype=np.int64)
     for c in range(32):
         out[c] = -1
+    # Equivalent zero-point cards (no card still in play ranks between them) have the
+    # same value: only the lowest of each group is searched, the others copy the value
+    # of the card below them in their suit (the legal card before them).
+    in_play = hands[0] | hands[1] | hands[2] | hands[3]
+    for i in range(n_trick):
+        in_play |= 1 << trick[i]
+    searched = reduce_equivalent(legal, in_play & ~hands[seat], strain)
+    prev = -1
     m = legal
     while m:
         card = lowest_card(m)
         m &= m - 1
+        if not (searched >> card) & 1:
+            out[card] = out[prev]
+            prev = card
+            continue
+        prev = card
         cl, cn, pts, team = _play_child(hands, leader, trick, n_trick, card, strain, child_trick)
         v = solve_position(
             hands, cl, child_trick, cn, strain, max_team, rules, tt, ws, moves, 0, -1
