@@ -178,9 +178,17 @@ def test_card_values_of_equivalent_cards_are_searched_once_and_right(preset):
             h, leader, tricks[i], n_trick, strain, max_team, rules, tt, ws, moves, vals
         )
         cards = [c for c in range(32) if legal >> c & 1]
-        zero = [c for c in cards if CARD_POINTS[strain, c] == 0]
-        grouped += len({c >> 3 for c in zero}) < len(zero)
         seat = (leader + n_trick) % 4
+        in_play = (int(h[0]) | int(h[1]) | int(h[2]) | int(h[3])) & ~int(h[seat])
+        in_play |= sum(1 << c for c in trick)
+        zero = [c for c in cards if CARD_POINTS[strain, c] == 0]
+        # two zero-point legal cards of a suit with no card in play ranked between them
+        grouped += any(
+            a >> 3 == b >> 3 and not any(in_play >> c & 1 for c in range(a + 1, b))
+            for a in zero
+            for b in zero
+            if a < b
+        )
         for card in cards:
             child = h.copy()
             child[seat] &= ~(1 << card)

@@ -559,6 +559,16 @@ def legal_of_position(hands, leader, trick, n_trick, strain, rules):
     return legal_mask(hands[(leader + n_trick) & 3], led, n_trick, wc, wp, strain, rules)
 
 
+@kernel(inline="always")
+def others_in_play(hands, seat, trick, n_trick):
+    """The cards still in play but not in ``seat``'s hand: the other hands and the trick's
+    first ``n_trick`` cards (what separates two of his cards in rank)."""
+    others = (hands[0] | hands[1] | hands[2] | hands[3]) & ~hands[seat]
+    for i in range(n_trick):
+        others |= 1 << trick[i]
+    return others
+
+
 @kernel
 def dd_card_values(hands, leader, trick, n_trick, strain, max_team, rules, tt, ws, moves, out):
     """Exact value (points of ``max_team`` from here, the current trick included) after
@@ -571,26 +581,24 @@ def dd_card_values(hands, leader, trick, n_trick, strain, max_team, rules, tt, w
     # Equivalent zero-point cards (no card still in play ranks between them) have the
     # same value: only the lowest of each group is searched, the others copy the value
     # of the card below them in their suit (the legal card before them).
-    in_play = hands[0] | hands[1] | hands[2] | hands[3]
-    for i in range(n_trick):
-        in_play |= 1 << trick[i]
-    searched = reduce_equivalent(legal, in_play & ~hands[seat], strain)
+    searched = reduce_equivalent(legal, others_in_play(hands, seat, trick, n_trick), strain)
     prev = -1
     m = legal
     while m:
         card = lowest_card(m)
         m &= m - 1
-        if not (searched >> card) & 1:
+        if (searched >> card) & 1:
+            cl, cn, pts, team = _play_child(
+                hands, leader, trick, n_trick, card, strain, child_trick
+            )
+            v = solve_position(
+                hands, cl, child_trick, cn, strain, max_team, rules, tt, ws, moves, 0, -1
+            )
+            out[card] = v + (pts if team == max_team else 0)
+            hands[seat] |= 1 << card
+        else:
             out[card] = out[prev]
-            prev = card
-            continue
         prev = card
-        cl, cn, pts, team = _play_child(hands, leader, trick, n_trick, card, strain, child_trick)
-        v = solve_position(
-            hands, cl, child_trick, cn, strain, max_team, rules, tt, ws, moves, 0, -1
-        )
-        out[card] = v + (pts if team == max_team else 0)
-        hands[seat] |= 1 << card
     return legal
 
 
@@ -611,8 +619,7 @@ def dd_best_card(hands, leader, trick, n_trick, strain, rules, tt, ws, moves):
     tm = 0
     for i in range(n_trick):
         tm |= 1 << trick[i]
-    others = ((hands[0] | hands[1] | hands[2] | hands[3]) & ~hands[seat]) | tm
-    cand = reduce_equivalent(legal, others, strain)
+    cand = reduce_equivalent(legal, others_in_play(hands, seat, trick, n_trick), strain)
     row = np.zeros((1, 16), dtype=np.int64)
     cnt = order_moves(cand, hands, seat, n_trick, led, wc, wp, tm, strain, -1, row, 0, 0)
     child_trick = np.zeros(4, dtype=np.int64)
@@ -730,6 +737,7 @@ __all__ = [
     "dd_best_card",
     "dd_card_values",
     "legal_of_position",
+    "others_in_play",
     "random_positions",
     "remaining_points",
     "solve_batch",
