@@ -42,8 +42,6 @@ import train_expert
 
 from belote_sim.simulation.expert_training import (
     N_SITUATIONS,
-    OBS_DEAL,
-    OBS_SEAT,
     class_rows,
     evaluate,
     features,
@@ -55,11 +53,6 @@ from belote_sim.simulation.expert_training import (
 OUT = Path(__file__).parent / "output"
 FIRST_ROUND = 3
 FITS = "3+4:64:8,3+4+5+6:64:8,3+4+5+6:128:8,3+4+5+6:64:16"
-
-
-def held_out(obs: np.ndarray) -> np.ndarray:
-    """The held-out fifth of the decisions, by deal and seat (as train_expert.py)."""
-    return (obs[:, OBS_DEAL] * 7919 + obs[:, OBS_SEAT]) % 5 == 0
 
 
 def parse_fits(text: str, rounds: list[int]) -> list[tuple[list[int], int, int]]:
@@ -88,7 +81,7 @@ def rows_of(paths: list[str], want_held_out: bool, stages: np.ndarray):
     for path in paths:
         with np.load(path, allow_pickle=False) as z:
             obs, values, cards = z["obs"], z["values"], z["cards"]
-        keep = held_out(obs) == want_held_out
+        keep = train_expert.held_out(obs) == want_held_out
         parts.append((obs[keep], values[keep], cards[keep]))
     obs, values, cards = (np.concatenate([p[i] for p in parts]) for i in range(3))
     feats, situations = features(obs, cards)

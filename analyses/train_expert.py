@@ -62,6 +62,12 @@ RULES_PLAY = "expert:0,0,32,0,0"  # round 0: the hand-written rules
 MODEL_PLAY = "expert:0,0,32,0,2"  # later rounds: the network of the round before
 
 
+def held_out(obs: np.ndarray) -> np.ndarray:
+    """The held-out fifth of labelled decisions (by deal and seat): never fitted on,
+    used to check the fit."""
+    return (obs[:, OBS_DEAL] * 7919 + obs[:, OBS_SEAT]) % 5 == 0
+
+
 def label_round(args: argparse.Namespace) -> list[tuple[np.ndarray, ...]]:
     """Label the decisions of round ``args.round`` (its own seeds) and save them."""
     play = RULES_PLAY if args.round == 0 else MODEL_PLAY
@@ -137,7 +143,7 @@ def main() -> None:
     n_stages = int(stages.max()) + 1
     rows = class_rows(situations, obs, stages)
     # held-out check: fit on 80% of the decisions (by deal), evaluate on the rest
-    test = (obs[:, OBS_DEAL] * 7919 + obs[:, OBS_SEAT]) % 5 == 0
+    test = held_out(obs)
     linear = fit(feats[~test], values[~test], rows[~test], args.ridge, N_SITUATIONS * n_stages)
     report = {"linear": evaluate(feats[test], values[test], rows[test], linear)}
     net = fit_hidden(
