@@ -46,7 +46,7 @@ import pandas as pd
 from belote_sim._version import __version__
 from belote_sim.cards import format_cards, parse_cards
 from belote_sim.kernels import atlas as KA
-from belote_sim.policies import search_bits
+from belote_sim.policies import menu_of, search_bits
 from belote_sim.rules import Rules
 from belote_sim.simulation.atlas_table import (
     DEFAULT_ATLAS,
@@ -133,6 +133,7 @@ class AtlasPlay:
     play_params: np.ndarray
     announce_mask: int
     search_bits: int
+    menu: np.ndarray
 
     @classmethod
     def of(cls, study: Study) -> AtlasPlay:
@@ -143,6 +144,7 @@ class AtlasPlay:
             play_params,
             study.announce_mask,
             search_bits(study.play),
+            menu_of(study.play),
         )
 
 
@@ -166,7 +168,7 @@ def run_cells(
             counts,
             seeds,
             play.rules,
-            (play.play_ids, play.play_params, play.announce_mask),
+            (play.play_ids, play.play_params, play.announce_mask, play.menu),
             play.search_bits,
             out,
         )

@@ -15,7 +15,7 @@ import importlib.util
 import math
 import os
 import sys
-from collections.abc import Callable
+from collections.abc import Callable, Iterable
 from dataclasses import dataclass, field
 from typing import Any
 
@@ -271,6 +271,16 @@ def to_arrays(
     return ids, params
 
 
+def menu_of(play: Iterable[PolicySpec] = (), bid: Iterable[PolicySpec] = ()) -> np.ndarray:
+    """The kernels' menu of these policies (``switchboard.policy_menu``): the kernels
+    compile only the policies it names.  Names no registry knows (``py:`` bidding
+    functions, run in Python) are left out."""
+    return SW.policy_menu(
+        play=[s.name for s in play if s.name in _PLAY_ENTRIES],
+        bid=[s.name for s in bid if s.name in _BID_ENTRIES],
+    )
+
+
 def describe_policy(spec: str | PolicySpec, table: dict[str, PolicyInfo], what: str) -> str:
     """A policy spec written out with every parameter named: ``threshold`` ->
     ``threshold:50,52,75,60,60 (suit 50, nt 52, at 75, double 60, redouble 60)``;
@@ -311,6 +321,7 @@ __all__ = [
     "bidding_function",
     "default_play",
     "describe_policy",
+    "menu_of",
     "parse_policy",
     "per_seat",
     "play_players",

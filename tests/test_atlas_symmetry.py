@@ -123,7 +123,7 @@ def test_played_cards_come_back_in_the_deal_own_suits():
         dealt = [int(h) for h in hands]
         deal["hands"] = hands
         deal["leader"], deal["strain"], deal["taker"], deal["announce"] = 0, i % 6, i % 4, 15
-        play_deal(deal, (ids, params), rules, seed_state(i), search)
+        play_deal(deal, (ids, params, study.menu), rules, seed_state(i), search)
         assert deal["n_played"] == 32 and deal["strain"] == i % 6
         assert [int(h) for h in deal["hands"]] == dealt
         played = [0, 0, 0, 0]

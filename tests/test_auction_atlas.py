@@ -19,7 +19,7 @@ from belote_sim.kernels import auction_atlas as AA
 from belote_sim.kernels.auction import auction_turn_at
 from belote_sim.kernels.auction_samples import NUM_SAMPLE_COLS, S_BASE, S_GAIN, S_KEY
 from belote_sim.kernels.records import HEARD_BITS, BidTurn
-from belote_sim.kernels.switchboard import bid_decide
+from belote_sim.kernels.switchboard import bid_decide, policy_menu
 from belote_sim.rules import Rules
 from belote_sim.simulation.auction_measure import measure
 from belote_sim.simulation.auction_table import (
@@ -32,6 +32,7 @@ from belote_sim.simulation.auction_table import (
 from belote_sim.simulation.study import make_study
 
 ATLAS_ID, AUCTION_ID = 3, 5
+MENU = policy_menu(bid=("atlas", "atlas_auction"))
 CALLS = "CDHSNA"
 
 
@@ -88,7 +89,7 @@ def test_replayed_turns_match_a_plain_reading_and_the_calls_made(tables):
         )
         assert turn.cards == getattr(row, f"bid{seat}")
         # the atlas is deterministic: asked again at the replayed turn, it makes the call
-        call, _ = bid_decide(ATLAS_ID, np.zeros(8), turn, r, empty)
+        call, _ = bid_decide(MENU, ATLAS_ID, np.zeros(8), turn, r, empty)
         assert chr(call) == row.auction[t]
         n += 1
     assert n > 1000
@@ -98,8 +99,8 @@ def test_with_an_empty_table_it_is_the_atlas(tables):
     _, empty = tables
     r = Rules.preset("common").to_array()
     for _, _, turn in _turns(_deals(200, seed=4), "common"):
-        a = bid_decide(ATLAS_ID, np.zeros(8), turn, r, empty)
-        b = bid_decide(AUCTION_ID, np.zeros(8), turn, r, empty)
+        a = bid_decide(MENU, ATLAS_ID, np.zeros(8), turn, r, empty)
+        b = bid_decide(MENU, AUCTION_ID, np.zeros(8), turn, r, empty)
         assert a == b
 
 
@@ -113,15 +114,15 @@ def test_a_forced_call_is_made_where_legal(tables):
             params = np.zeros(8)
             params[AA.FORCE_CALL] = t + 1
             params[AA.FORCE_ACTION] = action
-            call, strain = bid_decide(AUCTION_ID, params, turn, r, empty)
+            call, strain = bid_decide(MENU, AUCTION_ID, params, turn, r, empty)
             if AA.action_legal(turn, action, best):
                 assert (call, strain) == AA.action_call(action, best)
                 made.add(action)
             else:
-                assert (call, strain) == bid_decide(ATLAS_ID, np.zeros(8), turn, r, empty)
+                assert (call, strain) == bid_decide(MENU, ATLAS_ID, np.zeros(8), turn, r, empty)
             params[AA.FORCE_CALL] = t + 2  # another call: no force here
-            assert bid_decide(AUCTION_ID, params, turn, r, empty) == bid_decide(
-                ATLAS_ID, np.zeros(8), turn, r, empty
+            assert bid_decide(MENU, AUCTION_ID, params, turn, r, empty) == bid_decide(
+                MENU, ATLAS_ID, np.zeros(8), turn, r, empty
             )
     assert made == {AA.ACT_PASS, AA.ACT_BID, AA.ACT_DOUBLE, AA.ACT_REDOUBLE}
 
@@ -133,8 +134,8 @@ def test_it_departs_from_the_atlas_only_for_a_positive_gain(tables):
     r = Rules.preset("common").to_array()
     departed = 0
     for _, _, turn in _turns(_deals(400, seed=6), "common"):
-        atlas_call = bid_decide(ATLAS_ID, np.zeros(8), turn, r, full)
-        call = bid_decide(AUCTION_ID, np.zeros(8), turn, r, full)
+        atlas_call = bid_decide(MENU, ATLAS_ID, np.zeros(8), turn, r, full)
+        call = bid_decide(MENU, AUCTION_ID, np.zeros(8), turn, r, full)
         key, best, _ = AA.auction_key(turn, full)
         legal = [a for a in range(AA.NUM_ACTIONS) if AA.action_legal(turn, a, best)]
         top = max(legal, key=lambda a: gains[key, a])

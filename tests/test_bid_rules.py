@@ -10,7 +10,7 @@ from belote_sim.bid_rules import THRESHOLD_RULES, book_arrays, load_rule_book
 from belote_sim.kernels.bidding import SCORE_PACKED
 from belote_sim.kernels.records import BID_AUCTION, BID_FRENCH_ROUND2, BidTurn
 from belote_sim.kernels.suit_symmetry import SUIT_PERMS
-from belote_sim.kernels.switchboard import bid_decide
+from belote_sim.kernels.switchboard import bid_decide, policy_menu
 from belote_sim.policies import BID_POLICIES, parse_policy
 from belote_sim.rules import Rules
 from belote_sim.simulation.atlas_table import empty_kernel_arrays
@@ -173,7 +173,9 @@ def _call(
         *empty_kernel_arrays()[6:],
     )
     params = np.zeros(8)
-    code, strain = bid_decide(4, params, turn, Rules.preset(rules).to_array(), tables)
+    code, strain = bid_decide(
+        policy_menu(bid=["rules"]), 4, params, turn, Rules.preset(rules).to_array(), tables
+    )
     return chr(code), int(strain)
 
 

@@ -11,7 +11,7 @@ from belote_sim.kernels.declarations import hand_declarations
 from belote_sim.kernels.play import play_deal
 from belote_sim.kernels.records import announced_cards, new_deal
 from belote_sim.kernels.rng import seed_state
-from belote_sim.kernels.switchboard import POLICY_NONE, policy_buffers
+from belote_sim.kernels.switchboard import POLICY_NONE, policy_buffers, policy_menu
 from belote_sim.kernels.tables import RANK_K, RANK_Q, STRAIN_AT, STRAIN_NT
 from belote_sim.policies import MAX_PARAMS, PLAY_POLICIES
 from belote_sim.rules import Rules
@@ -60,7 +60,8 @@ def _run(hands, leader, strain, taker, rules, plays, k, policy, params, search):
     deal["announce"] = 15
     deal["n_given"] = k
     deal["cards"] = plays
-    play_deal(deal, (np.full(4, policy, np.int64), params), rules, seed_state(99), search)
+    menu = policy_menu(play=[name for name, p in PLAY_POLICIES.items() if p.id == policy])
+    play_deal(deal, (np.full(4, policy, np.int64), params, menu), rules, seed_state(99), search)
     return deal
 
 

@@ -792,7 +792,7 @@ def test_pimc_in_the_simulator_knows_the_announced_declarations():
     from belote_sim.kernels.play import play_deal
     from belote_sim.kernels.records import announced_cards, new_deal
     from belote_sim.kernels.rng import seed_state
-    from belote_sim.kernels.switchboard import policy_buffers
+    from belote_sim.kernels.switchboard import policy_buffers, policy_menu
 
     dealt = np.array(
         [
@@ -812,7 +812,8 @@ def test_pimc_in_the_simulator_knows_the_announced_declarations():
     deal["n_given"] = 2
     deal["cards"][:2] = [parse_card("7C"), parse_card("9C")]
     # the declarations are made from the hands when the play starts (two cards given)
-    play_deal(deal, (np.full(4, -1), np.zeros((4, 1))), rules, seed_state(0), policy_buffers(1))
+    replay_only = (np.full(4, -1), np.zeros((4, 1)), policy_menu())
+    play_deal(deal, replay_only, rules, seed_state(0), policy_buffers(1))
     known = np.zeros(4, dtype=np.int64)
     # seats 0 and 1 have played (first leader 0, two cards played); 2 and 3 have not
     played = parse_hand("7C 9C", size=None)

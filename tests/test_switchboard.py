@@ -61,15 +61,22 @@ def test_each_registered_id_plays_its_own_kernel_and_an_unknown_id_gets_no_card(
     turn = Turn(1, 0, 1, -1, -1, -1, hand, hand, 0, 0, 4)
     params = np.zeros(SW.MAX_PARAMS)
     search = SW.policy_buffers(1)
-    card = SW.decide(UNKNOWN, params, turn, deal, rules, seed_state(1), search)
+    menu = SW.policy_menu(play=("greedy", "random"))
+    card = SW.decide(menu, UNKNOWN, params, turn, deal, rules, seed_state(1), search)
     assert card == SW.NO_CARD
     # the greedy id gives greedy's card (leading, the taker's side draws no trumps here:
     # seat 1 is not on the taker's side, so it leads a master or its longest suit's lowest)
-    greedy = SW.decide(PLAY_POLICIES["greedy"].id, params, turn, deal, rules, seed_state(1), search)
+    greedy = SW.decide(
+        menu, PLAY_POLICIES["greedy"].id, params, turn, deal, rules, seed_state(1), search
+    )
     assert (hand >> int(greedy)) & 1
     # random's card is the uniform draw of the deal's generator
     drawn = {
-        int(SW.decide(PLAY_POLICIES["random"].id, params, turn, deal, rules, seed_state(s), search))
+        int(
+            SW.decide(
+                menu, PLAY_POLICIES["random"].id, params, turn, deal, rules, seed_state(s), search
+            )
+        )
         for s in range(200)
     }
     assert drawn == {c for c in range(32) if (hand >> c) & 1}
@@ -79,7 +86,8 @@ def test_the_play_loop_stops_where_a_policy_gives_no_card():
     rules = Rules.preset("common").to_array()
     deal = _deal()
     ids = np.array([PLAY_POLICIES["greedy"].id] * 3 + [UNKNOWN], dtype=np.int64)
-    play_deal(deal, (ids, np.zeros((4, SW.MAX_PARAMS))), rules, seed_state(1), SW.policy_buffers(1))
+    policies = (ids, np.zeros((4, SW.MAX_PARAMS)), SW.policy_menu(play=["greedy"]))
+    play_deal(deal, policies, rules, seed_state(1), SW.policy_buffers(1))
     # seat 1 leads, then 2, 3 (unknown): the play stops at the third card
     assert deal["failed_seat"] == 3
     assert deal["n_played"] == 2
@@ -97,7 +105,7 @@ def test_an_unknown_bidding_id_stops_the_auction():
         0,
         -1,
         rules,
-        (ids, np.zeros((4, SW.MAX_PARAMS))),
+        (ids, np.zeros((4, SW.MAX_PARAMS)), SW.policy_menu(bid=["threshold"])),
         calls,
         empty_kernel_arrays(),
         seed_state(1),
@@ -109,7 +117,7 @@ def test_a_simulation_with_a_failing_policy_raises_instead_of_writing_deals():
     """Every deal with a contract fails when no seat's play id is known: the kernel
     counts them, and the Python layer raises rather than keep them as thrown in."""
     study = make_study("common", "threshold", "greedy", 1)
-    bid_ids, bid_params, play_ids, play_params, announce = study.policies
+    bid_ids, bid_params, play_ids, play_params, announce, menu = study.policies
     n = 64
 
     def run(ids):
@@ -118,7 +126,7 @@ def test_a_simulation_with_a_failing_policy_raises_instead_of_writing_deals():
             np.arange(n, dtype=np.int64),
             np.zeros(n, dtype=np.int64),
             study.rules.to_array(),
-            (bid_ids, bid_params, ids, play_params, announce),
+            (bid_ids, bid_params, ids, play_params, announce, menu),
             study.conditions(),
             out,
             np.zeros((n, MAX_CALLS), dtype=np.uint8),
@@ -274,3 +282,81 @@ def test_play_strength_names_a_setting_however_it_is_written():
     assert play_strength("expert:0") == PLAY_STRENGTH["expert:0"]
     assert play_strength("greedy:1,1") == PLAY_STRENGTH["greedy"]
     assert play_strength("expert:3,9") is None and play_strength("no such policy") is None
+
+
+def test_a_menu_is_one_type_per_set_of_policies_and_names_only_known_ones():
+    a = SW.policy_menu(play=["greedy", "random", "greedy"], bid=["threshold"])
+    b = SW.policy_menu(play=["random", "greedy"], bid=["threshold"])
+    assert a is b and len(a) == 0 and not a.flags.writeable
+    assert SW.menu_names(a, SW.PLAY_PREFIX) == {"greedy", "random"}
+    assert SW.menu_names(a, SW.BID_PREFIX) == {"threshold"}
+    assert SW.policy_menu(play=["greedy"]).dtype != a.dtype
+    with pytest.raises(ValueError, match="no play policy named 'highest'"):
+        SW.policy_menu(play=["highest"])
+    with pytest.raises(ValueError, match="no bidding policy named 'greedy'"):
+        SW.policy_menu(bid=["greedy"])
+
+
+def test_a_registered_id_outside_the_menu_gets_no_card_or_call():
+    """The chain holds only the menu's policies: greedy's id, asked through a menu of
+    random alone, is an unknown id there (and threshold's through a menu of fixed)."""
+    rules = Rules.preset("common").to_array()
+    deal = _deal()
+    hand = int(deal["hands"][1])
+    turn = Turn(1, 0, 1, -1, -1, -1, hand, hand, 0, 0, 4)
+    params = np.zeros(SW.MAX_PARAMS)
+    search = SW.policy_buffers(1)
+    greedy = PLAY_POLICIES["greedy"].id
+    only_random = SW.policy_menu(play=["random"])
+    assert SW.decide(only_random, greedy, params, turn, deal, rules, seed_state(1), search) == -1
+    with_greedy = SW.policy_menu(play=["random", "greedy"])
+    assert SW.decide(with_greedy, greedy, params, turn, deal, rules, seed_state(1), search) >= 0
+    calls = np.zeros(MAX_CALLS, dtype=np.uint8)
+    ids = np.full(4, BID_POLICIES["threshold"].id, dtype=np.int64)
+    bid = np.array([0b11111, 0b11111 << 8, 0b11111 << 16, 0b11111 << 24], dtype=np.int64)
+    for names, failed in ((["fixed"], True), (["threshold"], False)):
+        policies = (ids, np.zeros((4, SW.MAX_PARAMS)), SW.policy_menu(bid=names))
+        tables = empty_kernel_arrays()
+        _, _, _, n_calls = run_auction(bid, 0, -1, rules, policies, calls, tables, seed_state(1))
+        assert (n_calls == FAILED) == failed
+
+
+COMPILED_KERNELS = """
+import json, sys
+from numba.core import event
+from belote_sim import simulate
+with event.install_recorder("numba:compile") as recorder:
+    simulate(50, bidding="threshold", play=sys.argv[1], seed=1)
+print(json.dumps(sorted({
+    f"{e.data['dispatcher'].py_func.__module__}.{e.data['dispatcher'].py_func.__name__}"
+    for _, e in recorder.buffer if e.is_start
+})))
+"""
+
+
+@pytest.mark.slow
+def test_a_study_compiles_the_kernels_of_its_own_policies_only():
+    """With no disk cache, numba's compile events name every kernel a study compiles:
+    random play compiles none of greedy's helpers, greedy play does; neither compiles
+    anything of the expert, its card model or the solver (pimc, dd)."""
+    env = {**os.environ, "BELOTE_SIM_NO_CACHE": "1", "NUMBA_NUM_THREADS": "2"}
+    compiled = {}
+    for play in ("random", "greedy"):
+        out = subprocess.run(
+            [sys.executable, "-c", COMPILED_KERNELS, play],
+            capture_output=True,
+            text=True,
+            env=env,
+            cwd=ROOT,
+            check=True,
+        )
+        compiled[play] = json.loads(out.stdout.strip().splitlines()[-1])
+    greedy_helpers = {
+        "belote_sim.kernels.greedy.greedy_choice",
+        "belote_sim.kernels.greedy.is_master",
+    }
+    assert greedy_helpers <= set(compiled["greedy"])
+    assert not greedy_helpers & set(compiled["random"])
+    heavy = ("belote_sim.kernels.expert", "belote_sim.kernels.solver", "belote_sim.kernels.search_")
+    for play in ("random", "greedy"):
+        assert not [k for k in compiled[play] if k.startswith(heavy)], play

@@ -68,7 +68,8 @@ from belote_sim.kernels.suit_symmetry import (
     relabel_mask,
     relabel_strain,
 )
-from belote_sim.kernels.switchboard import EXPERT_SEARCH_BITS, decide, policy_buffers
+from belote_sim.kernels.switchboard import EXPERT_SEARCH_BITS, decide, policy_buffers, policy_menu
+from belote_sim.kernels.switchboard import PLAY_POLICIES as PLAY_TABLE
 from belote_sim.kernels.tables import RANK_K, RANK_Q, STRAIN_AT, STRAIN_NT
 from belote_sim.policies import MAX_PARAMS, MAX_PIMC_SAMPLES, PLAY_POLICIES, parse_policy
 from belote_sim.rules import Rules
@@ -497,7 +498,10 @@ def _switchboard_card(obs: dict[str, Any], policy: int, params: np.ndarray, seed
         seat, n, obs["leader"], led, win_card, win_pos, obs["hand"], legal, played,
         len(obs["plays"]), 4,
     )  # fmt: skip
-    return int(decide(policy, params, turn, deal, rules_array, seed_state(seed), policy_buffers(1)))
+    menu = policy_menu(play=[p.name for p in PLAY_TABLE if p.id == policy])
+    return int(
+        decide(menu, policy, params, turn, deal, rules_array, seed_state(seed), policy_buffers(1))
+    )
 
 
 __all__ = ["POLICY_READS", "choose_card", "read_observation", "relabel_observation"]

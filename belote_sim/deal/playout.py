@@ -13,7 +13,7 @@ from belote_sim.kernels.records import new_deal
 from belote_sim.kernels.rng import random_below, seed_state
 from belote_sim.kernels.switchboard import policy_buffers
 from belote_sim.kernels.tables import ALL_SEATS_MASK, STRAIN_NAMES
-from belote_sim.policies import PLAY_POLICIES, per_seat, search_bits, to_arrays
+from belote_sim.policies import PLAY_POLICIES, menu_of, per_seat, search_bits, to_arrays
 from belote_sim.rules import Rules
 
 __all__ = ["random_record"]
@@ -54,7 +54,7 @@ def random_record(
     deal["announce"] = ALL_SEATS_MASK
     play_deal(
         deal,
-        to_arrays(specs, PLAY_POLICIES),
+        (*to_arrays(specs, PLAY_POLICIES), menu_of(specs)),
         rules.to_array(),
         state,
         policy_buffers(search_bits(specs)),

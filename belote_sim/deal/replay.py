@@ -48,7 +48,7 @@ from belote_sim.kernels.play import play_deal
 from belote_sim.kernels.records import new_deal
 from belote_sim.kernels.rng import seed_state
 from belote_sim.kernels.scoring import score_deal
-from belote_sim.kernels.switchboard import POLICY_NONE, policy_buffers
+from belote_sim.kernels.switchboard import POLICY_NONE, policy_buffers, policy_menu
 from belote_sim.kernels.tables import (
     BELOTE_POINTS,
     DEAL_CARD_TOTAL,
@@ -277,7 +277,7 @@ def replay(record: dict[str, Any]) -> dict[str, Any]:
     no_policy = np.full(4, POLICY_NONE, dtype=np.int64)
     play_deal(
         records[0],
-        (no_policy, np.zeros((4, 1))),
+        (no_policy, np.zeros((4, 1)), policy_menu()),
         rules.to_array(),
         seed_state(0),
         policy_buffers(1),

@@ -49,10 +49,10 @@ def atlas_cells(hands, strains, positions, counts, seeds, rules, policies, searc
 
     ``hands`` (n,): the taker's five cards (mask); ``strains`` (n,) 0..5;
     ``positions`` (n,) 1..4; ``counts`` (n,) deals; ``seeds`` (n,) int64;
-    ``policies = (play_ids (4,), play_params (4, k), announce_mask)``;
+    ``policies = (play_ids (4,), play_params (4, k), announce_mask, menu)``;
     ``out`` (n, NUM_FIELDS) int64, added to (so rounds accumulate).
     """
-    play_ids, play_params, announce_mask = policies
+    play_ids, play_params, announce_mask, menu = policies
     n = hands.shape[0]
     # As in ``simulate.simulate_deals``: each iteration of the parallel loop allocates
     # its thread's buffers once, then takes blocks of cells from a shared counter
@@ -70,7 +70,7 @@ def atlas_cells(hands, strains, positions, counts, seeds, rules, policies, searc
             np.empty(4, dtype=np.int64),
             np.empty(1, dtype=np.uint64),
         )
-        block_play = (play_ids, play_params, announce_mask)
+        block_play = (play_ids, play_params, announce_mask, menu)
         b = fetch_add(next_block, 0, 1)
         while b < n_blocks:
             for c in range(b * n // n_blocks, (b + 1) * n // n_blocks):
@@ -94,7 +94,7 @@ def play_cell(hand, strain, position, count, seed, rules, play, row, work, buffe
     """``count`` deals of one cell (``atlas_cells``), added to its sums ``row``;
     ``work``: ``simulate.thread_buffers``; ``buffers``: scratch (deck (32,), free cards
     and positions (27,), hand cards (5,), bidding cards (4,), the generator (1,))."""
-    play_ids, play_params, announce_mask = play
+    play_ids, play_params, announce_mask, menu = play
     deals, _, search = work
     deal = deals[0]
     deck, free_cards, free_pos, hand_cards, bid, state = buffers
@@ -140,7 +140,7 @@ def play_cell(hand, strain, position, count, seed, rules, play, row, work, buffe
             french_hands(deck, dealer, 0, deal.hands)
         else:
             hands_from_deck(deck, dealer, deal.hands, bid)
-        play_deal(deal, (play_ids, play_params), rules, state, search)
+        play_deal(deal, (play_ids, play_params, menu), rules, state, search)
         card_pts = deal.card_points[0]
         row[F_N] += 1
         row[F_CARD] += card_pts

@@ -54,11 +54,12 @@ def run_auction(bid_cards, dealer, turned, rules, policies, out_calls, atlas, st
 
     ``bid_cards`` (P,): the cards each seat sees while bidding (masks); ``turned``:
     the french turned card (-1 otherwise); ``policies = (bid_ids (4,), bid_params
-    (4, k))``; ``atlas``: the ``atlas`` policy's lookup arrays (tiny ones when no
-    seat uses it).  Writes the calls to ``out_calls`` (uint8, MAX_CALLS, zeros after
-    the last) and returns ``(strain, taker, doubling, n_calls)``, strain -1 when the
-    deal is thrown in.  ``state``: the deal's generator (the french rounds draw their
-    random suit order from it, ``BidTurn.suit_order``).
+    (4, k), menu)`` (``switchboard.policy_menu``); ``atlas``: the ``atlas`` policy's
+    lookup arrays (tiny ones when no seat uses it).  Writes the calls to
+    ``out_calls`` (uint8, MAX_CALLS, zeros after the last) and returns ``(strain,
+    taker, doubling, n_calls)``, strain -1 when the deal is thrown in.  ``state``: the
+    deal's generator (the french rounds draw their random suit order from it,
+    ``BidTurn.suit_order``).
     """
     for k in range(MAX_CALLS):
         out_calls[k] = 0
@@ -93,7 +94,7 @@ def after_call(call, bid, seat, current, bidder, level, heard):
 @lean_kernel
 def open_auction(bid_cards, dealer, rules, policies, out_calls, atlas):
     """The auction of section 4.1 (``run_auction``'s arguments and result)."""
-    bid_ids, bid_params = policies
+    bid_ids, bid_params, menu = policies
     # Every seat's six strain scores, packed: no array, no allocation.
     packed0 = packed_score(bid_cards[0])
     packed1 = packed_score(bid_cards[1])
@@ -128,7 +129,7 @@ def open_auction(bid_cards, dealer, rules, policies, out_calls, atlas):
             0,
             heard,
         )
-        call, bid = bid_call(bid_ids[seat], bid_params[seat], turn, rules, atlas)
+        call, bid = bid_call(menu, bid_ids[seat], bid_params[seat], turn, rules, atlas)
         if call == CALL_NONE:
             return -1, -1, 0, FAILED
         out_calls[n_calls] = call
@@ -198,7 +199,7 @@ def french_rounds(bid_cards, dealer, turned, rules, policies, out_calls, atlas, 
     or passes, in round two it names another strain or passes; the first to take
     ends the bidding (``run_auction``'s arguments and result; never doubled); the
     second round's suits are visited in ``suit_order`` (``BidTurn.suit_order``)."""
-    bid_ids, bid_params = policies
+    bid_ids, bid_params, menu = policies
     n_calls = 0
     for kind in (BID_FRENCH_ROUND1, BID_FRENCH_ROUND2):
         for i in range(4):
@@ -219,7 +220,7 @@ def french_rounds(bid_cards, dealer, turned, rules, policies, out_calls, atlas, 
                 suit_order,
                 0,
             )
-            call, bid = bid_call(bid_ids[seat], bid_params[seat], turn, rules, atlas)
+            call, bid = bid_call(menu, bid_ids[seat], bid_params[seat], turn, rules, atlas)
             if call == CALL_NONE:
                 return -1, -1, 0, FAILED
             out_calls[n_calls] = call
@@ -237,7 +238,7 @@ def take_or_pass(bid_cards, dealer, rules, policies, out_calls, atlas):
     passes or names a strain higher than the current one; the bidding ends when every
     other player has passed after a bid, or when all pass (``run_auction``'s
     arguments and result; never doubled)."""
-    bid_ids, bid_params = policies
+    bid_ids, bid_params, menu = policies
     n_players = rules[R_PLAYERS]
     current = -1
     bidder = -1
@@ -262,7 +263,7 @@ def take_or_pass(bid_cards, dealer, rules, policies, out_calls, atlas):
             0,
             heard,
         )
-        call, bid = bid_call(bid_ids[seat], bid_params[seat], turn, rules, atlas)
+        call, bid = bid_call(menu, bid_ids[seat], bid_params[seat], turn, rules, atlas)
         if call == CALL_NONE:
             return -1, -1, 0, FAILED
         out_calls[n_calls] = call

@@ -55,7 +55,7 @@ def sample_deal(seed, rules, bid_ids, play, atlas, row, work, deck, calls, state
     """One deal's row of ``auction_samples`` (module docstring); ``bid_ids`` (4,): the
     ``atlas_auction`` policy's id at every seat; ``params`` (4, MAX_PARAMS): its
     parameters, set here."""
-    play_ids, play_params, announce_mask = play
+    play_ids, play_params, announce_mask, menu = play
     deals, bid, search = work
     deal = deals[0]
     for k in range(row.shape[0]):
@@ -67,7 +67,7 @@ def sample_deal(seed, rules, bid_ids, play, atlas, row, work, deck, calls, state
     shuffle_deck(state, deck)
     start = state[0]
     params[:, :] = 0.0
-    policies = (bid_ids, params, play_ids, play_params, announce_mask)
+    policies = (bid_ids, params, play_ids, play_params, announce_mask, menu)
     status, _, _, _ = deal_and_play(
         deck, dealer, rules, policies, state, calls, deal, bid, search, atlas
     )
@@ -106,10 +106,11 @@ def sample_deal(seed, rules, bid_ids, play, atlas, row, work, deck, calls, state
 def auction_samples(seeds, rules, policy_id, play, search_bits, atlas, out):
     """Fill ``out`` (n, NUM_SAMPLE_COLS) float64 with one sample row per seed (module
     docstring).  ``policy_id``: the ``atlas_auction`` policy's id; ``play = (play_ids
-    (4,), play_params (4, k), announce_mask)``; ``atlas``: the bidding tables with an
+    (4,), play_params (4, k), announce_mask, menu)`` (the menu names the play policies
+    and ``atlas_auction``); ``atlas``: the bidding tables with an
     empty gains table.  Row ``i`` depends only on ``seeds[i]``: the same rows whatever
     the number of threads."""
-    play_ids, play_params, announce_mask = play
+    play_ids, play_params, announce_mask, menu = play
     n = seeds.shape[0]
     n_blocks = min(n, 256)
     next_block = np.zeros(1, dtype=np.int64)
@@ -120,7 +121,7 @@ def auction_samples(seeds, rules, policy_id, play, search_bits, atlas, out):
         state = np.empty(1, dtype=np.uint64)
         params = np.zeros((4, MAX_PARAMS), dtype=np.float64)
         bid_ids = np.full(4, policy_id, dtype=np.int64)
-        block_play = (play_ids, play_params, announce_mask)
+        block_play = (play_ids, play_params, announce_mask, menu)
         b = fetch_add(next_block, 0, 1)
         while b < n_blocks:
             for i in range(b * n // n_blocks, (b + 1) * n // n_blocks):

@@ -21,7 +21,7 @@ from belote_sim.kernels.play import play_deal
 from belote_sim.kernels.records import Turn, announced_cards, deal_record, keep_alive
 from belote_sim.kernels.rng import random_below, seed_state
 from belote_sim.kernels.solver import dd_card_values
-from belote_sim.kernels.switchboard import POLICY_NONE
+from belote_sim.kernels.switchboard import MENU_NOTHING, POLICY_NONE
 from belote_sim.kernels.tables import (
     ALL_SEATS_MASK,
     NUM_RULE_FIELDS,
@@ -47,7 +47,11 @@ def label_decisions(hands_all, dealers, strains, takers, rules, params, explore,
     no card) and ``cards`` (R, 8) (the legal cards, lowest first, -1 after them);
     returns the rows written (stops when the arrays are full).
     """
-    replay_only = (np.full(4, POLICY_NONE, dtype=np.int64), np.zeros((4, 8), dtype=np.float64))
+    replay_only = (
+        np.full(4, POLICY_NONE, dtype=np.int64),
+        np.zeros((4, 8), dtype=np.float64),
+        np.zeros(0, dtype=MENU_NOTHING),
+    )
     deals = deal_record()
     deal = deals[0]
     left = np.zeros(4, dtype=np.int64)

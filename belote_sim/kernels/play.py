@@ -108,8 +108,9 @@ def play_deal(deal, policies, rules, state, search):
 
     ``deal``'s deal fields are read (hands, table, leader, contract, belote
     announcers, ``cards[:n_given]`` to replay); ``policies = (ids (4,), params (4,
-    k))``: each seat's play policy id and parameters for the cards after the record
-    (``switchboard.POLICY_NONE`` stops when the record ends); ``state``: the random
+    k), menu)``: each seat's play policy id and parameters for the cards after the record
+    (``switchboard.POLICY_NONE`` stops when the record ends) and the menu of the
+    policies it may call (``switchboard.policy_menu``); ``state``: the random
     generator; ``search``: the policies' scratch (``switchboard.policy_buffers``).
     The number of players and the table come from ``rules`` (``players``,
     ``variant``).  Fills the play fields: ``cards`` in playing order, ``n_played``,
@@ -147,7 +148,7 @@ def play_cards(deal, policies, rules, state, search, players, open_table):
     a version of its own for them (literal arguments), where the compiler unrolls a
     trick's four cards and drops every test of the other games: measured ~20% faster
     than one version with the number of players unknown."""
-    play_ids, play_params = policies
+    play_ids, play_params, menu = policies
     strain = deal.strain
     on_discard = rules[R_BELOTE_ON_DISCARD]
     # Per-deal state in scalars: ``pending`` holds each seat's belote suits not yet
@@ -235,7 +236,7 @@ def play_cards(deal, policies, rules, state, search, players, open_table):
                     n_played,
                     players,
                 )
-                card = play_card(policy, play_params[seat], turn, deal, rules, state, search)
+                card = play_card(menu, policy, play_params[seat], turn, deal, rules, state, search)
                 if card < 0 or card > 31 or not (legal >> card) & 1:
                     deal.failed_seat = seat
                     stop_deal(deal, n_played, DUTY_NONE, legal)

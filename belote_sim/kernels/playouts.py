@@ -7,7 +7,7 @@ from belote_sim.kernels.dealing import shuffle_deal_into
 from belote_sim.kernels.play import play_deal
 from belote_sim.kernels.records import deal_record, keep_alive
 from belote_sim.kernels.rng import random_below, reseed
-from belote_sim.kernels.switchboard import policy_buffers
+from belote_sim.kernels.switchboard import MENU_RANDOM, policy_buffers
 from belote_sim.kernels.tables import ALL_SEATS_MASK
 
 #: The play policy id of ``random`` (``switchboard.PLAY_POLICIES``).
@@ -28,7 +28,11 @@ def random_playouts(n_deals, seed, rules, out):
     state = np.empty(1, dtype=np.uint64)
     deals = deal_record()
     deal = deals[0]
-    policies = (np.full(4, RANDOM_ID, dtype=np.int64), np.zeros((4, 1), dtype=np.float64))
+    policies = (
+        np.full(4, RANDOM_ID, dtype=np.int64),
+        np.zeros((4, 1), dtype=np.float64),
+        np.zeros(0, dtype=MENU_RANDOM),
+    )
     search = policy_buffers(1)
     for i in range(n_deals):
         reseed(state, seed * 0x100000001 + i)

@@ -7,9 +7,11 @@ when a trick log is kept, its 32 cards in playing order to ``plays[i]``.
 
 Arguments that travel together are passed as tuples:
 
-- ``policies = (bid_ids, bid_params, play_ids, play_params, announce_mask)``: each
-  seat's bidding and play policy ids (P,) and parameters (P, k), and the mask of the
-  seats that announce their belote (bit s set: seat s announces);
+- ``policies = (bid_ids, bid_params, play_ids, play_params, announce_mask, menu)``:
+  each seat's bidding and play policy ids (P,) and parameters (P, k), the mask of the
+  seats that announce their belote (bit s set: seat s announces), and the menu of the
+  policies the kernels may call (``switchboard.policy_menu``: one compiled version per
+  menu, holding only those policies);
 - ``conditions = (predeal, cons, check_cons, max_tries)``: the conditions of the deal
   (see ``dealing.deal_conditioned``);
 - ``work = (deal, bid, search)``: the buffers of one thread (``thread_buffers``):
@@ -168,7 +170,7 @@ def deal_and_play(deck, dealer, rules, policies, state, calls, deal, bid, search
     field).  ``policies``: see the module docstring; ``calls`` receives the bidding.
     Returns ``(status, strain, taker, doubling)``: ``PLAYED``, ``THROWN_IN`` (strain
     -1) or ``FAILED``.  A lean kernel: it allocates nothing."""
-    bid_ids, bid_params, play_ids, play_params, announce_mask = policies
+    bid_ids, bid_params, play_ids, play_params, announce_mask, menu = policies
     players = rules[R_PLAYERS]
     turned = -1
     if players == 4:
@@ -180,7 +182,7 @@ def deal_and_play(deck, dealer, rules, policies, state, calls, deal, bid, search
             deck, dealer, players, rules[R_VARIANT] == VARIANT_OPEN, deal.hands, bid, deal.table
         )
     strain, taker, doubling, n_calls = run_auction(
-        bid, dealer, turned, rules, (bid_ids, bid_params), calls, atlas, state
+        bid, dealer, turned, rules, (bid_ids, bid_params, menu), calls, atlas, state
     )
     if n_calls < 0:
         return FAILED, -1, -1, 0
@@ -194,7 +196,7 @@ def deal_and_play(deck, dealer, rules, policies, state, calls, deal, bid, search
     deal.doubling = doubling
     deal.announce = announce_mask
     deal.n_given = 0
-    play_deal(deal, (play_ids, play_params), rules, state, search)
+    play_deal(deal, (play_ids, play_params, menu), rules, state, search)
     if deal.failed_seat >= 0:
         return FAILED, strain, taker, doubling
     return PLAYED, strain, taker, doubling
@@ -313,7 +315,7 @@ def simulate_deals(
     number of deals in which a policy failed (see the module docstring).
     """
     predeal, cons, check_cons, max_tries = conditions
-    bid_ids, bid_params, play_ids, play_params, announce_mask = policies
+    bid_ids, bid_params, play_ids, play_params, announce_mask, menu = policies
     n = seeds.shape[0]
     # Blocks are a fixed split of the deals, so the output does not depend on the
     # thread count.  Each iteration of the parallel loop allocates work buffers, then
@@ -332,7 +334,7 @@ def simulate_deals(
         work = thread_buffers(search_bits)
         # Rebuilt per block from its arrays: measured faster than handing the tuple
         # captured by the parallel loop to every deal.
-        block_policies = (bid_ids, bid_params, play_ids, play_params, announce_mask)
+        block_policies = (bid_ids, bid_params, play_ids, play_params, announce_mask, menu)
         b = fetch_add(next_block, 0, 1)
         while b < n_blocks:
             failed[b] = deal_block(

@@ -9,7 +9,13 @@ and an id that matches no entry gets ``NO_CARD`` / ``CALL_NONE`` (the loop then
 stops the deal and says which seat's policy failed) -- never another policy's card.
 The two dispatchers are built from the registry when a kernel that calls them is
 compiled (an if-chain over the entries, inlined into the caller), so adding a policy
-is one entry plus its kernel:
+is one entry plus its kernel.  Each chain holds only the policies of a *menu*
+(``policy_menu``): a zero-length array passed with the policy ids, whose dtype names
+the policies the kernel may call.  A menu is a type, not a value, so numba compiles
+(and caches on disk) one version of a driver per menu, holding those policies'
+kernels and no others: a greedy study never compiles the expert's network or the
+solver.  An id outside the menu gets ``NO_CARD`` / ``CALL_NONE`` like an unknown one.
+
 
 * a play policy's kernel is ``card(params, turn, deal, rules, state, search) -> card``:
   ``params`` its (MAX_PARAMS,) float64 parameters, ``turn`` the decision
@@ -29,7 +35,8 @@ The Python layer (``belote_sim.policies``) reads names, defaults and checks from
 here; docs/architecture.md has the recipe.
 """
 
-from collections.abc import Callable
+import functools
+from collections.abc import Callable, Iterable
 from typing import Any, NamedTuple
 
 import numpy as np
@@ -84,6 +91,8 @@ class PlayPolicy(NamedTuple):
     search_bits: int = 1
     #: a check of a full parameter vector: a one-line problem, or None when fine
     check: Callable[[tuple[float, ...]], str | None] | None = None
+    #: seconds its kernel adds to compiling a driver, 2 cores (benchmarks/bench_compile.py)
+    compile_s: float = 0.0
 
 
 class BidPolicy(NamedTuple):
@@ -101,6 +110,8 @@ class BidPolicy(NamedTuple):
     uses_atlas: bool = False
     #: whether it reads a rule file (``rules:FILE``, its parameter 0 the book's index)
     uses_rules: bool = False
+    #: seconds its kernel adds to compiling a driver, 2 cores (benchmarks/bench_compile.py)
+    compile_s: float = 0.0
 
 
 def _check_pimc(params: tuple[float, ...]) -> str | None:
@@ -259,7 +270,7 @@ def _play_chain(entries: tuple[PlayPolicy, ...]) -> Any:
     keyed on every kernel source, holds their code)."""
     if not entries:
 
-        def no_policy(policy, params, turn, deal, rules, state, search):
+        def no_policy(menu, policy, params, turn, deal, rules, state, search):
             return NO_CARD
 
         return no_policy
@@ -267,10 +278,10 @@ def _play_chain(entries: tuple[PlayPolicy, ...]) -> Any:
     card = entries[0].card
     rest = kernel(inline="always", cache=False)(_play_chain(entries[1:]))
 
-    def dispatch(policy, params, turn, deal, rules, state, search):
+    def dispatch(menu, policy, params, turn, deal, rules, state, search):
         if policy == policy_id:
             return card(params, turn, deal, rules, state, search)
-        return rest(policy, params, turn, deal, rules, state, search)
+        return rest(menu, policy, params, turn, deal, rules, state, search)
 
     return dispatch
 
@@ -279,7 +290,7 @@ def _bid_chain(entries: tuple[BidPolicy, ...]) -> Any:
     """The body of ``bid_call`` for ``entries`` (as ``_play_chain``)."""
     if not entries:
 
-        def no_policy(policy, params, turn, rules, atlas):
+        def no_policy(menu, policy, params, turn, rules, atlas):
             return CALL_NONE, -1
 
         return no_policy
@@ -287,49 +298,102 @@ def _bid_chain(entries: tuple[BidPolicy, ...]) -> Any:
     call = entries[0].call
     rest = kernel(inline="always", cache=False)(_bid_chain(entries[1:]))
 
-    def dispatch(policy, params, turn, rules, atlas):
+    def dispatch(menu, policy, params, turn, rules, atlas):
         if policy == policy_id:
             return call(params, turn, rules, atlas)
-        return rest(policy, params, turn, rules, atlas)
+        return rest(menu, policy, params, turn, rules, atlas)
 
     return dispatch
 
 
-def play_card(policy, params, turn, deal, rules, state, search):
-    """The card the play policy with id ``policy`` plays (``NO_CARD`` for an unknown
-    id).  Callable from kernels only: its body is made from ``PLAY_POLICIES``."""
+#: Prefixes of a menu's field names: ``play_greedy``, ``bid_atlas`` ...
+PLAY_PREFIX = "play_"
+BID_PREFIX = "bid_"
+
+
+def policy_menu(play: Iterable[str] = (), bid: Iterable[str] = ()) -> np.ndarray:
+    """The menu of a kernel call: a zero-length array whose dtype names the play and
+    bidding policies (registry names) the kernels may call, sorted, so that the same
+    set is the same type (one compiled version, one cache entry).  ``ValueError`` for
+    a name that is in neither registry."""
+    return _menu(tuple(sorted(set(play))), tuple(sorted(set(bid))))
+
+
+@functools.lru_cache(maxsize=256)
+def _menu(play_names: tuple[str, ...], bid_names: tuple[str, ...]) -> np.ndarray:
+    for names, table, kind in (
+        (play_names, PLAY_POLICIES, "play"),
+        (bid_names, BID_POLICIES, "bidding"),
+    ):
+        known = {p.name for p in table}
+        unknown = [n for n in names if n not in known]
+        if unknown:
+            raise ValueError(
+                f"no {kind} policy named {unknown[0]!r} (known: {', '.join(sorted(known))})"
+            )
+    fields = [(PLAY_PREFIX + n, np.uint8) for n in play_names]
+    fields += [(BID_PREFIX + n, np.uint8) for n in bid_names]
+    # a dtype needs a field: an empty menu is one field that names no policy
+    menu = np.zeros(0, dtype=np.dtype(fields or [("nothing", np.uint8)]))
+    menu.flags.writeable = False  # shared by every caller (cached)
+    return menu
+
+
+#: The menu of no policy (replays of recorded cards only) and of ``random`` play
+#: alone, for the kernels that make their own policies (``np.zeros(0, MENU_...)``).
+MENU_NOTHING = policy_menu().dtype
+MENU_RANDOM = policy_menu(play=("random",)).dtype
+
+
+def menu_names(menu: Any, prefix: str) -> set[str]:
+    """The policy names of a menu's numba type (or numpy array) under ``prefix``."""
+    dtype = getattr(menu, "dtype", None)
+    fields = getattr(dtype, "fields", None)
+    if not fields:
+        raise TypeError(
+            f"a policy menu is a zero-length record array (switchboard.policy_menu), got {menu}"
+        )
+    return {name[len(prefix) :] for name in fields if name.startswith(prefix)}
+
+
+def play_card(menu, policy, params, turn, deal, rules, state, search):
+    """The card the play policy with id ``policy`` plays (``NO_CARD`` for an id that
+    is unknown or not in ``menu``).  Callable from kernels only: its body is made from
+    the entries of ``PLAY_POLICIES`` that ``menu`` names."""
     raise TypeError("play_card is called from compiled kernels only")
 
 
-def bid_call(policy, params, turn, rules, atlas):
+def bid_call(menu, policy, params, turn, rules, atlas):
     """``(call, strain)`` of the bidding policy with id ``policy`` (``(CALL_NONE, -1)``
-    for an unknown id).  Callable from kernels only: its body is made from
-    ``BID_POLICIES``."""
+    for an id that is unknown or not in ``menu``).  Callable from kernels only: its body
+    is made from the entries of ``BID_POLICIES`` that ``menu`` names."""
     raise TypeError("bid_call is called from compiled kernels only")
 
 
 @overload(play_card, inline="always")
-def _play_card_body(policy, params, turn, deal, rules, state, search):
-    return _play_chain(PLAY_POLICIES)
+def _play_card_body(menu, policy, params, turn, deal, rules, state, search):
+    names = menu_names(menu, PLAY_PREFIX)
+    return _play_chain(tuple(p for p in PLAY_POLICIES if p.name in names))
 
 
 @overload(bid_call, inline="always")
-def _bid_call_body(policy, params, turn, rules, atlas):
-    return _bid_chain(BID_POLICIES)
+def _bid_call_body(menu, policy, params, turn, rules, atlas):
+    names = menu_names(menu, BID_PREFIX)
+    return _bid_chain(tuple(p for p in BID_POLICIES if p.name in names))
 
 
 @kernel
-def decide(policy, params, turn, deal, rules, state, search):
+def decide(menu, policy, params, turn, deal, rules, state, search):
     """``play_card`` callable from Python: one decision (``deal.agent``)."""
-    return play_card(policy, params, turn, deal, rules, state, search)
+    return play_card(menu, policy, params, turn, deal, rules, state, search)
 
 
 @kernel
-def bid_decide(policy, params, turn, rules, atlas):
+def bid_decide(menu, policy, params, turn, rules, atlas):
     """``bid_call`` callable from Python: one bidding call ``(call, strain)`` (the
     auctions that ``simulation.py_bidding`` runs in Python ask the kernel policies'
     seats through it)."""
-    return bid_call(policy, params, turn, rules, atlas)
+    return bid_call(menu, policy, params, turn, rules, atlas)
 
 
 @kernel
@@ -352,11 +416,15 @@ def policy_buffers(bits):
 
 __all__ = [
     "BID_POLICIES",
+    "BID_PREFIX",
     "EXPERT_SEARCH_BITS",
     "MAX_PARAMS",
     "MAX_PIMC_SAMPLES",
+    "MENU_NOTHING",
+    "MENU_RANDOM",
     "NO_CARD",
     "PLAY_POLICIES",
+    "PLAY_PREFIX",
     "POLICY_NONE",
     "SEARCH_BITS",
     "BidPolicy",
@@ -364,6 +432,8 @@ __all__ = [
     "bid_call",
     "bid_decide",
     "decide",
+    "menu_names",
     "play_card",
     "policy_buffers",
+    "policy_menu",
 ]

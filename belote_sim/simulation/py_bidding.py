@@ -141,6 +141,7 @@ class _Asker:
         self.rules = study.rules
         self.rules_array = study.rules.to_array()
         self.ids, self.params = study.bid_arrays
+        self.menu = study.menu
         self.tables = study.atlas_arrays
         self.deal_id = 0
         self.suit_order = 0
@@ -167,7 +168,7 @@ class _Asker:
                 len(calls), bool(must_bid), turned, self.suit_order, heard,
             )  # fmt: skip
             code, strain = bid_decide(
-                self.ids[seat], self.params[seat], turn, self.rules_array, self.tables
+                self.menu, self.ids[seat], self.params[seat], turn, self.rules_array, self.tables
             )
             letter = chr(int(code))
             if letter not in legal:  # pragma: no cover - a kernel policy's bug
