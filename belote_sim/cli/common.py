@@ -23,6 +23,7 @@ __all__ = [
     "open_lines",
     "parse_numbers",
     "parse_option",
+    "show_compile_notices",
     "study_from_args",
     "write_csv",
 ]
@@ -149,35 +150,61 @@ class Progress:
     ``progress(n)``: ``n`` more units are done (a chunk written).  ``progress.tick(n)``:
     ``n`` units computed ahead of that (the parts of a chunk, ``ticks`` of
     ``simulate_to_parquet``): the bar moves now, and the chunk's ``progress`` call
-    later only adds what the ticks did not count."""
+    later only adds what the ticks did not count.
+
+    The bar appears with the first units done, not before: the kernels compile first
+    (``simulation.compiling``, which says so in a line of its own), and a bar that
+    started then would show a frozen 0% and an ETA that counts the compile."""
 
     def __init__(self, total: int | None, unit: str, enabled: bool):
-        self.bar = None
+        self.total = total
+        self.unit = unit
+        self.enabled = enabled
+        self.bar: Any = None
         self.ticked = 0
-        if enabled:
-            from tqdm import tqdm
-
-            self.bar = tqdm(total=total, unit=unit, unit_scale=True, file=sys.stderr)
 
     @property
     def ticks(self) -> Any:
         """``tick`` when the bar is shown, else None (no parts to cut chunks into)."""
-        return self.tick if self.bar is not None else None
+        return self.tick if self.enabled else None
+
+    def _update(self, n: int) -> None:
+        if not self.enabled:
+            return
+        if self.bar is None:
+            from tqdm import tqdm
+
+            self.bar = tqdm(total=self.total, unit=self.unit, unit_scale=True, file=sys.stderr)
+        self.bar.update(n)
 
     def tick(self, n: int) -> None:
         self.ticked += n
-        if self.bar is not None:
-            self.bar.update(n)
+        self._update(n)
 
     def __call__(self, n: int) -> None:
         counted = min(n, self.ticked)
         self.ticked -= counted
-        if self.bar is not None and n > counted:
-            self.bar.update(n - counted)
+        if n > counted:
+            self._update(n - counted)
 
     def close(self) -> None:
         if self.bar is not None:
             self.bar.close()
+
+
+def show_compile_notices() -> None:
+    """Show the lines of ``simulation.compiling`` (the kernels being compiled, once)
+    on standard error, as they come: standard output stays the command's result."""
+    import logging
+
+    log = logging.getLogger("belote_sim.compile")
+    if not any(getattr(h, "_belote_sim", False) for h in log.handlers):
+        handler = logging.StreamHandler(sys.stderr)
+        handler.setFormatter(logging.Formatter("%(message)s"))
+        handler._belote_sim = True  # type: ignore[attr-defined]
+        log.addHandler(handler)
+    log.setLevel(logging.INFO)
+    log.propagate = False
 
 
 class DefaultsFormatter(argparse.HelpFormatter):

@@ -15,6 +15,7 @@ from belote_sim.cli.common import (
     at_least_2,
     check_int_options,
     one_line,
+    show_compile_notices,
 )
 from belote_sim.cli.deal_commands import cmd_perft, cmd_replay, cmd_solve
 from belote_sim.cli.hand_commands import cmd_hand
@@ -738,6 +739,7 @@ def main(argv: list[str] | None = None) -> int:
     def show(message, category, *_args, **_kwargs):  # one line on standard error
         print(f"belote-sim {args.command}: warning: {one_line(message)}", file=sys.stderr)
 
+    show_compile_notices()
     try:
         with warnings.catch_warnings():
             warnings.simplefilter("always", UnverifiedTableWarning)

@@ -51,6 +51,10 @@ def cmd_simulate(args: argparse.Namespace) -> int:
                     "--overwrite is for a single-file output; a dataset directory "
                     "resumes (delete it to start over)"
                 )
+            if args.workers:  # local workers then load the kernels from the disk cache
+                from belote_sim.simulation.compiling import prepare
+
+                prepare(study, args.trick_log)
             summary = run_study(
                 study,
                 args.deals,
@@ -171,7 +175,14 @@ def cmd_main(args: argparse.Namespace) -> int:
     progress = Progress(args.deals, "deal", sys.stderr.isatty())
     try:
         summary = simulate_to_parquet(
-            str(path), args.deals, study, None, False, progress, overwrite=args.overwrite
+            str(path),
+            args.deals,
+            study,
+            None,
+            False,
+            progress,
+            overwrite=args.overwrite,
+            ticks=progress.ticks,
         )
     finally:
         progress.close()

@@ -55,6 +55,13 @@ The internals, by probe name:
     for our kernels (``_cache.CACHE`` False): every process compiles (minutes), nothing
     is stale.
 
+``is_cached`` (no probe: it answers None where an internal moved)
+    A dispatcher's ``_cache`` (``numba.core.caching.Cache``), its ``_index_key`` and
+    its index file's ``_load_index``: whether a call would find machine code in numba's
+    disk cache, asked before the call so that a command can say it is about to compile.
+    If it goes: the answer is None, and the command says nothing ahead of compiling
+    (it still times the compile and leaves it out of its rates).
+
 ``cpu``
     ``numba.core.registry.cpu_target.target_context.codegen()._tm_features`` (the
     ``+feature,-feature`` string numba builds its target machine with, which follows
@@ -467,6 +474,25 @@ def _install(sources: str, is_ours: Callable[[str], bool]) -> str:
     return f"{type(locator).__name__} in {locator.get_cache_path()}"
 
 
+def is_cached(dispatcher: Any, args: tuple[Any, ...]) -> bool | None:
+    """Whether ``dispatcher(*args)`` runs machine code that is in memory or in numba's
+    disk cache (True) or must first compile (False); None when it cannot be told (an
+    internal moved: see ``is_cached`` in the module docstring)."""
+    from numba.core import caching
+
+    try:
+        sig = tuple(dispatcher.typeof_pyval(a) for a in args)
+        if sig in dispatcher.overloads:
+            return True
+        cache = dispatcher._cache
+        if isinstance(cache, caching.NullCache):
+            return False
+        key = cache._index_key(sig, dispatcher.targetctx.codegen())
+        return key in cache._cache_file._load_index()
+    except Exception:  # an internal moved: no answer rather than a wrong one
+        return None
+
+
 def install_cache_locators(sources: str, is_ours: Callable[[str], bool]) -> Probe:
     """Put locators in front of numba's that add ``sources`` (a hash of every source of
     ``kernels/``) and the forced fallbacks to the cache stamp of the functions whose
@@ -493,6 +519,7 @@ __all__ = [
     "fetch_add",
     "forced_fallbacks",
     "install_cache_locators",
+    "is_cached",
     "make_locator",
     "nrt_option",
     "pdep",

@@ -8,6 +8,7 @@ one chunk with the kernels (chunk *c* takes its per-deal seeds from
 
 from __future__ import annotations
 
+import contextlib
 import time
 from collections.abc import Callable, Iterator, Mapping, Sequence
 from dataclasses import dataclass, field
@@ -21,6 +22,7 @@ from belote_sim.cards import format_cards, parse_cards, parse_hand
 from belote_sim.kernels import dealing as D
 from belote_sim.kernels.auction_atlas import GAINS
 from belote_sim.kernels.bidding import MAX_CALLS
+from belote_sim.kernels.numba_internals import is_cached
 from belote_sim.kernels.rng import seed_sequence_words
 from belote_sim.kernels.simulate import (
     COL_TRIES,
@@ -37,6 +39,7 @@ from belote_sim.policies import (
     PolicySpec,
     bid_biddings,
     default_play,
+    menu_of,
     per_seat,
     play_players,
     search_bits,
@@ -45,6 +48,7 @@ from belote_sim.policies import (
     uses_rules,
 )
 from belote_sim.rules import Rules
+from belote_sim.simulation.deal_table import kernel_columns
 
 #: The bidding policy that reads the auction table (``simulation.auction_table``).
 AUCTION_ATLAS = "atlas_auction"
@@ -291,10 +295,16 @@ class Study:
         return self._tables
 
     @property
-    def policies(self) -> tuple[np.ndarray, np.ndarray, np.ndarray, np.ndarray, int]:
+    def menu(self) -> np.ndarray:
+        """The kernels' menu of this study's policies (``policies.menu_of``): what a
+        run compiles."""
+        return menu_of(self.play, self.bidding)
+
+    @property
+    def policies(self) -> tuple[np.ndarray, np.ndarray, np.ndarray, np.ndarray, int, np.ndarray]:
         """The kernels' ``policies`` tuple: ``(bid_ids, bid_params, play_ids,
-        play_params, announce_mask)`` (``belote_sim.kernels.simulate``)."""
-        return (*self.bid_arrays, *self.play_arrays, self.announce_mask)
+        play_params, announce_mask, menu)`` (``belote_sim.kernels.simulate``)."""
+        return (*self.bid_arrays, *self.play_arrays, self.announce_mask, self.menu)
 
     def conditions(
         self, max_tries: int = MAX_TRIES, check: bool | None = None
@@ -397,36 +407,83 @@ class Study:
         keep_plays: bool,
     ) -> None:
         """The kernel over some deals of a chunk, into (views of) its arrays."""
+        driver, args = self._kernel_call(seeds, dealers, out, calls, plays, keep_plays)
+        check_no_failed(driver(*args))
+
+    def _first_deal_call(self, keep_plays: bool) -> tuple[Any, tuple[Any, ...]]:
+        """The driver call of one deal (the first seed) into fresh arrays, its
+        constraints tried once: the same argument types as a run's."""
+        n_cols = NUM_SOLO_COLS if self.rules.solo else NUM_COLS
+        return self._kernel_call(
+            self.chunk_seeds(0, 1).view(np.int64),
+            self.dealers(0, 1),
+            np.zeros((1, n_cols), dtype=np.int64),
+            np.zeros((1, MAX_CALLS), dtype=np.uint8),
+            np.zeros((1, 32), dtype=np.int64),
+            keep_plays,
+            max_tries=1,
+        )
+
+    def _kernel_call(
+        self,
+        seeds: np.ndarray,
+        dealers: np.ndarray,
+        out: np.ndarray,
+        calls: np.ndarray,
+        plays: np.ndarray,
+        keep_plays: bool,
+        max_tries: int = MAX_TRIES,
+    ) -> tuple[Any, tuple[Any, ...]]:
+        """The driver kernel of these deals and its arguments."""
         if self.rules.solo:
-            check_no_failed(
-                simulate_solo_deals(
-                    seeds,
-                    dealers,
-                    self.rules.to_array(),
-                    self.policies,
-                    out,
-                    calls,
-                    plays,
-                    keep_plays,
-                    self.atlas_arrays,
-                )
-            )
-            return
-        check_no_failed(
-            simulate_deals(
+            return simulate_solo_deals, (
                 seeds,
                 dealers,
                 self.rules.to_array(),
                 self.policies,
-                self.conditions(),
                 out,
                 calls,
                 plays,
                 keep_plays,
-                search_bits(self.play),
                 self.atlas_arrays,
             )
+        return simulate_deals, (
+            seeds,
+            dealers,
+            self.rules.to_array(),
+            self.policies,
+            self.conditions(max_tries),
+            out,
+            calls,
+            plays,
+            keep_plays,
+            search_bits(self.play),
+            self.atlas_arrays,
         )
+
+    def kernels_cached(self, keep_plays: bool = False) -> bool | None:
+        """Whether this study's driver kernel is compiled already, in this process or
+        in numba's disk cache (None: cannot be told, e.g. ``py:`` bidding).  Cheap: it
+        compiles nothing."""
+        if self.python_bidding:
+            return None
+        return is_cached(*self._first_deal_call(keep_plays))
+
+    def prepare_kernels(self, keep_plays: bool = False) -> float:
+        """Compile (or load from the disk cache) every kernel a run of this study calls,
+        by simulating its first deal (thrown away) and converting it to columns; returns
+        the seconds it took.  Runs before a run's clock starts, so that rates and ETAs
+        leave the compile out (``compile_notice`` says it first)."""
+        start = time.perf_counter()
+        if self.python_bidding:  # the Python auction calls the kernels deal by deal
+            with contextlib.suppress(ValueError):  # constraints too rare: said later
+                self.run_chunk(0, 1, keep_plays)
+            return time.perf_counter() - start
+        driver, args = self._first_deal_call(keep_plays)
+        driver(*args)  # what it played is thrown away (failed or not)
+        if not self.rules.solo:
+            kernel_columns(args[5])
+        return time.perf_counter() - start
 
     def check_feasible(self) -> float:
         """Acceptance rate of the rejection constraints on a pilot run (error if none)."""
