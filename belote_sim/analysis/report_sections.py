@@ -322,7 +322,7 @@ def atlas_section(
     if conditioned:
         from belote_sim.analysis.hand_page import write_hand_page
 
-        write_hand_page(out / "hand", back_link=("../index.html", "the report"))
+        write_hand_page(out / "hand", back_link=("../index.html", "the report"), default=path)
         page.section(
             "atlas",
             "The hand atlas: should I bid this hand?",
@@ -345,7 +345,7 @@ def atlas_section(
     from belote_sim.atlas import load_atlas
 
     atlas = load_atlas(str(path))
-    write_hand_page(out / "hand", back_link=("../index.html", "the report"))
+    write_hand_page(out / "hand", back_link=("../index.html", "the report"), default=path)
     write_atlas_page(out, atlas, hand_page="hand/index.html")
     pos = position_table(atlas)
     rows = []
