@@ -80,8 +80,8 @@ def format_answer(answer: Any, elapsed: float | None = None, strains: Sequence[s
         f"{rules.name} rules; all four players play {play_name(answer.play)} "
         f"(play spec {answer.play})",
         *textwrap.wrap(
-            "P(made): how often the taker's team makes it, with its 95% interval; net x1, "
-            f"x2, x4: its {unit} minus the defenders' per deal (added now) ± s.e., the "
+            "P(made): how often the taker's team makes it, with its 95% interval; net "
+            f"{unit} x1, x2, x4: its {unit} minus the defenders' per deal (added now) ± s.e., the "
             "contract undoubled, doubled, redoubled (net x2 is what it pays if doubled); "
             "vs best: the paired difference of net x1 from the best strain on the same "
             "deals (simulation only)",
