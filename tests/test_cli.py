@@ -396,8 +396,35 @@ def test_the_bidding_duel_text_shows_the_policies_in_full_and_the_thrown_in(caps
     assert "A: threshold:45,52,75,60,60 (suit 45, nt 52, at 75, double 60, redouble 60)" in out
     assert "B: threshold:50,52,75,60,60 (suit 50," in out
     assert "everyone plays greedy:1,1 (draw_trumps 1, give_points 1)" in out
-    assert "of 200 deals thrown in on both plays" in out
     assert "by the strain of the contract" in out
+    # issue 37: the two thrown-in counts (both plays; the first play's by_strain row)
+    # printed side by side and related, from the two plays themselves
+    import re
+
+    from belote_sim.analysis.comparisons import mirrored_bidding
+
+    first, second, _, both = mirrored_bidding(
+        "threshold:45", "threshold", 200, rules="common", play="greedy", seed=0
+    )
+    a_n = int((first["outcome"] == "thrown_in").sum())
+    b_n = int((second["outcome"] == "thrown_in").sum())
+    shown = re.search(
+        r"thrown in \(all four pass\): (\d+) of 200 deals with threshold:45 bidding for "
+        r"team 0 \([\d.]+%\), (\d+) with threshold bidding for team 0 \([\d.]+%\); (\d+) "
+        r"both times, (\d+) only the first time, (\d+) only the second \(difference "
+        r"([+-]?\d+) ± \d+ s.e.\)",
+        out,
+    )
+    assert shown, out
+    assert [int(g) for g in shown.groups()] == [
+        a_n,
+        b_n,
+        int(both.sum()),
+        a_n - int(both.sum()),
+        b_n - int(both.sum()),
+        a_n - b_n,
+    ]
+    assert re.search(rf"thrown_in +{a_n} deals", out)
 
 
 def test_help_pages_of_main_and_dataset_actions_say_what_they_do(capsys):

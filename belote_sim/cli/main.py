@@ -706,7 +706,8 @@ def _add_duel(sub: _Subparsers) -> None:
         "--json",
         action="store_true",
         help="print one JSON object: a, b, ruleset, deals, played, thrown_in, "
-        "mean, se, by_strain (a bidding duel adds low, high, same_contract and, with "
+        "mean, se, by_strain (a bidding duel adds low, high, same_contract, "
+        "thrown_in_a, thrown_in_b and, with "
         "--games, games, win_rate, win_se, win_low, win_high)",
     )
     p.set_defaults(func=cmd_duel)
