@@ -1,12 +1,13 @@
 """A picture of the HTML report for the README, taken with headless Chromium.
 
-Question: what does a player get from ``belote-sim report`` before running anything?
-Simulates the default study (common rules, threshold bidding, greedy play), writes the
-report and photographs its top (summary, headline rates, contents, first sections)
-with headless Chromium (Debian package ``chromium``), then shrinks it to a PNG under
-500 KB in docs/report.png.
-Seed 2026, 200,000 deals (about a minute).  Options: --deals N, --height PX,
---out FILE, --keep DIR (keep the report there).
+Question: what does a player get from ``belote-sim main``?  Simulates the default
+study as ``belote-sim main`` does (common rules, atlas bidding, the default play
+``expert:0``, seed 2026), writes the report and photographs its top (summary, headline
+rates, contents, first sections) with headless Chromium (Debian package ``chromium``),
+then shrinks it to a PNG under 500 KB in docs/report.png.
+20,000 deals by default (``belote-sim main --deals 20000``; under a minute once the
+kernels are compiled).  Options: --deals N, --height PX, --out FILE, --keep DIR (keep
+the report there).
 """
 
 from __future__ import annotations
@@ -65,7 +66,7 @@ def shrink(png: Path, limit: int = 500_000) -> None:
 
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
-    parser.add_argument("--deals", type=int, default=200_000)
+    parser.add_argument("--deals", type=int, default=20_000)
     parser.add_argument("--height", type=int, default=2400)
     parser.add_argument("--out", default=str(ROOT / "docs" / "report.png"))
     parser.add_argument("--keep", help="keep the report in this directory")
@@ -73,7 +74,8 @@ def main() -> None:
     work = Path(args.keep) if args.keep else Path(tempfile.mkdtemp())
     work.mkdir(parents=True, exist_ok=True)
     table = work / "deals.parquet"
-    simulate_to_parquet(str(table), args.deals, make_study("common", None, "greedy", seed=SEED))
+    # the study of `belote-sim main` (cli/study_commands.cmd_main)
+    simulate_to_parquet(str(table), args.deals, make_study("common", "atlas", None, seed=SEED))
     index = write_report(
         str(table), work / "report", title=f"belote-sim default study ({args.deals:,} deals)"
     )

@@ -90,3 +90,20 @@ def test_report_section_links_the_hand_page(tmp_path):
     ) <= PAGE_LIMIT
     hand = (tmp_path / "hand" / "index.html").read_text()
     assert "href='../index.html'" in hand  # back to the report
+
+
+def test_the_reports_hand_page_opens_on_the_studys_rules(tmp_path):
+    """Issue 37: a common study's hand evaluator opened on the bulgarian atlas (the
+    first file alphabetically); it now opens on the atlas of the study's rules."""
+    import json
+    import re
+
+    from belote_sim.analysis.hand_page import shipped_atlases
+
+    names = [p.name for p in shipped_atlases()]
+    for ruleset in ("common", "bulgarian"):
+        out = tmp_path / ruleset
+        atlas_section(Page(out), out, ruleset=ruleset)
+        data = (out / "hand" / "hand_data.js").read_text()
+        head = json.loads(re.search(r"window.BELOTE_HAND = (\{.*?\});\n", data).group(1))
+        assert names[head["default"]] == f"atlas_{ruleset}.npz"

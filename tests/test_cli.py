@@ -396,5 +396,78 @@ def test_the_bidding_duel_text_shows_the_policies_in_full_and_the_thrown_in(caps
     assert "A: threshold:45,52,75,60,60 (suit 45, nt 52, at 75, double 60, redouble 60)" in out
     assert "B: threshold:50,52,75,60,60 (suit 50," in out
     assert "everyone plays greedy:1,1 (draw_trumps 1, give_points 1)" in out
-    assert "of 200 deals thrown in on both plays" in out
     assert "by the strain of the contract" in out
+    # issue 37: the two thrown-in counts (both plays; the first play's by_strain row)
+    # printed side by side and related, from the two plays themselves
+    import re
+
+    from belote_sim.analysis.comparisons import mirrored_bidding
+
+    first, second, _, both = mirrored_bidding(
+        "threshold:45", "threshold", 200, rules="common", play="greedy", seed=0
+    )
+    a_n = int((first["outcome"] == "thrown_in").sum())
+    b_n = int((second["outcome"] == "thrown_in").sum())
+    shown = re.search(
+        r"thrown in \(all four pass\): (\d+) of 200 deals with threshold:45 bidding for "
+        r"team 0 \([\d.]+%\), (\d+) with threshold bidding for team 0 \([\d.]+%\); (\d+) "
+        r"both times, (\d+) only the first time, (\d+) only the second \(difference "
+        r"([+-]?\d+) ± \d+ s.e.\)",
+        out,
+    )
+    assert shown, out
+    assert [int(g) for g in shown.groups()] == [
+        a_n,
+        b_n,
+        int(both.sum()),
+        a_n - int(both.sum()),
+        b_n - int(both.sum()),
+        a_n - b_n,
+    ]
+    assert re.search(rf"thrown_in +{a_n} deals", out)
+
+
+def test_help_pages_of_main_and_dataset_actions_say_what_they_do(capsys):
+    """Issue 37: ``main --help`` describes the default study; ``dataset verify --help``
+    and ``dataset rebuild-manifest --help`` are their own pages (not the dataset
+    command's generic one); the ``--play`` help quotes no deals/s figure (it went
+    stale: ``expert:0`` is no longer ~60,000 a thread); ``hand`` takes ``--threads``."""
+    from belote_sim.cli import build_parser
+
+    page = " ".join(_help_page(capsys, ["main"]).split())
+    assert "The default study in one command" in page and "report" in page
+    verify = " ".join(_help_page(capsys, ["dataset", "verify"]).split())
+    assert verify.startswith("usage: belote-sim dataset verify")
+    assert "checksum" in verify and "--force" not in verify
+    rebuild = " ".join(_help_page(capsys, ["dataset", "rebuild-manifest"]).split())
+    assert rebuild.startswith("usage: belote-sim dataset rebuild-manifest")
+    assert "--force" in rebuild
+    for command in ("simulate", "duel", "hand"):
+        text = " ".join(_help_page(capsys, [command]).split())
+        assert "deals/s" not in text, command
+    hand = " ".join(_help_page(capsys, ["hand"]).split())
+    assert "--threads" in hand
+    args = build_parser().parse_args(["hand", "JH 9H AH TS 7C", "--threads", "1"])
+    assert args.threads == 1
+
+
+def test_hand_threads_give_the_same_answer(capsys):
+    argv = ["hand", "JH 9H AH TS 7C", "--simulate", "--deals", "200", "--play", "greedy"]
+    answers = []
+    for threads in ("1", "2"):
+        assert main([*argv, "--threads", threads, "--json"]) == 0
+        answers.append(json.loads(capsys.readouterr().out))
+    assert answers[0] == answers[1]
+    assert main([*argv, "--threads", "0"]) == 2
+    assert "threads" in capsys.readouterr().err
+
+
+def test_hand_header_names_the_players_in_words_in_short_lines(capsys):
+    """Issue 37: the answer's header was one 383-character line naming the players by
+    their spec (``expert:0,24,32,0,2,0``); now the players have a name a player reads,
+    the spec follows for reproducibility, and the legend is wrapped to the table."""
+    assert main(["hand", "JC TD AD AH 9S", "--position", "1"]) == 0
+    lines = capsys.readouterr().out.splitlines()
+    table = next(i for i, line in enumerate(lines) if line.startswith("strain"))
+    assert all(len(line) <= len(lines[table]) for line in lines[:table] if "atlas" not in line)
+    assert "all four players play expert (network only) (play spec expert:0," in lines[1]

@@ -23,6 +23,8 @@ COMMANDS = [
     ["export-replay"],
     ["report"],
     ["dataset"],
+    ["dataset", "verify"],
+    ["dataset", "rebuild-manifest"],
     ["hand"],
     ["atlas"],
     ["atlas", "build"],

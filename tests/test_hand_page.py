@@ -425,3 +425,74 @@ def test_page_in_a_browser_matches_hand_json(tmp_path, capsys):
         assert json.loads(run.stdout) == _hand_json("JC TD AD AH 9S", 1, meta, capsys)
     finally:
         browser.quit()
+
+
+def _ready(browser) -> None:
+    from selenium.webdriver.common.by import By
+    from selenium.webdriver.support.ui import WebDriverWait
+
+    WebDriverWait(browser, 60).until(
+        lambda b: b.find_element(By.TAG_NAME, "body").get_attribute("data-ready")
+    )
+    assert browser.find_element(By.TAG_NAME, "body").get_attribute("data-ready") == "1"
+
+
+def test_page_opens_on_the_rules_asked_for_and_answers_on_a_phone(tmp_path, capsys):
+    """Issue 37: the page opens on the common atlas (the CLI's default rules) unless
+    told otherwise (a report: its study's rules), not on the first file alphabetically
+    (bulgarian); on a 390x844 phone the answer is on the first screen; a box that no
+    longer holds a hand shows no answer beside its error; the rules menu names the
+    players in words, not by their spec."""
+    browser = _browser()
+    atlases = shipped_atlases()
+    names = [p.name for p in atlases]
+    assert names.index("atlas_common.npz") != 0  # else the first test below proves nothing
+    standalone = write_hand_page(tmp_path / "plain")
+    bulgarian = write_hand_page(
+        tmp_path / "bg", default=DEFAULT_ATLAS.with_name("atlas_bulgarian.npz")
+    )
+    hand = "JC TD AD AH 9S"
+    meta = load_atlas(str(DEFAULT_ATLAS)).meta
+    common = {r["strain"]: r for r in _hand_json(hand, 1, meta, capsys)}
+    try:
+        browser.execute_cdp_cmd(
+            "Emulation.setDeviceMetricsOverride",
+            {"width": 390, "height": 844, "deviceScaleFactor": 1, "mobile": True},
+        )
+        browser.get(f"{standalone.as_uri()}#cards={hand.replace(' ', ',')}&position=1")
+        _ready(browser)
+        page = json.loads(browser.execute_script(READ + "return read();"))
+        assert browser.execute_script("return document.getElementById('atlas').value") == str(
+            names.index("atlas_common.npz")
+        )
+        assert float(page["rows"]["NT"]["net_mp_x1"][0]) == common["NT"]["net_mp_x1"]
+        box = browser.execute_script(
+            "const r = document.getElementById('verdict').getBoundingClientRect();"
+            "return [r.top, r.bottom, window.innerHeight, document.documentElement.scrollWidth];"
+        )
+        assert box[2] == 844 and box[3] <= 390, box
+        assert box[0] > 0 and box[1] <= 844, f"the answer is not on the first screen: {box}"
+        options = browser.execute_script(
+            "return [...document.querySelectorAll('#atlas option')].map(o => o.textContent);"
+        )
+        assert all(":" not in o and "network only" in o for o in options), options
+        # six cards: the error, and no answer to the five before
+        browser.execute_script(
+            "const box = document.getElementById('cards');"
+            "box.value = arguments[0]; box.dispatchEvent(new Event('input'));",
+            hand + " 7C",
+        )
+        page = json.loads(browser.execute_script(READ + "return read();"))
+        assert "6 cards" in browser.execute_script(
+            "return document.getElementById('parse-msg').textContent"
+        )
+        assert page["rows"] == {} and page["best"] == {} and not page["key"], page
+        assert not page["call"]
+        # the page written for a bulgarian study opens on the bulgarian atlas
+        browser.get(bulgarian.as_uri())
+        _ready(browser)
+        assert browser.execute_script("return document.getElementById('atlas').value") == str(
+            names.index("atlas_bulgarian.npz")
+        )
+    finally:
+        browser.quit()

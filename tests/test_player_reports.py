@@ -132,7 +132,7 @@ def test_report_tables_for_people(report_page):
 
     assert "bidding score" in bidding and "plain card points of the 5" not in bidding
     assert html_text(THRESHOLD_SCORE_FORMULA) in bidding
-    assert re.search(r"<span class='net'>net [+-]\d+\.\d ± \d+\.\d MP</span>", bidding)
+    assert re.search(r"<span class='net'>net [+-]\d+\.\d ± \d+\.\d</span>", bidding)
 
 
 def test_bid_hand_features_hand_computed():
@@ -370,7 +370,8 @@ def test_provenance_in_words():
     assert rows["deals"] == "200,000"
     assert rows["dealer"].startswith("rotates")
     assert rows["conditions"].startswith("none")
-    assert rows["bidding policy"].endswith("at every seat") and "suit 50" in rows["bidding policy"]
+    # names a reader understands, then the exact spec (issue 37)
+    assert rows["bidding policy"] == "threshold at every seat; exact spec threshold:50,52,75,60,60"
     assert (
         rows["play policy"].startswith("seat 0 greedy") and "seat 1 random" in rows["play policy"]
     )

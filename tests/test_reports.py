@@ -183,3 +183,81 @@ def test_report_tables_same_in_batches_and_from_parquet(tmp_path):
         pd.testing.assert_frame_equal(
             t.reset_index(drop=True), whole[name].reset_index(drop=True), check_dtype=False
         )
+
+
+def test_a_fixed_contract_study_reads_in_words_without_structural_zeros(tmp_path):
+    """Issue 37: a fixed-contract study said "strain 2" and showed "0.0% deals thrown in"
+    and "0.0% doubled", zeros that the fixed contract makes certain; the players were
+    named by spec strings where a reader reads."""
+    import re as _re
+
+    from belote_sim.analysis.html_report import write_report
+    from belote_sim.simulation.runner import make_study, simulate_to_parquet
+
+    table = tmp_path / "fixed.parquet"
+    simulate_to_parquet(str(table), 600, make_study("common", "fixed:0,2,0", "greedy", seed=3))
+    page = (write_report(str(table), tmp_path / "rep")).read_text(encoding="utf-8")
+    text = _re.sub(r"<[^>]+>", " ", page.split("<nav>")[0])  # the summary and its cards
+    assert "seat 0 takes hearts" in text and "strain 2" not in text
+    assert "thrown in" not in text and "doubled" not in text
+    assert "greedy at every seat" in text and "greedy:1,1" not in text
+    outcomes = page[page.index("id='outcomes'") : page.index("id='contracts'")]
+    assert "thrown in (all pass)" not in outcomes and "<td>doubled" not in outcomes
+    # the exact specs stay, in the study's table
+    assert "exact spec fixed:0,2,0" in page and "exact spec greedy:1,1" in page
+
+
+@pytest.fixture(scope="module")
+def atlas_report(tmp_path_factory):
+    """The report of a small study under atlas bidding (the default study's bidding)."""
+    from belote_sim.analysis.html_report import write_report
+    from belote_sim.simulation.runner import make_study, simulate_to_parquet
+
+    tmp = tmp_path_factory.mktemp("atlas_report")
+    table = tmp / "atlas.parquet"
+    simulate_to_parquet(str(table), 4000, make_study("common", "atlas", "greedy", seed=5))
+    return write_report(str(table), tmp / "rep")
+
+
+def test_the_bidding_score_caption_says_what_the_study_measured(atlas_report):
+    """Issue 37: the caption said "the lowest bands are nearly empty", false under
+    atlas bidding (most of NT contracts under 50); it now gives the measured shares."""
+    import re as _re
+
+    page = atlas_report.read_text(encoding="utf-8")
+    assert "nearly empty" not in page
+    bands = pd.read_csv(atlas_report.parent / "tables" / "bid_score.csv")
+    shown = _re.search(r"score under 50 \(the lowest band\) in this study: ([^;]+);", page)
+    assert shown, "no measured share in the caption"
+    for family in ("suit", "NT"):
+        part = bands[bands["family"] == family]
+        share = part.loc[part["score_band"] == "<50", "n"].sum() / part["n"].sum()
+        assert f"{share:.0%} of {family} contracts" in shown.group(1)
+    nt = bands[bands["family"] == "NT"]
+    assert nt.loc[nt["score_band"] == "<50", "n"].sum() > 0.3 * nt["n"].sum()  # not empty
+
+
+def test_every_pivot_table_shows_its_all_column_at_1400_px(atlas_report):
+    """Issue 37: pivot tables wider than the page's column hid their "all" column
+    behind a scroll bar; in headless Chromium at 1400 px every "all" header is in
+    view and no table is wider than the column."""
+    from test_hand_page import _browser
+
+    browser = _browser()
+    try:
+        browser.set_window_size(1400, 1000)
+        browser.get(atlas_report.as_uri())
+        boxes = browser.execute_script(
+            "return [...document.querySelectorAll('.wrap')].map(w => {"
+            " const t = w.querySelector('table'); const all = t && t.querySelector('th.all');"
+            " return [w.getBoundingClientRect().right, w.clientWidth, t ? t.scrollWidth : 0,"
+            " all ? all.getBoundingClientRect().right : null]; });"
+        )
+    finally:
+        browser.quit()
+    alls = [b for b in boxes if b[3] is not None]
+    assert len(alls) >= 5, boxes
+    for right, width, table_width, all_right in boxes:
+        assert table_width <= width, (table_width, width)
+        if all_right is not None:
+            assert all_right <= right

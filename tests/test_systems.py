@@ -10,6 +10,7 @@ import pytest
 from belote_sim.analysis.systems import class_label, compare_systems, holding_label
 from belote_sim.simulation.atlas_table import hand_classes, hand_keys, key_hands
 from belote_sim.simulation.runner import simulate
+from belote_sim.stats import Z95
 from tests.cli_run import one_line_error, run_cli
 
 DEALS = 400
@@ -113,7 +114,12 @@ def test_differences_only_where_the_calls_differ(study):
         assert row.call_a.split()[0] == a and row.call_b.split()[0] == b
     for table in (study.situations, study.hands):
         assert table["contribution"].sum() == pytest.approx(study.pairs.iloc[0]["mean"])
-        assert table["contribution"].abs().is_monotonic_decreasing
+        # surest first: the lower 95% bound of |contribution| (0 at least, 0 without an
+        # s.e.), ties by |contribution|
+        size = table["contribution"].abs()
+        bound = (size - Z95 * table["se"] * table["deals"] / study.meta["deals"]).clip(lower=0)
+        keys = list(zip(bound.fillna(0).round(12), size.round(12)))
+        assert keys == sorted(keys, reverse=True)
 
 
 def test_hand_classes_do_not_depend_on_the_physical_suits():
@@ -249,3 +255,41 @@ def test_french_bidding_duel_is_the_pair():
     pair = compare_systems(["take", "take:60,50"], **kw).pairs.iloc[0]
     assert duel["played"] > 0
     assert (pair["mean"], pair["se"]) == (duel["mean"], duel["se"])
+
+
+def test_hand_classes_rank_by_the_sure_part_of_their_contribution():
+    """Issue 37: rows were ranked by |contribution|, so a rare class whose three deals
+    swung far came before a common class whose effect is certain; now by the lower
+    95% bound of |contribution| (0 for a class of one deal, with no s.e.)."""
+    from belote_sim.analysis.systems import _grouped
+
+    rng = np.random.default_rng(1)
+    common = 1.0 + rng.normal(0, 2, 400)
+    common += 1.0 - common.mean()  # exactly mean 1: total 400
+    rows = [("rare", v) for v in (300.0, -100.0, 250.0)]  # total 450, very noisy
+    rows += [("common", v) for v in common] + [("single", 900.0)]
+    frame = pd.DataFrame(rows, columns=["hand_class", "net"])
+    out = _grouped(frame, ["hand_class"], 10_000)
+    assert list(out["hand_class"]) == ["common", "single", "rare"]  # ties: |contribution|
+    # the plain |contribution| order would have put the rare ones first
+    assert out.set_index("hand_class")["contribution"].abs().idxmax() == "single"
+
+
+def test_the_pair_figure_reads_as_its_labels_whatever_the_order_given():
+    """Issue 37: ``study systems threshold atlas`` drew every pair left of 0 ("threshold
+    over atlas", negative) because the pairs follow the order given; the figure now
+    writes each pair "X over Y" with X the system that gained, its mean >= 0."""
+    from types import SimpleNamespace
+
+    from belote_sim.analysis.systems_report import pair_figure
+
+    pairs = pd.DataFrame(
+        {"a": ["weak", "weak", "mid"], "b": ["mid", "strong", "strong"]}
+        | {"mean": [-0.5, -1.2, -0.4], "se": [0.1, 0.1, 0.1]}
+    )
+    ax = pair_figure(SimpleNamespace(pairs=pairs))
+    xs = ax.lines[0].get_xdata()
+    labels = [t.get_text() for t in ax.get_yticklabels()]
+    assert list(xs) == [0.5, 1.2, 0.4]
+    assert labels == ["mid\nover weak", "strong\nover weak", "strong\nover mid"]
+    assert list(pairs["mean"]) == [-0.5, -1.2, -0.4]  # the study's table is untouched

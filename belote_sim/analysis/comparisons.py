@@ -330,6 +330,8 @@ def bidding_duel(
     "played", "thrown_in", "mean", "se", "low", "high", "same_contract",
     "by_strain"}`` plus ``games``, ``win_rate``, ``win_se``, ``win_low``, ``win_high``
     in game mode.  ``thrown_in``: deals thrown in on both plays (they score 0);
+    ``thrown_in_a``, ``thrown_in_b``: deals thrown in when ``a`` bids for team 0 (the
+    first play; by_strain's ``"thrown_in"`` row), when ``b`` does (the second);
     ``same_contract``: deals whose two plays reached the same contract (strain, taker
     and doubling) or were both thrown in -- they score exactly 0, the policies differ
     on the others.  ``by_strain`` ``{strain: {"pairs", "mean", "se"}}``: the deals by
@@ -370,6 +372,8 @@ def bidding_duel(
         "low": mean - Z95 * se,
         "high": mean + Z95 * se,
         "same_contract": int(agree.sum()),
+        "thrown_in_a": int((first["outcome"] == "thrown_in").sum()),
+        "thrown_in_b": int((second["outcome"] == "thrown_in").sum()),
         "by_strain": by_strain,
     }
     if games:

@@ -17,7 +17,9 @@
   const Z = D ? D.z95 : 1.959963984540054;
   const $ = (id) => document.getElementById(id);
 
-  const state = { cards: [], position: 1, atlas: 0 };
+  // The atlas the page opens on: the study's rules in a report, else the CLI's default
+  // (hand_page.write_hand_page's ``default``); the address's hash may choose another.
+  const state = { cards: [], position: 1, atlas: D && D.default ? D.default : 0 };
   let classes = null;
   const loaded = [];
   const timings = [];
@@ -360,10 +362,7 @@
       if (!msg.classList.contains("bad")) {
         msg.textContent = `Pick ${more} more card${more === 1 ? "" : "s"}.`;
       }
-      $("verdict").className = "";
-      $("verdict").innerHTML = `<span class="call">${state.cards.length} of 5 cards</span>`;
-      $("strains").innerHTML = "";
-      $("swaps").innerHTML = "";
+      clearAnswer(`${state.cards.length} of 5 cards`);
       return;
     }
     const cols = loaded[state.atlas];
@@ -387,12 +386,25 @@
     answer.dataset.key = currentKey();
   }
 
+  // What the box says is not a hand: no answer stays up beside the error (it would be
+  // the answer to the last good hand, not to what the box now says).
+  function clearAnswer(text) {
+    $("answer").dataset.key = "";
+    $("verdict").className = "";
+    $("verdict").dataset.bestCall = "";
+    $("verdict").innerHTML = `<span class="call">${text}</span>`;
+    $("strains").innerHTML = "";
+    $("swaps").innerHTML = "";
+    $("timing").textContent = "";
+  }
+
   function setCardsFromText(text) {
     const r = parseCards(text);
     const msg = $("parse-msg");
     if (r.error) {
       msg.textContent = r.error;
       msg.classList.add("bad");
+      clearAnswer("No answer: fix the cards");
       return;
     }
     msg.classList.remove("bad");
@@ -436,11 +448,13 @@
     const a = D.atlases[state.atlas];
     const m = a.meta || {};
     const deals = m.deals ? `${grouped(m.deals)} deals` : "";
-    $("atlas-info").innerHTML = `<b>Players</b>: all four seats play ${esc(a.players)}` +
-      `<br><b>Rules</b>: ${esc(a.ruleset)}, ${esc(a.options_note)}.` +
-      `<br>${esc(a.file)}${deals ? ", " + deals : ""}` +
+    $("atlas-info").innerHTML = `<b>Players</b>: all four seats play ` +
+      `${esc(a.players_name || a.play)}; <b>rules</b>: ${esc(a.ruleset)}, ` +
+      `${esc(a.options_note)}.<details><summary>The players and the atlas in full` +
+      `</summary>${esc(a.players)}.<br>${esc(a.file)}${deals ? ", " + deals : ""}` +
       `${m.seed !== undefined ? ", seed " + esc(m.seed) : ""}` +
-      `${m.belote_sim ? ", belote-sim " + esc(m.belote_sim) : ""}.`;
+      `${m.belote_sim ? ", belote-sim " + esc(m.belote_sim) : ""}; exact play spec ` +
+      `<code>${esc(a.play)}</code>.</details>`;
   }
 
   function build() {
@@ -484,7 +498,7 @@
     D.atlases.forEach((a, i) => {
       const opt = document.createElement("option");
       opt.value = String(i);
-      opt.textContent = `${a.ruleset} rules, ${a.play} players`;
+      opt.textContent = `${a.ruleset} rules, ${a.players_name || a.play} players`;
       select.appendChild(opt);
     });
     select.addEventListener("change", () => {

@@ -35,6 +35,7 @@ from typing import Any
 
 import numpy as np
 
+from belote_sim.analysis.names import play_name
 from belote_sim.kernels import atlas as KA
 from belote_sim.simulation.atlas_table import (
     DEFAULT_ATLAS,
@@ -213,6 +214,7 @@ def _atlas_entry(path: str, stamp: tuple[int, int]) -> str:
             "ruleset": meta.get("ruleset", "?"),
             "play": str(meta.get("play", "?")),
             "players": play_words(str(meta.get("play", "?"))),
+            "players_name": play_name(str(meta.get("play", "?"))),
             "options_note": _options_note(meta),
             "rows": len(columns),
             "columns": spec,
@@ -235,7 +237,7 @@ def _options_note(meta: dict[str, Any]) -> str:
     return "options " + ", ".join(f"{k}={json.dumps(v)}" for k, v in sorted(changed.items()))
 
 
-def _data_js(paths: Sequence[Path]) -> str:
+def _data_js(paths: Sequence[Path], default: int = 0) -> str:
     classes = {}
     for kind, name in ((0, "suit"), (1, "all")):
         keys, mult = hand_classes(kind)
@@ -252,6 +254,7 @@ def _data_js(paths: Sequence[Path]) -> str:
         "fields": [name for name, _ in FIELDS],
         "scale": _SCALE,
         "classes": classes,
+        "default": default,
     }
     entries = []
     for path in paths:
@@ -274,13 +277,17 @@ def write_hand_page(
     out_dir: str | Path,
     atlases: Sequence[str | Path] | None = None,
     back_link: tuple[str, str] | None = None,
+    default: str | Path | None = None,
 ) -> Path:
     """Write the hand evaluator (``index.html``, ``hand_page.js``, ``hand_data.js``)
     into ``out_dir``; returns the path of ``index.html``.
 
     ``atlases``: the atlas files it offers (default: ``shipped_atlases()``); raises
     ``ValueError`` when there is none.  ``back_link``: (href, text) of a link back to
-    the page it belongs to (the report).
+    the page it belongs to (the report).  ``default``: the atlas file the page opens
+    on (a report: the study's rules; default: the common atlas ``DEFAULT_ATLAS``, the
+    CLI's default rules, where offered, else the first); a hash in the address
+    (``#atlas=FILE``) still chooses another.
     """
     paths = [Path(p) for p in (shipped_atlases() if atlases is None else atlases)]
     if not paths:
@@ -288,9 +295,12 @@ def write_hand_page(
     for p in paths:
         if not p.exists():
             raise ValueError(f"no atlas file {p}")
+    resolved = [p.resolve() for p in paths]
+    wanted = Path(DEFAULT_ATLAS if default is None else default).resolve()
+    first = resolved.index(wanted) if wanted in resolved else 0
     out = Path(out_dir)
     out.mkdir(parents=True, exist_ok=True)
-    (out / "hand_data.js").write_text(_data_js(paths), encoding="utf-8")
+    (out / "hand_data.js").write_text(_data_js(paths, first), encoding="utf-8")
     (out / "hand_page.js").write_text(
         (_HERE / "hand_page.js").read_text(encoding="utf-8"), encoding="utf-8"
     )

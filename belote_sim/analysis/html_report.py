@@ -20,13 +20,16 @@ from typing import Any
 import pandas as pd
 
 from belote_sim._version import __version__
+from belote_sim.analysis.names import bid_name, play_name
 from belote_sim.analysis.report_sections import (
+    FIXED_EVENTS,
     Page,
     atlas_section,
     bidding_section,
     conditions_text,
     contract_section,
     declaration_section,
+    fixed_contract,
     interval_digits,
     outcome_section,
     pct,
@@ -104,12 +107,18 @@ def _summary(tables: dict, provenance: dict, n_deals: int) -> tuple[str, str]:
     ]
     text = ", ".join(who) + ". "
     if provenance.get("bidding"):
+        # names a player reads; the exact specs are in "The study and its data"
         text += (
-            f"Bidding: {html.escape(seat_list(provenance['bidding']))}; play: "
-            f"{html.escape(seat_list(provenance.get('play', [])))}. "
+            f"Bidding: {html.escape(seat_list(provenance['bidding'], bid_name))}; play: "
+            f"{html.escape(seat_list(provenance.get('play', []), play_name))} "
+            "(<a href='#study'>exact specs</a>). "
         )
         strengths = sorted(
-            {f"{p}: {play_strength(p)}" for p in provenance.get("play", []) if play_strength(p)}
+            {
+                f"{play_name(p)}: {play_strength(p)}"
+                for p in provenance.get("play", [])
+                if play_strength(p)
+            }
         )
         if strengths:
             text += (
@@ -125,12 +134,21 @@ def _summary(tables: dict, provenance: dict, n_deals: int) -> tuple[str, str]:
         digits = interval_digits(row["low"], row["high"])
         return f"{pct(row['rate'], digits)} ({pct_interval(row['low'], row['high'])})"
 
-    text += (
-        f"{rate('thrown_in')} of the deals were thrown in (everyone passed). Of the "
-        f"{played:,} contracts played the taker's side made {rate('made')}, went inside "
-        f"{rate('inside')} and hung {rate('hanging')}; {rate('doubled')} were doubled "
-        f"and {rate('valat')} ended in a valat (every trick)."
-    )
+    fixed = fixed_contract(provenance)
+    if fixed:  # no deal thrown in, the doubling fixed: zeros (or ones) by construction
+        text += (
+            f"Every deal is played in one fixed contract ({html.escape(fixed)}). Of the "
+            f"{played:,} contracts the taker's side made {rate('made')}, went inside "
+            f"{rate('inside')} and hung {rate('hanging')}; {rate('valat')} ended in a "
+            "valat (every trick)."
+        )
+    else:
+        text += (
+            f"{rate('thrown_in')} of the deals were thrown in (everyone passed). Of the "
+            f"{played:,} contracts played the taker's side made {rate('made')}, went "
+            f"inside {rate('inside')} and hung {rate('hanging')}; {rate('doubled')} were "
+            f"doubled and {rate('valat')} ended in a valat (every trick)."
+        )
     text += _family_text(tables, played, bool(cond))
     cards = []
     for event, label in (
@@ -139,6 +157,8 @@ def _summary(tables: dict, provenance: dict, n_deals: int) -> tuple[str, str]:
         ("doubled", "contracts doubled"),
         ("valat", "valats"),
     ):
+        if fixed and event in FIXED_EVENTS:
+            continue
         row = out.loc[event]
         cards.append(
             f"<div class='card'><b>{pct(row['rate'], interval_digits(row['low'], row['high']))}"
@@ -303,7 +323,7 @@ def _write_report(
     n_deals = int(tables["outcomes"].set_index("event").loc["thrown_in", "n"])
     page = Page(out, source_line(provenance, n_deals), fmt)
     lead, cards = _summary(tables, provenance, n_deals)
-    outcome_section(page, tables)
+    outcome_section(page, tables, provenance)
     seat_section(page, tables, provenance)
     contract_section(page, tables, provenance)
     if "bid_trumps" in tables:

@@ -6,6 +6,7 @@ from __future__ import annotations
 import datetime as _dt
 import html
 import json
+from collections.abc import Callable
 from pathlib import Path
 from typing import Any
 
@@ -93,7 +94,7 @@ def _rate_cell(made: float, n: float, net: tuple[float, float] | None = None) ->
         mean, se = (float(x) for x in net_mean_se(net[0], net[1], n))
         se_text = f" ± {se:.1f}" if np.isfinite(se) else ""
         shown = f"{mean:+.1f}" if round(mean, 1) != 0 else "0.0"  # never "-0.0"
-        net_html = f"<span class='net'>net {shown}{se_text} MP</span>"
+        net_html = f"<span class='net'>net {shown}{se_text}</span>"
     return (
         f"<td{cls}{title}>{pct(made / n, interval_digits(low, high))}"
         f"<span class='ci'>{pct_interval(low, high)}</span>"
@@ -112,7 +113,8 @@ def _pivot_html(
     total: bool = True,
 ) -> str:
     """A pivot of contracts made: one cell (rate, interval, n) per row and column
-    value, with an 'all' column; tables with ``net`` and ``net2`` sums
+    value, with an 'all' column first (right of the row labels, so that a table wider
+    than the page never hides it); tables with ``net`` and ``net2`` sums
     (``count_bid_success``) show the mean net MP ± s.e. in each cell too."""
     if table.empty or not table["n"].sum():
         return "<p class='note'>No contracts of this kind in the study: no table.</p>"
@@ -127,9 +129,9 @@ def _pivot_html(
     row_keys = table.groupby(rows, sort=True, observed=True)[sums].sum()
     head = "".join(f"<th>{html.escape(col_label(c))}</th>" for c in cols)
     out = [
-        f"<div class='wrap'><table><tr><th class='l'>{html.escape(corner)}</th>{head}"
-        + ("<th>all</th>" if total else "")
-        + "</tr>"
+        f"<div class='wrap'><table><tr><th class='l'>{html.escape(corner)}</th>"
+        + ("<th class='all'>all</th>" if total else "")
+        + f"{head}</tr>"
     ]
     for key, row_sums in row_keys.iterrows():
         key_t = key if isinstance(key, tuple) else (key,)
@@ -137,6 +139,8 @@ def _pivot_html(
             str((row_label or {}).get(r, lambda v: v)(v)) for r, v in zip(rows, key_t)
         )
         cells = []
+        if total:
+            cells.append(_rate_cell(row_sums["made"], row_sums["n"], _net_sums(row_sums)))
         for c in cols:
             idx = key_t + (c,)
             if idx in grouped.index:
@@ -144,8 +148,6 @@ def _pivot_html(
                 cells.append(_rate_cell(g["made"], g["n"], _net_sums(g)))
             else:
                 cells.append("<td class='small'>–</td>")
-        if total:
-            cells.append(_rate_cell(row_sums["made"], row_sums["n"], _net_sums(row_sums)))
         out.append(f"<tr><th class='l'>{html.escape(label)}</th>{''.join(cells)}</tr>")
     out.append("</table></div>")
     return "".join(out)
@@ -186,13 +188,34 @@ def policy_words(spec: str) -> str:
     return f"{name} ({', '.join(words)})"
 
 
-def seat_list(values: list[str]) -> str:
-    """``['a', 'a', 'a', 'a'] -> 'a at every seat'``, else 'seat 0 a, seat 1 b ...'."""
+def seat_list(values: list[str], words: Callable[[str], str] | None = None) -> str:
+    """``['a', 'a', 'a', 'a'] -> 'a at every seat'``, else 'seat 0 a, seat 1 b ...';
+    each spec written by ``words`` (default ``policy_words``: the spec with its
+    parameters named; ``names.play_name``/``bid_name``: a name for a reader)."""
+    words = words or policy_words
     if not values:
         return "?"
     if len(set(values)) == 1:
-        return f"{policy_words(values[0])} at every seat"
-    return ", ".join(f"seat {k} {policy_words(v)}" for k, v in enumerate(values))
+        return f"{words(values[0])} at every seat"
+    return ", ".join(f"seat {k} {words(v)}" for k, v in enumerate(values))
+
+
+def fixed_contract(provenance: dict) -> str | None:
+    """The contract of a study where every seat bids ``fixed`` (the same seat takes
+    the same strain at the same doubling every deal), in words; None for any other
+    study.  Such a study has no thrown-in deal and doubles all or none of its
+    contracts by construction: the report leaves those zeros (or ones) out."""
+    from belote_sim.analysis.names import bid_name
+
+    bidding = provenance.get("bidding") or []
+    if not bidding or len(set(bidding)) != 1 or not str(bidding[0]).startswith("fixed"):
+        return None
+    name = bid_name(bidding[0])
+    return name[name.index("(") + 1 : -1] if "(" in name else name
+
+
+#: The outcomes a fixed contract fixes (``fixed_contract``).
+FIXED_EVENTS = ("thrown_in", "doubled")
 
 
 def conditions_text(provenance: dict) -> str:
@@ -322,7 +345,7 @@ def atlas_section(
     if conditioned:
         from belote_sim.analysis.hand_page import write_hand_page
 
-        write_hand_page(out / "hand", back_link=("../index.html", "the report"))
+        write_hand_page(out / "hand", back_link=("../index.html", "the report"), default=path)
         page.section(
             "atlas",
             "The hand atlas: should I bid this hand?",
@@ -345,7 +368,7 @@ def atlas_section(
     from belote_sim.atlas import load_atlas
 
     atlas = load_atlas(str(path))
-    write_hand_page(out / "hand", back_link=("../index.html", "the report"))
+    write_hand_page(out / "hand", back_link=("../index.html", "the report"), default=path)
     write_atlas_page(out, atlas, hand_page="hand/index.html")
     pos = position_table(atlas)
     rows = []
@@ -405,8 +428,11 @@ def _csv(name: str) -> str:
     return f"<a href='tables/{name}.csv'>{name}.csv</a>"
 
 
-def outcome_section(page: Page, tables: dict) -> None:
+def outcome_section(page: Page, tables: dict, provenance: dict | None = None) -> None:
     t = tables["outcomes"]
+    fixed = fixed_contract(provenance or {})
+    if fixed:
+        t = t[~t["event"].isin(FIXED_EVENTS)]
     fig = page.figure(
         plots.outcome_bars(t),
         "outcomes.png",
@@ -438,7 +464,13 @@ def outcome_section(page: Page, tables: dict) -> None:
         [
             fig,
             _simple_table(["outcome", "share", "95% interval", "count", "out of"], rows),
-            f"<p class='note'>Data: {_csv('outcomes')}</p>",
+            (
+                f"<p class='note'>A fixed contract ({html.escape(fixed)}) every deal: no "
+                "deal is thrown in and the doubling is the fixed one, so those rows are "
+                f"left out. Data: {_csv('outcomes')}</p>"
+                if fixed
+                else f"<p class='note'>Data: {_csv('outcomes')}</p>"
+            ),
         ],
     )
 
@@ -752,6 +784,26 @@ def _bidding_trumps_figure(page: Page, t: pd.DataFrame) -> str:
     )
 
 
+def _lowest_band_words(table: pd.DataFrame) -> str:
+    """How many contracts were taken with a score in the lowest band (under 50), per
+    contract kind, measured: under ``threshold`` bidding hardly any (a taker scores at
+    least its threshold), under other biddings (the atlas's) many."""
+    if table.empty or not table["n"].sum():
+        return ""
+    by = table.groupby("family", observed=True)["n"].sum()
+    low = table[table["score_band"] == SCORE_BANDS[0]].groupby("family", observed=True)["n"].sum()
+    words = [
+        f"{low.get(f, 0) / by[f]:.0%} of {f} contracts"
+        for f in ("suit", "NT", "AT")
+        if by.get(f, 0)
+    ]
+    return (
+        f"Taken with a score under 50 (the lowest band) in this study: {', '.join(words)}; "
+        "a threshold bidder never takes under its threshold, other bidders (the atlas's) "
+        "often do."
+    )
+
+
 def _bidding_tables(parts: list[str], tables: dict) -> None:
     """The bidding-hand pivots (one line instead of a table that would be empty)."""
     parts.append("<h3>Suit contracts: trumps × J / 9 / A of trump</h3>")
@@ -770,8 +822,8 @@ def _bidding_tables(parts: list[str], tables: dict) -> None:
     parts.append(
         "<p class='note'>The score is the one the <code>threshold</code> bidding policy "
         "bids by (its thresholds, e.g. suit 50, NT 52, AT 75, are in these units): "
-        f"{html.escape(THRESHOLD_SCORE_FORMULA)}. A taker scores at least its "
-        "threshold, so the lowest bands are nearly empty.</p>"
+        f"{html.escape(THRESHOLD_SCORE_FORMULA)}. {_lowest_band_words(tables['bid_score'])}"
+        "</p>"
     )
     parts.append(
         _pivot_html(tables["bid_score"], ["family"], "score_band", SCORE_BANDS, None, "contract")
@@ -1082,7 +1134,8 @@ def _declaration_table(d: pd.DataFrame, conditioned: bool) -> str:
 def provenance_words(provenance: dict) -> dict[str, str]:
     """The study's provenance as a reader says it: ``dealer`` None -> 'rotates (the
     next seat each deal)', empty predeal and constraints -> 'none (uniform deals)',
-    per-seat policy lists -> 'greedy (...) at every seat' (``seat_list``)."""
+    per-seat policy lists -> 'expert (network only) at every seat; exact spec
+    expert:0,24,32,0,2,0' (``seat_list`` with ``names.play_name``/``bid_name``)."""
     p = provenance
     rows: dict[str, str] = {}
     if "ruleset" in p:
@@ -1091,10 +1144,18 @@ def provenance_words(provenance: dict) -> dict[str, str]:
         rows["deals"] = f"{int(p['n']):,}"
     if "seed" in p:
         rows["seed"] = str(p["seed"])
-    for key, label in (("bidding", "bidding policy"), ("play", "play policy")):
+    from belote_sim.analysis.names import bid_name, play_name
+
+    for key, label, name in (
+        ("bidding", "bidding policy", bid_name),
+        ("play", "play policy", play_name),
+    ):
         if key in p:
             value = p[key]
-            rows[label] = seat_list(list(value)) if isinstance(value, list) else policy_words(value)
+            values = [str(v) for v in value] if isinstance(value, list) else [str(value)]
+            shown = seat_list(values, name) if isinstance(value, list) else name(values[0])
+            specs = " / ".join(dict.fromkeys(values))
+            rows[label] = f"{shown}; exact spec {specs}"
     if "dealer" in p:
         dealer = p["dealer"]
         rows["dealer"] = (

@@ -36,7 +36,10 @@ hand class, calls, over all positions) partition the deals where the auctions pa
 ``share`` of all deals, the mean net MP of A on them with its standard error and 95%
 interval, and ``contribution`` = share x mean, the MP per deal of the pair's whole
 result that the row accounts for (the rows' contributions add up to the pair's mean).
-Rows are sorted strongest first: by |contribution|.
+Rows are sorted surest first: by the lower end of the 95% interval of |contribution|
+(|contribution| - 1.96 s.e. of the contribution, at least 0; a row of one deal, with no
+s.e., has 0), so that a rare hand class whose few deals happen to swing far does not
+rank above a common one whose effect is certain.
 
 Units: match points per deal (MP; French points under french scoring).
 """
@@ -265,7 +268,8 @@ def _classes(diff: pd.DataFrame) -> pd.DataFrame:
 
 def _grouped(frame: pd.DataFrame, by: list[str], n_deals: int) -> pd.DataFrame:
     """Deals, share, mean net MP, s.e., 95% interval and contribution per group of
-    ``frame`` (one row per differing deal, its net in ``net``), strongest first."""
+    ``frame`` (one row per differing deal, its net in ``net``), surest first: by the
+    lower 95% bound of |contribution| (module docstring), then |contribution|."""
     columns = by + ["deals", "share", "mean", "se", "low", "high", "contribution", "z"]
     if frame.empty:
         return pd.DataFrame(columns=columns)
@@ -278,8 +282,13 @@ def _grouped(frame: pd.DataFrame, by: list[str], n_deals: int) -> pd.DataFrame:
     out["contribution"] = out["total"] / n_deals
     with np.errstate(divide="ignore", invalid="ignore"):
         out["z"] = out["mean"] / out["se"]
-    out["strength"] = out["contribution"].abs()
-    out = out.sort_values(["strength"] + by, ascending=[False] + [True] * len(by), kind="stable")
+    size = out["contribution"].abs()
+    bound = size - Z95 * out["se"] * out["deals"] / n_deals
+    out["strength"] = bound.where(bound > 0, 0.0).fillna(0.0)
+    out["size"] = size
+    out = out.sort_values(
+        ["strength", "size"] + by, ascending=[False, False] + [True] * len(by), kind="stable"
+    )
     return out[columns].reset_index(drop=True)
 
 

@@ -67,8 +67,15 @@ def _figure_size(pairs: int) -> tuple[float, float]:
 
 
 def pair_figure(study: SystemsStudy, ax: Axes | None = None) -> Axes:
-    """Each pair's net MP per deal (a over b) with its 95% interval, one row per pair."""
-    pairs = study.pairs
+    """Each pair's net MP per deal with its 95% interval, one row per pair, written
+    "X over Y" with X the system that gained (a pair whose a lost is drawn as b over a,
+    its mean negated), so every point is at or right of 0 and reads as its label."""
+    # Each row reads "X over Y" with X the system that gained (mean >= 0): a pair
+    # given weaker system first is turned round, so the label says what is drawn.
+    pairs = study.pairs.copy()
+    flip = pairs["mean"] < 0
+    pairs.loc[flip, ["a", "b"]] = pairs.loc[flip, ["b", "a"]].to_numpy()
+    pairs.loc[flip, "mean"] = -pairs.loc[flip, "mean"]
     if ax is None:
         ax = Figure(figsize=_figure_size(len(pairs)), layout="constrained").add_subplot()
     y = list(range(len(pairs)))[::-1]
@@ -172,14 +179,17 @@ def write_systems_report(study: SystemsStudy, out_dir: str | Path) -> Path:
         "team, everyone playing the same way; a system's result on a deal is its team's "
         "match points minus the other's, averaged over the two plays, so the luck of the "
         "cards cancels. The two plays of a deal differ only from the first call where the "
-        "systems part: those calls are listed below, strongest first, with the MP they "
+        "systems part: those calls are listed below, surest first (by the lower end of "
+        "the 95% interval of |contribution|, so that a rare hand whose few deals swing "
+        "far does not come before a common one whose effect is certain), with the MP they "
         "gain or lose on those deals. <i>Contribution</i> is that MP times the share of "
         "deals: the rows of a pair add up to its net MP per deal.</p>",
         f"<p class='note'>Source: {html.escape(source)}.</p>",
         "<h2 id='pairs'>Net MP per deal</h2>",
         "<figure><img src='figures/pairs.png' alt='net MP per pair' width='640'>"
-        "<figcaption>Each pair: net MP per deal of the first system over the second, with "
-        "its 95% interval (paired on the deals).</figcaption></figure>",
+        "<figcaption>Each pair: net MP per deal of the system that gained over the other "
+        "(X over Y: X's team's MP minus Y's, mirrored), with its 95% interval (paired on "
+        "the deals); the table below keeps the order given (a, b).</figcaption></figure>",
         _html_table(study.pairs, pair_cols, 2),
     ]
     if len(study.systems) > 2:

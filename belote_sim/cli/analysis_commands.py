@@ -4,6 +4,7 @@ show``: ``hand_commands``)."""
 from __future__ import annotations
 
 import argparse
+import math
 import sys
 import time
 
@@ -105,18 +106,33 @@ def _cmd_bid_duel(args: argparse.Namespace) -> int:
     print(f"  B: {describe_policy(args.bid_b, BID_POLICIES, 'bidding')}")
     print(f"  everyone plays {describe_policy(play, PLAY_POLICIES, 'play')}")
     n = max(r["deals"], 1)
+    a_only, b_only = r["thrown_in_a"] - r["thrown_in"], r["thrown_in_b"] - r["thrown_in"]
+    # the difference of the two counts, with its paired s.e. (per deal: +1, -1 or 0)
+    m = (a_only - b_only) / n
+    spread = max((a_only + b_only) / n - m * m, 0.0) * n / max(n - 1, 1)
+    diff_se = n * math.sqrt(spread / n)
     print(
-        f"{r['thrown_in']:,} of {r['deals']:,} deals thrown in on both plays "
-        f"({r['thrown_in'] / n:.1%}); {r['same_contract']:,} ({r['same_contract'] / n:.1%}) "
-        "reach the same contract both ways (thrown-in ones included) and score 0: the "
-        "policies differ on the others"
+        f"thrown in (all four pass): {r['thrown_in_a']:,} of {r['deals']:,} deals with "
+        f"{r['a']} bidding for team 0 ({r['thrown_in_a'] / n:.1%}), {r['thrown_in_b']:,} "
+        f"with {r['b']} bidding for team 0 ({r['thrown_in_b'] / n:.1%}); "
+        f"{r['thrown_in']:,} both times, {a_only:,} only the first time, {b_only:,} only "
+        f"the second (difference {r['thrown_in_a'] - r['thrown_in_b']:+,} ± {diff_se:.0f} s.e.)"
+    )
+    print(
+        f"{r['same_contract']:,} ({r['same_contract'] / n:.1%}) reach the same contract "
+        "both ways (the deals thrown in both times included) and score 0: the policies "
+        "differ on the others"
     )
     print(
         f"{r['a']} gains {r['mean']:+.3f} MP per deal over {r['b']} (paired s.e. "
         f"{r['se']:.3f}; 95% interval {r['low']:+.3f} .. {r['high']:+.3f})"
     )
     if r["by_strain"]:
-        print(f"by the strain of the contract when {r['a']} bids for team 0:")
+        print(
+            f"by the strain of the contract when {r['a']} bids for team 0 (thrown_in: "
+            f"the {r['thrown_in_a']:,} deals thrown in then, each worth half the other "
+            "play's net):"
+        )
         for strain, cell in r["by_strain"].items():
             se = "" if cell["se"] != cell["se"] else f" ± {cell['se']:.3f}"  # NaN: 1 deal
             print(f"  {strain:>9}  {cell['pairs']:>9,} deals  {cell['mean']:+.3f}{se}")

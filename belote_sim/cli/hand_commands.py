@@ -6,13 +6,17 @@ from __future__ import annotations
 import argparse
 import json
 import math
+import textwrap
 import time
 from collections.abc import Sequence
 from typing import Any
 
 from belote_sim.cli.common import csv_output, parse_option, write_csv
 
-__all__ = ["cmd_hand", "format_answer", "show_atlas"]
+__all__ = ["LINE_WIDTH", "cmd_hand", "format_answer", "show_atlas"]
+
+#: The widest line of a hand's answer (its table's width): the legend is wrapped to it.
+LINE_WIDTH = 105
 
 
 def cmd_hand(args: argparse.Namespace) -> int:
@@ -41,6 +45,7 @@ def cmd_hand(args: argparse.Namespace) -> int:
         seed=args.seed,
         simulate=args.simulate,
         atlas=args.atlas,
+        threads=args.threads,
     )
     if args.json:
         print(json.dumps(answer.records(), allow_nan=False))
@@ -62,6 +67,7 @@ def format_answer(answer: Any, elapsed: float | None = None, strains: Sequence[s
     and seat in words, the rules and the players), the path and why, one row per strain
     (``strains``: only these rows; the best call is still over every strain), the best
     call and whether bid-or-pass is within noise."""
+    from belote_sim.analysis.names import play_name
     from belote_sim.atlas import POSITION_WORDS
     from belote_sim.stats import Z95
 
@@ -71,12 +77,16 @@ def format_answer(answer: Any, elapsed: float | None = None, strains: Sequence[s
     lines = [
         f"hand {answer.hand} at position {position} of 4 ({POSITION_WORDS[position]}; "
         f"seat {answer.seat}, dealer seat {answer.dealer})",
-        f"{rules.name} rules, all four players play {answer.play}; the taker's team's "
-        f"P(made) with its 95% interval and net {unit} per deal (the taker's team's "
-        f"{unit} minus the defenders', added now) ± s.e. at x1, x2, x4 (the contract "
-        "undoubled, doubled, redoubled: net x2 is what it pays if doubled); vs best: the "
-        "paired difference of net x1 from the best strain on the same deals (simulation "
-        "only)",
+        f"{rules.name} rules; all four players play {play_name(answer.play)} "
+        f"(play spec {answer.play})",
+        *textwrap.wrap(
+            "P(made): how often the taker's team makes it, with its 95% interval; net "
+            f"{unit} x1, x2, x4: its {unit} minus the defenders' per deal (added now) ± s.e., the "
+            "contract undoubled, doubled, redoubled (net x2 is what it pays if doubled); "
+            "vs best: the paired difference of net x1 from the best strain on the same "
+            "deals (simulation only)",
+            width=LINE_WIDTH,
+        ),
     ]
     if unit == "pts":
         lines.append("french scoring: points are French points (pts), not match points")

@@ -160,9 +160,9 @@ def _add_policy_options(p: argparse.ArgumentParser) -> None:
         "--play",
         default=None,
         help=f"play policy (default {DEFAULT_PLAY}; {SOLO_DEFAULT_PLAY} in the 2/3-player games "
-        f"and open belot): {PLAY_USAGE}; expert is the strong one "
-        "(~1,800 deals/s per thread; expert:0, its card model alone, ~60,000), "
-        "see README 'The expert player'",
+        f"and open belot): {PLAY_USAGE}; expert is the strong one: the default "
+        "expert:0 is its card network alone, about 70 times as fast as expert with its "
+        "4-trick endgame search (docs/benchmarks.md); see README 'The expert player'",
     )
     p.add_argument(
         "--play-seat",
@@ -289,11 +289,34 @@ def _add_report(sub: _Subparsers) -> None:
 
 
 def _add_dataset(sub: _Subparsers) -> None:
-    p = sub.add_parser("dataset", help="dataset directories: rebuild-manifest, verify")
-    p.add_argument("action", choices=["rebuild-manifest", "verify"], help="what to do")
-    p.add_argument("dir", help="dataset directory (simulate --workers/--scheduler)")
-    p.add_argument("--force", action="store_true", help="rebuild a readable manifest too")
-    p.set_defaults(func=cmd_dataset)
+    p = sub.add_parser(
+        "dataset",
+        help="dataset directories: rebuild-manifest, verify",
+        description="A dataset directory (the Parquet part files and manifest that "
+        "'simulate --workers/--scheduler' writes).  'belote-sim dataset ACTION --help' "
+        "explains each action.",
+    )
+    actions = p.add_subparsers(dest="action", required=True, metavar="ACTION", help="what to do")
+    where = "dataset directory (simulate --workers/--scheduler)"
+    r = actions.add_parser(
+        "rebuild-manifest",
+        help="rebuild a lost or unreadable manifest from the part files",
+        description="Rebuild the manifest of a dataset directory from its intact part "
+        "files (each read whole, which checks it); parts that cannot be read are skipped "
+        "and named.  A directory whose manifest is readable is refused unless --force.",
+    )
+    r.add_argument("dir", help=where)
+    r.add_argument("--force", action="store_true", help="rebuild a readable manifest too")
+    r.set_defaults(func=cmd_dataset)
+    v = actions.add_parser(
+        "verify",
+        help="check every part file against the manifest's checksums",
+        description="Check a dataset directory: every chunk of its manifest is there and "
+        "every part file's checksum matches.  Prints each problem, one a line; status 0 "
+        "when the dataset is complete and intact, 1 when not.",
+    )
+    v.add_argument("dir", help=where)
+    v.set_defaults(func=cmd_dataset, force=False)
 
 
 def _add_hand(sub: _Subparsers) -> None:
@@ -354,6 +377,12 @@ def _add_hand(sub: _Subparsers) -> None:
     )
     p.add_argument(
         "--atlas", metavar="PATH", help="the atlas file to answer from (default: the shipped one)"
+    )
+    p.add_argument(
+        "--threads",
+        type=int,
+        default=None,
+        help="numba threads when simulating (default: all); the same answer for any number",
     )
     p.add_argument(
         "--json",
@@ -678,14 +707,23 @@ def _add_duel(sub: _Subparsers) -> None:
         "--json",
         action="store_true",
         help="print one JSON object: a, b, ruleset, deals, played, thrown_in, "
-        "mean, se, by_strain (a bidding duel adds low, high, same_contract and, with "
+        "mean, se, by_strain (a bidding duel adds low, high, same_contract, "
+        "thrown_in_a, thrown_in_b and, with "
         "--games, games, win_rate, win_se, win_low, win_high)",
     )
     p.set_defaults(func=cmd_duel)
 
 
 def _add_main(sub: _Subparsers) -> None:
-    p = sub.add_parser("main", help="run the default study")
+    p = sub.add_parser(
+        "main",
+        help="run the default study",
+        description="The default study in one command: simulate --deals deals under the "
+        "common rules (atlas bidding, the default expert:0 play, dealer rotating; "
+        "resumable: rerunning finishes an interrupted run) into OUTPUT/deals.parquet, "
+        "then write the HTML report of those deals into OUTPUT/report/ (open "
+        "OUTPUT/report/index.html in a browser).",
+    )
     p.add_argument("-o", "--output", default="output", help="output directory")
     p.add_argument("--deals", type=int, default=1_000_000, help="deals to simulate")
     p.add_argument("--seed", type=int, default=2026, help="seed of the deals")

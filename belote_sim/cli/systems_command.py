@@ -203,8 +203,9 @@ def _print_study(study: Any, args: argparse.Namespace, seconds: float) -> None:
                 continue
             print()
             print(
-                f"where {a} (a) and {b} (b) call differently, by {what}, strongest first "
-                f"(MP: a minus b on those deals; contribution: MP per deal of all deals)"
+                f"where {a} (a) and {b} (b) call differently, by {what}, surest first (by the "
+                "lower 95% bound of |contribution|; MP: a minus b on those deals; "
+                "contribution: MP per deal of all deals)"
             )
             if df.empty:
                 print("  none: the two systems made the same calls on every deal")
