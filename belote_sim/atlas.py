@@ -144,7 +144,7 @@ class AtlasPlay:
             play_params,
             study.announce_mask,
             search_bits(study.play),
-            menu_of(study.play),
+            menu_of(study.play, players=study.rules.players),
         )
 
 

@@ -271,13 +271,28 @@ def to_arrays(
     return ids, params
 
 
-def menu_of(play: Iterable[PolicySpec] = (), bid: Iterable[PolicySpec] = ()) -> np.ndarray:
+def menu_of(
+    play: Iterable[PolicySpec] = (),
+    bid: Iterable[PolicySpec] = (),
+    players: int = 4,
+    bid_names: Iterable[str] = (),
+) -> np.ndarray:
     """The kernels' menu of these policies (``switchboard.policy_menu``): the kernels
-    compile only the policies it names.  Names no registry knows (``py:`` bidding
-    functions, run in Python) are left out."""
+    compile only the policies it names (and ``bid_names``), a play policy through its
+    lean kernel when that covers every seat that plays it in a game of ``players``.
+    Names no registry knows (``py:`` bidding functions, run in Python) are left out."""
+    play = [s for s in play if s.name in _PLAY_ENTRIES]
+    lean = set()
+    for name in {s.name for s in play}:
+        covers = _PLAY_ENTRIES[name].lean_covers
+        if covers is not None and all(
+            covers(np.array(s.params, dtype=np.float64), players) for s in play if s.name == name
+        ):
+            lean.add(name)
     return SW.policy_menu(
-        play=[s.name for s in play if s.name in _PLAY_ENTRIES],
-        bid=[s.name for s in bid if s.name in _BID_ENTRIES],
+        play=[s.name for s in play],
+        bid=[s.name for s in bid if s.name in _BID_ENTRIES] + list(bid_names),
+        lean=lean,
     )
 
 

@@ -360,3 +360,42 @@ def test_a_study_compiles_the_kernels_of_its_own_policies_only():
     heavy = ("belote_sim.kernels.expert", "belote_sim.kernels.solver", "belote_sim.kernels.search_")
     for play in ("random", "greedy"):
         assert not [k for k in compiled[play] if k.startswith(heavy)], play
+
+
+def test_the_lean_expert_plays_the_same_cards_and_refuses_what_it_does_not_cover():
+    """``expert:0`` (the card model, no endgame search) is compiled through the lean
+    kernel: the same deals as through the full kernel, to the card; given parameters
+    it does not cover (an endgame search), it plays no card, so the run fails loudly
+    instead of playing other cards."""
+    study = make_study("common", "threshold", "expert:0", 5)
+    bid_ids, bid_params, play_ids, play_params, announce, menu = study.policies
+    assert menu.dtype.names == ("lean_expert", "bid_threshold")
+    full = SW.policy_menu(play=["expert"], bid=["threshold"])
+    n = 120
+
+    def run(params, chosen):
+        out = np.zeros((n, NUM_COLS), dtype=np.int64)
+        plays = np.zeros((n, 32), dtype=np.int64)
+        failed = simulate_deals(
+            np.arange(n, dtype=np.int64) * 7919,
+            np.arange(n, dtype=np.int64) % 4,
+            study.rules.to_array(),
+            (bid_ids, bid_params, play_ids, params, announce, chosen),
+            study.conditions(),
+            out,
+            np.zeros((n, MAX_CALLS), dtype=np.uint8),
+            plays,
+            True,
+            SW.EXPERT_SEARCH_BITS,
+            study.atlas_arrays,
+        )
+        return failed, out, plays
+
+    lean_failed, lean_out, lean_plays = run(play_params, menu)
+    full_failed, full_out, full_plays = run(play_params, full)
+    assert lean_failed == full_failed == 0
+    assert (lean_out == full_out).all() and (lean_plays == full_plays).all()
+    searching = play_params.copy()
+    searching[:, 0] = 4  # endgame tricks: the full expert's default
+    failed, out, _ = run(searching, menu)
+    assert failed == int((out[:, COL_STRAIN] >= 0).sum()) > 0

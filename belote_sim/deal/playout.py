@@ -54,7 +54,7 @@ def random_record(
     deal["announce"] = ALL_SEATS_MASK
     play_deal(
         deal,
-        (*to_arrays(specs, PLAY_POLICIES), menu_of(specs)),
+        (*to_arrays(specs, PLAY_POLICIES), menu_of(specs, players=rules.players)),
         rules.to_array(),
         state,
         policy_buffers(search_bits(specs)),

@@ -73,6 +73,8 @@ from belote_sim.kernels.tables import (
 #: (an opponent may be void when this many cards of the suit or fewer are out), the
 #: model (``EXPERT_MODEL``) and the endgame's extra tricks in AT (``EXPERT_AT_EXTRA``).
 EXPERT_DEFAULTS = (4.0, 24.0, 32.0, 0.0, 2.0, 0.0)
+#: params[0]: the endgame tricks solved exactly (0: no endgame search)
+EXPERT_ENDGAME = 0
 #: params[4], the learned card scores of ``expert_model`` instead of the rules:
 #: 1 = the linear model, 2 = the network (stronger, slower), 0 = the rules
 EXPERT_MODEL = 4
@@ -595,6 +597,7 @@ __all__ = [
     "ALL_CARDS",
     "EXPERT_AT_EXTRA",
     "EXPERT_DEFAULTS",
+    "EXPERT_ENDGAME",
     "EXPERT_MODEL",
     "RANK_A",
     "RANK_T",

@@ -492,10 +492,7 @@ def model_choice(
     many arrays they pass around; ``expert_seat.expert_decide`` is the entry point
     that makes the scratch.  ``turn``: None, or the simulation's ``records.Turn``
     (``expert.observe_turn``)."""
-    if turn is None:
-        view = observe(hand, plays, n_played, first_leader, strain, rules, work)
-    else:
-        view = observe_turn(turn, plays, first_leader, strain, rules, work)
+    view = model_view(hand, plays, n_played, first_leader, strain, rules, work, turn)
     seat, n_trick, led, wc, wp, trick_pts, legal, others = view
     if legal & (legal - 1) == 0:
         return lowest_card(legal)
@@ -506,6 +503,32 @@ def model_choice(
         )  # fmt: skip
         if card >= 0:
             return card
+    return model_card(
+        hand, legal, work[2], n_trick, led, wc, wp, trick_pts, seat, taker, strain, others,
+        n_played, params[EXPERT_MODEL] >= 2, feats, index,
+    )  # fmt: skip
+
+
+@lean_kernel(inline="always")
+def model_view(hand, plays, n_played, first_leader, strain, rules, work, turn):
+    """What the mover sees (``expert.observe``, or ``observe_turn`` of the
+    simulation's ``turn``): seat, trick, legal cards, the others' possible cards."""
+    if turn is None:
+        return observe(hand, plays, n_played, first_leader, strain, rules, work)
+    return observe_turn(turn, plays, first_leader, strain, rules, work)
+
+
+@lean_kernel(inline="always")
+def lean_model_choice(
+    params, hand, plays, n_played, first_leader, strain, taker, rules, work, feats, index, turn,
+):  # fmt: skip
+    """``model_choice`` with no endgame (the lean ``expert``,
+    ``expert_seat.expert_lean_card``, whose parameters ask for none): the card of the
+    model at every decision.  No call reaches the solver, so none is compiled."""
+    view = model_view(hand, plays, n_played, first_leader, strain, rules, work, turn)
+    seat, n_trick, led, wc, wp, trick_pts, legal, others = view
+    if legal & (legal - 1) == 0:
+        return lowest_card(legal)
     return model_card(
         hand, legal, work[2], n_trick, led, wc, wp, trick_pts, seat, taker, strain, others,
         n_played, params[EXPERT_MODEL] >= 2, feats, index,
@@ -528,9 +551,11 @@ __all__ = [
     "card_only_features",
     "decision_terms",
     "hidden_score",
+    "lean_model_choice",
     "linear_sum",
     "model_card",
     "model_choice",
+    "model_view",
     "pad_rows",
     "put",
     "situation",

@@ -56,7 +56,7 @@ from belote_sim.kernels.bidding import (
 from belote_sim.kernels.bidding_rules import rules_call
 from belote_sim.kernels.expert import EXPERT_DEFAULTS, EXPERT_MODEL, WORK_ROWS
 from belote_sim.kernels.expert_model import MODEL_INDEXES, MODEL_SCRATCH
-from belote_sim.kernels.expert_seat import expert_card
+from belote_sim.kernels.expert_seat import expert_card, expert_lean_card, lean_expert_covers
 from belote_sim.kernels.greedy import greedy_card, random_card
 from belote_sim.kernels.search_policies import PIMC_SAMPLES, dd_card, pimc_card
 from belote_sim.kernels.solver import MAX_PLY, NUM_FIELDS
@@ -93,6 +93,12 @@ class PlayPolicy(NamedTuple):
     check: Callable[[tuple[float, ...]], str | None] | None = None
     #: seconds its kernel adds to compiling a driver, 2 cores (benchmarks/bench_compile.py)
     compile_s: float = 0.0
+    #: a lean kernel, compiled instead of ``card`` when every seat's parameters are
+    #: covered (``lean_covers(params array, players)``): the same cards, less code
+    lean_card: Any = None
+    lean_covers: Callable[[np.ndarray, int], bool] | None = None
+    #: seconds the lean kernel adds instead of ``compile_s``
+    lean_compile_s: float = 0.0
 
 
 class BidPolicy(NamedTuple):
@@ -185,6 +191,8 @@ PLAY_POLICIES = (
         players=(2, 3, 4),
         search_bits=EXPERT_SEARCH_BITS,
         check=_check_expert,
+        lean_card=expert_lean_card,
+        lean_covers=lambda params, players: bool(lean_expert_covers(params, players)),
     ),
 )
 
@@ -306,24 +314,34 @@ def _bid_chain(entries: tuple[BidPolicy, ...]) -> Any:
     return dispatch
 
 
-#: Prefixes of a menu's field names: ``play_greedy``, ``bid_atlas`` ...
+#: Prefixes of a menu's field names: ``play_greedy``, ``lean_expert``, ``bid_atlas`` ...
 PLAY_PREFIX = "play_"
+LEAN_PREFIX = "lean_"
 BID_PREFIX = "bid_"
 
 
-def policy_menu(play: Iterable[str] = (), bid: Iterable[str] = ()) -> np.ndarray:
+def policy_menu(
+    play: Iterable[str] = (), bid: Iterable[str] = (), lean: Iterable[str] = ()
+) -> np.ndarray:
     """The menu of a kernel call: a zero-length array whose dtype names the play and
-    bidding policies (registry names) the kernels may call, sorted, so that the same
-    set is the same type (one compiled version, one cache entry).  ``ValueError`` for
-    a name that is in neither registry."""
-    return _menu(tuple(sorted(set(play))), tuple(sorted(set(bid))))
+    bidding policies (registry names) the kernels may call, and the play policies they
+    call through their lean kernel (``PlayPolicy.lean_card``), sorted, so that the same
+    sets are the same type (one compiled version, one cache entry).  ``ValueError`` for
+    a name that is in neither registry, or in ``lean`` without a lean kernel."""
+    lean_names = tuple(sorted(set(lean)))
+    play_names = tuple(sorted(set(play) - set(lean_names)))
+    return _menu(play_names, tuple(sorted(set(bid))), lean_names)
 
 
 @functools.lru_cache(maxsize=256)
-def _menu(play_names: tuple[str, ...], bid_names: tuple[str, ...]) -> np.ndarray:
+def _menu(
+    play_names: tuple[str, ...], bid_names: tuple[str, ...], lean_names: tuple[str, ...]
+) -> np.ndarray:
+    leans = tuple(p for p in PLAY_POLICIES if p.lean_card is not None)
     for names, table, kind in (
         (play_names, PLAY_POLICIES, "play"),
         (bid_names, BID_POLICIES, "bidding"),
+        (lean_names, leans, "lean play"),
     ):
         known = {p.name for p in table}
         unknown = [n for n in names if n not in known]
@@ -332,6 +350,7 @@ def _menu(play_names: tuple[str, ...], bid_names: tuple[str, ...]) -> np.ndarray
                 f"no {kind} policy named {unknown[0]!r} (known: {', '.join(sorted(known))})"
             )
     fields = [(PLAY_PREFIX + n, np.uint8) for n in play_names]
+    fields += [(LEAN_PREFIX + n, np.uint8) for n in lean_names]
     fields += [(BID_PREFIX + n, np.uint8) for n in bid_names]
     # a dtype needs a field: an empty menu is one field that names no policy
     menu = np.zeros(0, dtype=np.dtype(fields or [("nothing", np.uint8)]))
@@ -373,7 +392,11 @@ def bid_call(menu, policy, params, turn, rules, atlas):
 @overload(play_card, inline="always")
 def _play_card_body(menu, policy, params, turn, deal, rules, state, search):
     names = menu_names(menu, PLAY_PREFIX)
-    return _play_chain(tuple(p for p in PLAY_POLICIES if p.name in names))
+    lean = menu_names(menu, LEAN_PREFIX)
+    return _play_chain(
+        tuple(p for p in PLAY_POLICIES if p.name in names)
+        + tuple(p._replace(card=p.lean_card) for p in PLAY_POLICIES if p.name in lean)
+    )
 
 
 @overload(bid_call, inline="always")
@@ -418,6 +441,7 @@ __all__ = [
     "BID_POLICIES",
     "BID_PREFIX",
     "EXPERT_SEARCH_BITS",
+    "LEAN_PREFIX",
     "MAX_PARAMS",
     "MAX_PIMC_SAMPLES",
     "MENU_NOTHING",

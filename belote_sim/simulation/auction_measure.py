@@ -12,8 +12,8 @@ import numpy as np
 
 from belote_sim.kernels.auction_atlas import GAINS
 from belote_sim.kernels.auction_samples import NUM_SAMPLE_COLS, auction_samples
-from belote_sim.kernels.switchboard import BID_POLICIES, policy_menu
-from belote_sim.policies import search_bits
+from belote_sim.kernels.switchboard import BID_POLICIES
+from belote_sim.policies import menu_of, search_bits
 from belote_sim.simulation.auction_table import empty_gains
 from belote_sim.simulation.runner import numba_threads
 from belote_sim.simulation.study import AUCTION_ATLAS, make_study
@@ -48,7 +48,7 @@ def measure(
     tables = (*study.atlas_arrays[:GAINS], empty_gains())
     play_ids, play_params = study.play_arrays
     # the menu: the play policies and atlas_auction, the bidder the samples measure
-    menu = policy_menu(play=[s.name for s in study.play], bid=[AUCTION_ATLAS])
+    menu = menu_of(study.play, players=4, bid_names=[AUCTION_ATLAS])
     play_arrays = (play_ids, play_params, study.announce_mask, menu)
     bits = search_bits(study.play)
     out = np.empty((deals, NUM_SAMPLE_COLS), dtype=np.float64)

@@ -298,7 +298,7 @@ class Study:
     def menu(self) -> np.ndarray:
         """The kernels' menu of this study's policies (``policies.menu_of``): what a
         run compiles."""
-        return menu_of(self.play, self.bidding)
+        return menu_of(self.play, self.bidding, self.rules.players)
 
     @property
     def policies(self) -> tuple[np.ndarray, np.ndarray, np.ndarray, np.ndarray, int, np.ndarray]:
