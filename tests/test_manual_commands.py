@@ -27,6 +27,7 @@ must exit with status 0.
 
 from __future__ import annotations
 
+import atexit
 import functools
 import os
 import re
@@ -210,8 +211,9 @@ INPUTS = {
 
 @functools.cache
 def made_input(name: str) -> Path:
-    """``name`` made once in this process, in a directory of its own."""
+    """``name`` made once in this process, in a directory of its own (removed at exit)."""
     where = Path(tempfile.mkdtemp(prefix=f"manual-input-{name}-"))
+    atexit.register(shutil.rmtree, where, True)
     for line in INPUTS[name]:
         done = run(shlex.split(line), where)
         assert done.returncode == 0, f"making {name}: {line}\n{done.stderr[-2000:]}"
