@@ -1,7 +1,8 @@
-"""A picture of the hand evaluator page for the README, taken with headless Chromium.
+"""A picture of the hand evaluator page for the manual (docs/guide/hand-and-atlas.md),
+taken with headless Chromium.
 
 Question: what does a player see when they open ``belote-sim atlas page``?  Writes the
-page for the shipped atlases into a temporary directory, opens it on the README's hand
+page for the shipped atlases into a temporary directory, opens it on the guide's hand
 (``JH 9H AH TS 7C`` at position 1) and photographs it with headless Chromium (Debian
 package ``chromium``), then shrinks it to a PNG under 500 KB in docs/hand_page.png.
 Seed: none (no simulation: the page shows the shipped atlases as they are).

@@ -1,4 +1,4 @@
-"""The README's strength ladder, per strain.
+"""The strength ladder (docs/guide/players-and-duels.md), per strain.
 
 Question: how many match points per deal does each play setting gain over ``greedy``
 (``pimc:30``: over ``expert``), in all and in each strain of the contract, under the
@@ -8,7 +8,7 @@ Question: how many match points per deal does each play setting gain over ``gree
 (default 2,000; 0 skips it: ~20 minutes a ruleset on one thread).  Per strain the
 MP per deal of the deals played in that strain, with its paired standard error.
 
-Writes analyses/output/ladder_by_strain.json and prints the README's table rows (the
+Writes analyses/output/ladder_by_strain.json and prints the guide's table rows (the
 four suit contracts pooled: the suits are played under a random relabelling, so they
 differ only by chance) and the full table per strain.
 
@@ -89,7 +89,7 @@ def pooled(r: dict, strains: tuple[str, ...]) -> tuple[float, float, int] | None
 
 
 def tables(results: dict, rulesets: list[str]) -> list[str]:
-    """Markdown: the README's rows (all, the four suit contracts pooled, NT, AT; the
+    """Markdown: the guide's rows (all, the four suit contracts pooled, NT, AT; the
     rulesets as ``a / b``) and the full table per strain."""
     groups = {"all": tuple(STRAIN_NAMES), "suit": tuple(STRAIN_NAMES[:4]), "NT": ("NT",)}
     groups["AT"] = ("AT",)

@@ -1,4 +1,4 @@
-"""A picture of the HTML report for the README, taken with headless Chromium.
+"""A picture of the HTML report for the manual (docs/guide/report.md), taken with headless Chromium.
 
 Question: what does a player get from ``belote-sim main``?  Simulates the default
 study as ``belote-sim main`` does (common rules, atlas bidding, the default play

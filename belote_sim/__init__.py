@@ -1,8 +1,8 @@
 """belote-sim: a numba bitboard engine and Monte Carlo toolkit for Belote.
 
-Public API (see README.md): cards (``parse_card``, ``format_card``, ``parse_hand``,
-...), ``Rules`` (presets and options), ``replay`` (recorded deals), ``score_deal`` and
-``score_game`` (scoring) and ``perft`` (legal-sequence counts).
+Public API (see docs/guide/python-api.md): cards (``parse_card``, ``format_card``,
+``parse_hand``, ...), ``Rules`` (presets and options), ``replay`` (recorded deals),
+``score_deal`` and ``score_game`` (scoring) and ``perft`` (legal-sequence counts).
 
 The names are loaded on first use (PEP 562 ``__getattr__``): ``import belote_sim``
 and ``belote-sim --help`` do not import numba, numpy's kernels or pandas;

@@ -122,8 +122,8 @@ def _summary(tables: dict, provenance: dict, n_deals: int) -> tuple[str, str]:
         )
         if strengths:
             text += (
-                "How strong the players are (the strength ladder, README 'Who the players "
-                f"are'): {html.escape('; '.join(strengths))}. "
+                "How strong the players are (the strength ladder, manual: docs/guide/"
+                f"players-and-duels.md): {html.escape('; '.join(strengths))}. "
             )
     cond = conditions_text(provenance)
     if cond:

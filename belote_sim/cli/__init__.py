@@ -2,7 +2,8 @@
 shown by ``belote-sim --help``).
 
 Outputs are crash-safe: a file under the output name is always complete; Ctrl-C or
-SIGTERM keeps the finished chunks and says how to resume (README, "Interrupted runs").
+SIGTERM keeps the finished chunks and says how to resume (docs/guide/simulate.md,
+"Interrupted runs").
 """
 
 from belote_sim.cli.main import build_parser, main

@@ -26,5 +26,6 @@ Commands:
     belote-sim main [-o DIR]                              the default study and report
 
 Outputs are crash-safe: a file under the output name is always complete; Ctrl-C or
-SIGTERM keeps the finished chunks and says how to resume (README, "Interrupted runs").
+SIGTERM keeps the finished chunks and says how to resume (docs/guide/simulate.md,
+"Interrupted runs").
 """

@@ -150,7 +150,7 @@ def show_atlas(args: argparse.Namespace) -> int:
         if getattr(args, name) is not None:
             raise ValueError(f"--{name} is for 'atlas show CARDS' (a hand)")
     print(json.dumps(table.meta))
-    # Both outputs checked and locked before any is written (README "Writing files").
+    # Both outputs checked and locked before any is written (docs/guide/simulate.md).
     with (
         csv_output(args.csv, "the cells", args.overwrite) as csv_out,
         csv_output(args.parquet, "the cells", args.overwrite) as parquet_out,

@@ -162,7 +162,8 @@ def _add_policy_options(p: argparse.ArgumentParser) -> None:
         help=f"play policy (default {DEFAULT_PLAY}; {SOLO_DEFAULT_PLAY} in the 2/3-player games "
         f"and open belot): {PLAY_USAGE}; expert is the strong one: the default "
         "expert:0 is its card network alone, about 70 times as fast as expert with its "
-        "4-trick endgame search (docs/benchmarks.md); see README 'The expert player'",
+        "4-trick endgame search (docs/benchmarks.md); see docs/guide/players-and-duels.md "
+        "'The expert player'",
     )
     p.add_argument(
         "--play-seat",
@@ -242,7 +243,7 @@ def _add_export_replay(sub: _Subparsers) -> None:
 
 
 def _add_overwrite(p: argparse.ArgumentParser, what: str) -> None:
-    """--overwrite of a command that writes an output (README: "Writing files")."""
+    """--overwrite of a command that writes an output (docs/guide/simulate.md: "Writing files")."""
     p.add_argument(
         "--overwrite",
         action="store_true",
@@ -255,7 +256,7 @@ def _add_no_verify(p: argparse.ArgumentParser) -> None:
         "--no-verify",
         action="store_true",
         help="skip checking the table's bytes against its checksum (one read of the "
-        "file or of every dataset part; see README 'Checksums')",
+        "file or of every dataset part; see docs/guide/simulate.md 'Checksums')",
     )
 
 

@@ -18,7 +18,7 @@ check; it never reads as good data.
   written before checksums, or a resumable partial file: nothing to check against), or
   ``ValueError`` (one line) for a file whose bytes differ from what was written.  It
   reads the file once (SHA-256 runs at about 1.5-2 GB/s with the CPU's SHA extensions;
-  README "Checksums" gives the measured cost).
+  docs/guide/simulate.md "Checksums" gives the measured cost).
 """
 
 from __future__ import annotations
