@@ -144,7 +144,11 @@ class AtlasPlay:
             play_params,
             study.announce_mask,
             search_bits(study.play),
-            menu_of(study.play, players=study.rules.players),
+            menu_of(
+                study.play,
+                players=study.rules.players,
+                forms=[] if study.rules.solo else ["four"],
+            ),
         )
 
 

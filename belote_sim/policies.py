@@ -276,11 +276,13 @@ def menu_of(
     bid: Iterable[PolicySpec] = (),
     players: int = 4,
     bid_names: Iterable[str] = (),
+    forms: Iterable[str] = (),
 ) -> np.ndarray:
     """The kernels' menu of these policies (``switchboard.policy_menu``): the kernels
     compile only the policies it names (and ``bid_names``), a play policy through its
-    lean kernel when that covers every seat that plays it in a game of ``players``.
-    Names no registry knows (``py:`` bidding functions, run in Python) are left out."""
+    lean kernel when that covers every seat that plays it in a game of ``players``,
+    and the game ``forms`` (``switchboard.FORMS``) to compile alone.  Names no registry
+    knows (``py:`` bidding functions, run in Python) are left out."""
     play = [s for s in play if s.name in _PLAY_ENTRIES]
     lean = set()
     for name in {s.name for s in play}:
@@ -293,6 +295,7 @@ def menu_of(
         play=[s.name for s in play],
         bid=[s.name for s in bid if s.name in _BID_ENTRIES] + list(bid_names),
         lean=lean,
+        forms=forms,
     )
 
 

@@ -369,8 +369,9 @@ def test_the_lean_expert_plays_the_same_cards_and_refuses_what_it_does_not_cover
     instead of playing other cards."""
     study = make_study("common", "threshold", "expert:0", 5)
     bid_ids, bid_params, play_ids, play_params, announce, menu = study.policies
-    assert menu.dtype.names == ("lean_expert", "bid_threshold")
-    full = SW.policy_menu(play=["expert"], bid=["threshold"])
+    assert {"lean_expert", "bid_threshold"} <= set(menu.dtype.names)
+    assert "play_expert" not in menu.dtype.names
+    full = SW.policy_menu(play=["expert"], bid=["threshold"], forms=["four", "auction"])
     n = 120
 
     def run(params, chosen):
@@ -397,5 +398,60 @@ def test_the_lean_expert_plays_the_same_cards_and_refuses_what_it_does_not_cover
     assert (lean_out == full_out).all() and (lean_plays == full_plays).all()
     searching = play_params.copy()
     searching[:, 0] = 4  # endgame tricks: the full expert's default
-    failed, out, _ = run(searching, menu)
-    assert failed == int((out[:, COL_STRAIN] >= 0).sum()) > 0
+    failed, _, _ = run(searching, menu)  # the same auctions: every contract fails
+    assert failed == int((lean_out[:, COL_STRAIN] >= 0).sum()) > 0
+
+
+def test_a_menu_of_one_game_form_plays_the_same_deals_and_refuses_other_rules():
+    """A study's menu names its game (``form_four``, ``form_auction``): only that form is
+    compiled, and it plays the same deals as the menu that decides the form at run
+    time; rules of another form get no deal played (every deal fails), never another
+    game."""
+    study = make_study("common", "threshold", "greedy", 8)
+    bid_ids, bid_params, play_ids, play_params, announce, menu = study.policies
+    assert {"form_four", "form_auction"} <= set(menu.dtype.names)
+    n = 200
+
+    def run(chosen, rules):
+        out = np.zeros((n, NUM_COLS), dtype=np.int64)
+        failed = simulate_deals(
+            np.arange(n, dtype=np.int64) * 104729,
+            np.arange(n, dtype=np.int64) % 4,
+            rules.to_array(),
+            (bid_ids, bid_params, play_ids, play_params, announce, chosen),
+            study.conditions(),
+            out,
+            np.zeros((n, MAX_CALLS), dtype=np.uint8),
+            np.zeros((1, 32), dtype=np.int64),
+            False,
+            1,
+            study.atlas_arrays,
+        )
+        return failed, out
+
+    generic = SW.policy_menu(play=["greedy"], bid=["threshold"])
+    failed, out = run(menu, study.rules)
+    assert failed == 0
+    generic_failed, generic_out = run(generic, study.rules)
+    assert generic_failed == 0 and (generic_out == out).all()
+    two_round = Rules.preset("french")
+    wrong_form, _ = run(menu, two_round)  # the menu says auction: french rules fail
+    assert wrong_form == n
+
+
+@pytest.mark.parametrize("options", [{}, {"players": 3}])
+def test_every_card_of_a_simulated_deal_replays_as_legal(options):
+    """The trick log of a study played through its menu's game form agrees with the
+    independent replay of its record: every card was legal for the seat to move (a
+    play that wrote into a copy of the deal record would not)."""
+    from belote_sim import replay
+    from belote_sim.simulation.export import records
+
+    df = simulate(25, play="greedy", seed=11, trick_log=True, options=options)
+    checked = 0
+    for record in records(df, df.attrs["belote_sim"]):
+        plays = record["plays"]
+        for k in range(len(plays)):
+            assert plays[k] in replay(dict(record, plays=plays[:k]))["legal"], (record, k)
+            checked += 1
+    assert checked > 300

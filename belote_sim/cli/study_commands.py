@@ -161,6 +161,7 @@ def cmd_export(args: argparse.Namespace) -> int:
 def cmd_main(args: argparse.Namespace) -> int:
     """The default study: simulate deals with the default policies, then the report."""
     from belote_sim.analysis.html_report import write_report
+    from belote_sim.analysis.names import play_name
     from belote_sim.simulation.deal_table import format_summary
     from belote_sim.simulation.runner import make_study, simulate_to_parquet
 
@@ -170,7 +171,7 @@ def cmd_main(args: argparse.Namespace) -> int:
     path = out_dir / "deals.parquet"
     print(
         f"belote-sim {__version__}: default study, {args.deals:,} deals, rules common, "
-        f"atlas bidding, {study.play[0]} play, seed {args.seed}"
+        f"atlas bidding, {play_name(study.play[0])} play, seed {args.seed}"
     )
     progress = Progress(args.deals, "deal", sys.stderr.isatty())
     try:

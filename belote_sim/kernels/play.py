@@ -18,6 +18,8 @@ The random number generator is a xorshift64* kept in a uint64[1] array, so a dea
 a pure function of its seed.
 """
 
+from numba.extending import overload
+
 from belote_sim.kernels._jit import lean_kernel
 from belote_sim.kernels.bits import popcount
 from belote_sim.kernels.core import DUTY_NONE, NO_PARTNER, add_to_trick, broken_duty, legal_mask
@@ -43,7 +45,7 @@ from belote_sim.kernels.suit_symmetry import (
     relabel_deal_in,
     relabel_deal_out,
 )
-from belote_sim.kernels.switchboard import POLICY_NONE, play_card
+from belote_sim.kernels.switchboard import FORM_PREFIX, POLICY_NONE, menu_names, play_card
 from belote_sim.kernels.tables import (
     BELOTE_POINTS,
     CARD_POINTS,
@@ -134,11 +136,40 @@ def play_deal(deal, policies, rules, state, search):
     players = rules[R_PLAYERS]
     open_table = rules[R_VARIANT] == VARIANT_OPEN
     relabel_deal_in(deal, perm, open_table)
-    if players == 4:
-        play_cards(deal, policies, rules, state, search, 4, False)
-    else:
-        play_cards(deal, policies, rules, state, search, players, open_table)
+    play_game(policies[2], deal, policies, rules, state, search, players, open_table)
     relabel_deal_out(deal, INVERSE_PERM[perm], open_table)
+
+
+def play_game(menu, deal, policies, rules, state, search, players, open_table):
+    """``play_cards`` for the game of ``rules``: the 4-player version when the menu
+    names the form ``four`` (the only one compiled then), else the version the rules
+    ask for at run time.  Callable from kernels only (its body is made from the menu)."""
+    raise TypeError("play_game is called from compiled kernels only")
+
+
+# Not inlined: the record ``deal`` that ``play_cards`` writes to must be the caller's
+# (inlined as an overload, the writes were lost to the caller's relabelling back: deals
+# whose plays did not match their hands, found by replaying them; tests/test_switchboard.py).
+@overload(play_game)
+def _play_game_body(menu, deal, policies, rules, state, search, players, open_table):
+    if "four" in menu_names(menu, FORM_PREFIX):
+
+        def four_players(menu, deal, policies, rules, state, search, players, open_table):
+            if players != 4 or open_table:  # rules the menu was not made for: no play
+                deal.failed_seat = deal.leader
+                stop_deal(deal, 0, DUTY_NONE, 0)
+                return
+            play_cards(deal, policies, rules, state, search, 4, False)
+
+        return four_players
+
+    def any_game(menu, deal, policies, rules, state, search, players, open_table):
+        if players == 4:
+            play_cards(deal, policies, rules, state, search, 4, False)
+        else:
+            play_cards(deal, policies, rules, state, search, players, open_table)
+
+    return any_game
 
 
 @lean_kernel
@@ -355,6 +386,7 @@ __all__ = [
     "beneath",
     "play_cards",
     "play_deal",
+    "play_game",
     "score_deal_record",
     "stop_deal",
     "table_cards",

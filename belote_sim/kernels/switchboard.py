@@ -314,34 +314,53 @@ def _bid_chain(entries: tuple[BidPolicy, ...]) -> Any:
     return dispatch
 
 
-#: Prefixes of a menu's field names: ``play_greedy``, ``lean_expert``, ``bid_atlas`` ...
+#: Prefixes of a menu's field names: ``play_greedy``, ``lean_expert``, ``bid_atlas``,
+#: ``form_four`` ...
 PLAY_PREFIX = "play_"
 LEAN_PREFIX = "lean_"
 BID_PREFIX = "bid_"
+FORM_PREFIX = "form_"
+
+#: The game forms a menu may name, each compiled alone when named: ``four`` the
+#: 4-player game (no table cards), and the bidding: ``auction``, ``two_round``,
+#: ``take_or_pass``.  A menu that names none compiles every form (decided at run time).
+FORMS = ("four", "auction", "two_round", "take_or_pass")
+
+
+class _Named(NamedTuple):
+    name: str
 
 
 def policy_menu(
-    play: Iterable[str] = (), bid: Iterable[str] = (), lean: Iterable[str] = ()
+    play: Iterable[str] = (),
+    bid: Iterable[str] = (),
+    lean: Iterable[str] = (),
+    forms: Iterable[str] = (),
 ) -> np.ndarray:
     """The menu of a kernel call: a zero-length array whose dtype names the play and
-    bidding policies (registry names) the kernels may call, and the play policies they
-    call through their lean kernel (``PlayPolicy.lean_card``), sorted, so that the same
-    sets are the same type (one compiled version, one cache entry).  ``ValueError`` for
-    a name that is in neither registry, or in ``lean`` without a lean kernel."""
+    bidding policies (registry names) the kernels may call, the play policies they
+    call through their lean kernel (``PlayPolicy.lean_card``) and the game forms
+    (``FORMS``) they play, sorted, so that the same sets are the same type (one compiled
+    version, one cache entry).  ``ValueError`` for a name that is in neither registry,
+    in ``lean`` without a lean kernel, or not a form."""
     lean_names = tuple(sorted(set(lean)))
     play_names = tuple(sorted(set(play) - set(lean_names)))
-    return _menu(play_names, tuple(sorted(set(bid))), lean_names)
+    return _menu(play_names, tuple(sorted(set(bid))), lean_names, tuple(sorted(set(forms))))
 
 
 @functools.lru_cache(maxsize=256)
 def _menu(
-    play_names: tuple[str, ...], bid_names: tuple[str, ...], lean_names: tuple[str, ...]
+    play_names: tuple[str, ...],
+    bid_names: tuple[str, ...],
+    lean_names: tuple[str, ...],
+    form_names: tuple[str, ...] = (),
 ) -> np.ndarray:
     leans = tuple(p for p in PLAY_POLICIES if p.lean_card is not None)
     for names, table, kind in (
         (play_names, PLAY_POLICIES, "play"),
         (bid_names, BID_POLICIES, "bidding"),
         (lean_names, leans, "lean play"),
+        (form_names, tuple(_Named(f) for f in FORMS), "game form"),
     ):
         known = {p.name for p in table}
         unknown = [n for n in names if n not in known]
@@ -352,6 +371,7 @@ def _menu(
     fields = [(PLAY_PREFIX + n, np.uint8) for n in play_names]
     fields += [(LEAN_PREFIX + n, np.uint8) for n in lean_names]
     fields += [(BID_PREFIX + n, np.uint8) for n in bid_names]
+    fields += [(FORM_PREFIX + n, np.uint8) for n in form_names]
     # a dtype needs a field: an empty menu is one field that names no policy
     menu = np.zeros(0, dtype=np.dtype(fields or [("nothing", np.uint8)]))
     menu.flags.writeable = False  # shared by every caller (cached)
@@ -441,6 +461,8 @@ __all__ = [
     "BID_POLICIES",
     "BID_PREFIX",
     "EXPERT_SEARCH_BITS",
+    "FORMS",
+    "FORM_PREFIX",
     "LEAN_PREFIX",
     "MAX_PARAMS",
     "MAX_PIMC_SAMPLES",

@@ -14,8 +14,15 @@ that imports belote_sim sees it if it configures logging.
 from __future__ import annotations
 
 import logging
+import math
 
-from belote_sim.kernels.switchboard import BID_POLICIES, PLAY_POLICIES
+from belote_sim.kernels.switchboard import (
+    BID_POLICIES,
+    BID_PREFIX,
+    LEAN_PREFIX,
+    PLAY_POLICIES,
+    PLAY_PREFIX,
+)
 from belote_sim.simulation.study import Study
 
 #: Seconds to compile the drivers of a 4-player study with the cheapest policies
@@ -31,29 +38,37 @@ LOG = logging.getLogger("belote_sim.compile")
 
 
 def compile_estimate(study: Study) -> float:
-    """About how many seconds compiling this study's kernels takes on 2 cores (wall)."""
-    play = {s.name for s in study.play}
-    bid = {s.name for s in study.bidding}
+    """About how many seconds compiling this study's kernels takes on 2 cores (wall):
+    ``BASE_COMPILE_S`` and each policy of its menu's ``compile_s`` (``lean_compile_s``
+    for a lean kernel)."""
+    names = set(study.menu.dtype.names or ())
     return (
         BASE_COMPILE_S
-        + sum(p.compile_s for p in PLAY_POLICIES if p.name in play)
-        + sum(p.compile_s for p in BID_POLICIES if p.name in bid)
+        + sum(p.compile_s for p in PLAY_POLICIES if PLAY_PREFIX + p.name in names)
+        + sum(p.lean_compile_s for p in PLAY_POLICIES if LEAN_PREFIX + p.name in names)
+        + sum(p.compile_s for p in BID_POLICIES if BID_PREFIX + p.name in names)
     )
 
 
 def kernels_text(study: Study) -> str:
-    """The policies whose kernels a study compiles, for a reader: ``greedy play and
-    threshold bidding``."""
-    play = ", ".join(sorted({s.name for s in study.play}))
-    bid = ", ".join(sorted({s.name for s in study.bidding}))
-    return f"{play} play and {bid} bidding"
+    """The policies whose kernels a study compiles (its menu), for a reader: ``greedy
+    play and threshold bidding``; ``expert (card network only)`` where the menu takes
+    the expert's lean kernel."""
+    names = study.menu.dtype.names or ()
+    play = [n[len(PLAY_PREFIX) :] for n in names if n.startswith(PLAY_PREFIX)]
+    play += [
+        f"{n[len(LEAN_PREFIX) :]} (card network only)" for n in names if n.startswith(LEAN_PREFIX)
+    ]
+    bid = [n[len(BID_PREFIX) :] for n in names if n.startswith(BID_PREFIX)]
+    text = f"{', '.join(sorted(play))} play"
+    return f"{text} and {', '.join(sorted(bid))} bidding" if bid else text
 
 
 def rough_seconds(seconds: float) -> str:
     """``about 40 s`` / ``about 3 min``: a duration as a reader wants it ahead of time."""
     if seconds < 90:
-        return f"about {max(10, round(seconds / 10) * 10):.0f} s"
-    return f"about {round(seconds / 60):.0f} min"
+        return f"about {max(10, math.floor(seconds / 10 + 0.5) * 10)} s"
+    return f"about {math.floor(seconds / 60 + 0.5)} min"
 
 
 def prepare(study: Study, keep_plays: bool = False) -> float:
