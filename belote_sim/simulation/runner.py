@@ -593,13 +593,13 @@ class _ChunkFile:
         with contextlib.suppress(FileNotFoundError):
             os.unlink(self.reserve)  # room for the footer
         try:
-            writer.add_key_value_metadata(completion_mark(self.rows, self.done, self.n_chunks))
-        finally:
-            writer.close()
-        try:
+            try:
+                writer.add_key_value_metadata(completion_mark(self.rows, self.done, self.n_chunks))
+            finally:
+                writer.close()
             seal_table(self.path, self.written)  # the file's SHA-256 into its completion mark
         finally:
-            self.written.close()
+            self.written.close()  # its read handle, whatever happened
         fsync_file(self.path)
 
     def finish(self, out: Output, partial: str) -> None:
