@@ -20,6 +20,7 @@ from cli_run import one_line_error, run_cli
 from belote_sim.simulation.deal_table import read_deals, verify_table
 from belote_sim.simulation.runner import make_study, simulate_to_parquet
 from belote_sim.simulation.table_checksum import (
+    GrowingDigest,
     UnverifiedTableWarning,
     seal_table,
     table_checksum,
@@ -122,6 +123,49 @@ def test_seal_covers_the_footer_and_refuses_a_file_without_mark(tmp_path, table)
     copy.write_bytes(data[:prov] + b'"seed": 6' + data[prov + 9 :])
     with pytest.raises(ValueError, match="checksum mismatch"):
         table_checksum(copy)
+
+
+def unsealed_twins(tmp_path, hashed):
+    """Two identical Parquet files of three row groups with a completion mark, unsealed;
+    the first hashed while it was written (a ``GrowingDigest`` updated after each row
+    group, as the writer of ``simulate_to_parquet`` does), when ``hashed``."""
+    import pyarrow as pa
+
+    from belote_sim.simulation.safe_io import completion_mark
+
+    paths = [tmp_path / "a.parquet", tmp_path / "b.parquet"]
+    written = GrowingDigest(paths[0]) if hashed else None
+    rng = np.random.default_rng(0)
+    groups = [pa.table({"x": rng.integers(0, 1 << 40, 5000)}) for _ in range(3)]
+    for path in paths:
+        with pq.ParquetWriter(path, groups[0].schema) as writer:
+            for group in groups:
+                writer.write_table(group)
+                if written is not None and path == paths[0]:
+                    written.update()
+            writer.add_key_value_metadata(completion_mark(15000, 3, 3))
+    return paths, written
+
+
+def test_a_digest_taken_while_writing_seals_as_a_whole_read(tmp_path):
+    (hashed, plain), written = unsealed_twins(tmp_path, True)
+    assert 0 < written.length < hashed.stat().st_size  # the row groups, not the footer
+    digest = seal_table(hashed, written)
+    written.close()
+    assert digest == seal_table(plain)  # the whole file read at the end
+    assert hashed.read_bytes() == plain.read_bytes()
+    assert table_checksum(hashed) == "verified"
+
+
+def test_a_digest_that_could_not_read_falls_back_to_the_whole_file(tmp_path):
+    (hashed, plain), written = unsealed_twins(tmp_path, True)
+    hashed.rename(tmp_path / "moved.parquet")
+    written.close()
+    written.update()  # the file is gone: unusable from now on
+    assert written.length == -1
+    (tmp_path / "moved.parquet").rename(hashed)
+    assert seal_table(hashed, written) == seal_table(plain)
+    assert table_checksum(hashed) == "verified"
 
 
 def old_style(table, dst):

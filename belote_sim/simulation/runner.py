@@ -71,7 +71,7 @@ from belote_sim.simulation.study import (
     check_no_failed,
     make_study,
 )
-from belote_sim.simulation.table_checksum import seal_table
+from belote_sim.simulation.table_checksum import GrowingDigest, seal_table
 
 # Study, make_study and their constants re-exported: the runner is where studies are run
 __all__ = [
@@ -524,6 +524,9 @@ class _ChunkFile:
         self.healthy = True  # False once a write failed: the file's end is unknown
         self.done = self.rows = self.synced = 0
         self.counts: dict[str, Any] = {}
+        # the SHA-256 of the row groups, hashed in the writer thread as they are written
+        # (while the kernels compute), so that sealing the file reads only its footer
+        self.written = GrowingDigest(path)
 
     def write(self, table: Any) -> None:
         """Append one chunk (an Arrow table); signals wait, so that the counts are
@@ -575,6 +578,7 @@ class _ChunkFile:
         if self.rows - self.synced >= _SYNC_ROWS:  # to disk while computing, not at the end
             fsync_file(self.path)
             self.synced = self.rows
+        self.written.update()
 
     def write_kept(self, table: Any) -> int:
         """Append a chunk of the file resumed from; its number of deals."""
@@ -600,10 +604,13 @@ class _ChunkFile:
         with contextlib.suppress(FileNotFoundError):
             os.unlink(self.reserve)  # room for the footer
         try:
-            writer.add_key_value_metadata(completion_mark(self.rows, self.done, self.n_chunks))
+            try:
+                writer.add_key_value_metadata(completion_mark(self.rows, self.done, self.n_chunks))
+            finally:
+                writer.close()
+            seal_table(self.path, self.written)  # the file's SHA-256 into its completion mark
         finally:
-            writer.close()
-        seal_table(self.path)  # the file's SHA-256 into its completion mark
+            self.written.close()  # its read handle, whatever happened
         fsync_file(self.path)
 
     def finish(self, out: Output, partial: str) -> None:

@@ -9,11 +9,13 @@ A flipped byte anywhere in the file therefore either makes it unreadable or fail
 check; it never reads as good data.
 
 * ``seal_table(path)``: the writer's last step on a closed Parquet file that has a
-  completion mark (``runner._ChunkFile.complete`` calls it after closing the file, before
+  completion mark (``runner._ChunkFile._close`` calls it after closing the file, before
   the fsync and the rename).  It reads the file once, then rewrites the footer (a few
-  KB) with the digest in the mark.  The Parquet footer is Thrift's compact encoding, in
-  which a string is its length (a varint) and its bytes, with no enclosing lengths: the
-  mark's value can grow in place.
+  KB) with the digest in the mark.  A writer that hashed the file's bytes as they were
+  written (``GrowingDigest``: the row groups, while the next chunk is computed) passes
+  that digest, and only the footer is read at the end.  The Parquet footer is Thrift's
+  compact encoding, in which a string is its length (a varint) and its bytes, with no
+  enclosing lengths: the mark's value can grow in place.
 * ``table_checksum(path)``: the reader's check -- ``"verified"``, ``"none"`` (a file
   written before checksums, or a resumable partial file: nothing to check against), or
   ``ValueError`` (one line) for a file whose bytes differ from what was written.  It
@@ -35,6 +37,7 @@ from belote_sim.simulation.safe_io import COMPLETE_KEY
 
 __all__ = [
     "CHECKSUM_FIELD",
+    "GrowingDigest",
     "UnverifiedTableWarning",
     "file_digest_range",
     "seal_table",
@@ -90,21 +93,54 @@ def _footer(f: Any, size: int) -> tuple[int, bytes]:
     return start, f.read(length)
 
 
-def file_digest_range(f: Any, stop: int, digest: Any = None) -> Any:
-    """``digest`` (a new SHA-256 if None) updated with the bytes ``[0, stop)`` of the
-    open binary file ``f``."""
+def file_digest_range(f: Any, stop: int, digest: Any = None, start: int = 0) -> Any:
+    """``digest`` (a new SHA-256 if None) updated with the bytes ``[start, stop)`` of
+    the open binary file ``f``."""
     digest = digest or hashlib.sha256()
-    buf = bytearray(_BLOCK)
+    buf = bytearray(min(_BLOCK, max(stop - start, 1)))
     view = memoryview(buf)
-    f.seek(0)
-    left = stop
+    f.seek(start)
+    left = stop - start
     while left > 0:
-        n = f.readinto(view[: min(_BLOCK, left)])
+        n = f.readinto(view[: min(len(buf), left)])
         if not n:
             raise ValueError("shorter than its footer says")
         digest.update(view[:n])
         left -= n
     return digest
+
+
+class GrowingDigest:
+    """The SHA-256 of the bytes of a file being written append-only (a Parquet writer
+    never goes back): each ``update()`` hashes what was appended since the last one, so
+    that ``seal_table`` has only the footer left to read.  Bytes already hashed must not
+    change (``seal_table`` checks only that the footer starts after them).  A read that
+    fails leaves it unusable (``length`` -1): the file is then hashed whole at the end."""
+
+    def __init__(self, path: str | os.PathLike):
+        self.path = os.fspath(path)
+        self.digest = hashlib.sha256()
+        self.length = 0  # bytes hashed; -1: unusable
+        self._file: Any = None
+
+    def update(self) -> None:
+        if self.length < 0:
+            return
+        try:
+            if self._file is None:
+                self._file = open(self.path, "rb")  # noqa: SIM115 -- closed by close()
+            size = os.fstat(self._file.fileno()).st_size
+            if size > self.length:
+                file_digest_range(self._file, size, self.digest, self.length)
+                self.length = size
+        except (OSError, ValueError):
+            self.length = -1
+            self.close()
+
+    def close(self) -> None:
+        if self._file is not None:
+            self._file.close()
+            self._file = None
 
 
 def _mark_bytes(path: str) -> bytes | None:
@@ -117,10 +153,11 @@ def _digest_text(digest: str) -> bytes:
     return f'"{CHECKSUM_FIELD}": "{digest}"'.encode()
 
 
-def seal_table(path: str | os.PathLike) -> str:
+def seal_table(path: str | os.PathLike, written: GrowingDigest | None = None) -> str:
     """Add the file's SHA-256 to the completion mark of the closed Parquet file
-    ``path`` (module docstring); returns the digest.  ``ValueError`` if the file has no
-    completion mark (or one already sealed)."""
+    ``path`` (module docstring); returns the digest.  ``written``: the digest of the
+    file's first bytes, hashed while it was written (only the rest is read).
+    ``ValueError`` if the file has no completion mark (or one already sealed)."""
     path = os.fspath(path)
     raw = _mark_bytes(path)
     mark = json.loads(raw) if raw is not None else None
@@ -134,7 +171,10 @@ def seal_table(path: str | os.PathLike) -> str:
         if footer.count(old) != 1 or blank_mark.count(_digest_text(_ZEROS)) != 1:
             raise ValueError(f"{path}: its footer does not hold its completion mark once")
         blank = footer.replace(old, _key_value(COMPLETE_KEY, blank_mark))
-        digest = file_digest_range(f, start)
+        if written is not None and 0 <= written.length <= start:
+            digest = file_digest_range(f, start, written.digest.copy(), written.length)
+        else:
+            digest = file_digest_range(f, start)
         digest.update(blank)
         hexdigest = digest.hexdigest()
         sealed = blank_mark.replace(_digest_text(_ZEROS), _digest_text(hexdigest))
