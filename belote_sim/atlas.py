@@ -34,6 +34,7 @@ import contextlib
 import io
 import json
 import os
+import threading
 import time
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass
@@ -62,7 +63,7 @@ from belote_sim.simulation.atlas_table import (
 )
 from belote_sim.simulation.output import Output, RunInterrupted, check_destination, remove_path
 from belote_sim.simulation.runner import make_study, numba_threads
-from belote_sim.simulation.safe_io import atomic_write, is_temp, run_lock
+from belote_sim.simulation.safe_io import atomic_write, is_temp, run_lock, signals_deferred
 from belote_sim.simulation.study import Study
 from belote_sim.stats import Z95, wilson_interval
 
@@ -156,10 +157,15 @@ def run_cells(
     seeds: np.ndarray,
     play: AtlasPlay,
     threads: int | None = None,
+    stop: np.ndarray | None = None,
 ) -> np.ndarray:
     """The sums (``len(hands)``, ``NUM_FIELDS``) of ``counts[i]`` deals of each cell i
-    (the taker's bidding hand, strain and position), seeded by ``seeds[i]``."""
+    (the taker's bidding hand, strain and position), seeded by ``seeds[i]``.  ``stop``
+    (an int64 array of one): set non-zero from another thread, the kernel returns
+    before its threads' next deals and the sums are incomplete."""
     out = np.zeros((len(hands), KA.NUM_FIELDS), dtype=np.int64)
+    if stop is None:
+        stop = np.zeros(1, dtype=np.int64)
     with numba_threads(threads):
         KA.atlas_cells(
             hands,
@@ -171,8 +177,48 @@ def run_cells(
             (play.play_ids, play.play_params, play.announce_mask, play.menu),
             play.search_bits,
             out,
+            stop,
         )
     return out
+
+
+#: how often (seconds) the main thread looks for a signal while a chunk computes
+_POLL_S = 0.05
+
+
+def run_cells_interruptibly(
+    args: tuple[np.ndarray, np.ndarray, np.ndarray, np.ndarray, np.ndarray, AtlasPlay],
+    threads: int | None = None,
+) -> np.ndarray:
+    """``run_cells(*args)`` in a worker thread (the kernel releases the GIL) while the
+    main thread waits in short steps, so that Ctrl-C or SIGTERM is handled at once
+    rather than when the chunk ends (minutes with the expert): the kernel is then
+    told to stop (each of its threads before its next deal), the unfinished chunk is
+    thrown away and the interruption raised.  Outside the main thread: ``run_cells``."""
+    if threading.current_thread() is not threading.main_thread():
+        return run_cells(*args, threads=threads)
+    stop = np.zeros(1, dtype=np.int64)
+    result: dict[str, Any] = {}
+
+    def work() -> None:
+        try:
+            result["part"] = run_cells(*args, threads=threads, stop=stop)
+        except BaseException as exc:  # raised again in the main thread
+            result["error"] = exc
+
+    worker = threading.Thread(target=work, name="belote-sim-atlas-chunk", daemon=True)
+    worker.start()
+    try:
+        while worker.is_alive():
+            worker.join(_POLL_S)
+    except BaseException:
+        stop[0] = 1
+        with signals_deferred(redeliver=False):  # a second Ctrl-C: stopping already
+            worker.join()
+        raise
+    if "error" in result:
+        raise result["error"]
+    return result["part"]
 
 
 def build_atlas(
@@ -213,8 +259,11 @@ def build_atlas(
     ``path`` is written under the output discipline (``simulation.output.Output``):
     checked (its folder, an existing file: replaced only with ``overwrite``, the free
     space) and locked before the build starts, written to a temporary name and renamed
-    when complete.  Ctrl-C (or SIGTERM) raises ``RunInterrupted``, which says what is
-    kept.
+    when complete.  Without ``work_dir`` the finished chunks are kept in
+    ``.NAME.chunks`` beside ``path`` until the atlas is written (then deleted), so an
+    interrupted build resumes too.  Ctrl-C (or SIGTERM) stops the build within a deal
+    of each thread (the chunk being computed runs in a worker thread,
+    ``run_cells_interruptibly``) and raises ``RunInterrupted``, which says what is kept.
     """
     study = make_study(rules, "fixed:0,0,0", play, seed, options=options)
     if study.rules.solo:
@@ -256,7 +305,11 @@ def build_atlas(
                     leftovers=[f"{os.fspath(path)}.tmp.npz"],  # older versions' temporary
                 )
             )
-        work = _WorkDir(work_dir, stack) if work_dir is not None else None
+        own = work_dir is None and out is not None
+        if own:  # the finished chunks are kept beside the output until it is written
+            assert out is not None
+            work_dir = os.path.join(out.directory, f".{out.name}.chunks")
+        work = _WorkDir(work_dir, stack, own=own) if work_dir is not None else None
         start = time.perf_counter()
         try:
             table = _build(
@@ -264,14 +317,21 @@ def build_atlas(
                 workers, scheduler, work, progress, kinds, positions, class_rows,
                 net_se_target, net_max_deals, (kind, row, pos), start,
             )  # fmt: skip
-        except KeyboardInterrupt:
+            if out is not None:
+                table.path = str(path)
+                with open(out.tmp, "wb") as f:
+                    write_atlas(table, f)
+                out.commit()
+                load_atlas.cache_clear()
+        except KeyboardInterrupt as exc:
+            if isinstance(exc, RunInterrupted) or (out is not None and out.committed):
+                raise  # the atlas is complete: ``Output`` says so
             raise RunInterrupted(_atlas_interrupted(out, work)) from None
-        if out is not None:
-            table.path = str(path)
-            with open(out.tmp, "wb") as f:
-                write_atlas(table, f)
-            out.commit()
-            load_atlas.cache_clear()
+        if own and work is not None:
+            work.clear()  # under its lock
+    if own and work is not None:
+        with contextlib.suppress(OSError):  # empty now, unless another run came meanwhile
+            os.rmdir(work.path)
     return table
 
 
@@ -289,7 +349,7 @@ def _atlas_interrupted(out: Output | None, work: _WorkDir | None) -> str:
     if work is not None:
         return (
             f"interrupted: the atlas was not written{written}; the {work.kept()} finished "
-            f"chunks are kept in {work.path}: run the same command again to resume"
+            f"chunks are kept in {work.path}: run the same command again to resume from them"
         )
     return (
         f"interrupted: the atlas was not written{written}, nothing kept (with --work-dir "
@@ -305,7 +365,8 @@ class _WorkDir:
 
     LOCK = "_belote_sim.lock"
 
-    def __init__(self, path: str | os.PathLike, stack: contextlib.ExitStack):
+    def __init__(self, path: str | os.PathLike, stack: contextlib.ExitStack, own: bool = False):
+        self.own = own  # the build's default directory: another build's chunks are cleared
         self.path = Path(path)
         if self.path.exists() and not self.path.is_dir():
             raise ValueError(f"{self.path} is a file: --work-dir is a directory")
@@ -327,7 +388,11 @@ class _WorkDir:
             except (OSError, ValueError):
                 old = None  # a damaged stamp: its chunk files are checked one by one
             if old is not None and old != stamp:
-                raise ValueError(f"{self.path} holds the chunks of another atlas build")
+                if not self.own:
+                    raise ValueError(f"{self.path} holds the chunks of another atlas build")
+                for name in os.listdir(self.path):  # an earlier build's, for this output
+                    if name != self.LOCK:
+                        remove_path(str(self.path / name))
         atomic_write(str(stamp_path), json.dumps(stamp).encode())
 
     def file(self, r: int, c: int) -> Path:
@@ -362,6 +427,13 @@ class _WorkDir:
 
     def kept(self) -> int:
         return self.loaded + self.written
+
+    def clear(self) -> None:
+        """Delete the chunks and the stamp (the atlas is written; the lock is released
+        when the build ends)."""
+        for name in os.listdir(self.path):
+            if name != self.LOCK:
+                remove_path(str(self.path / name))
 
 
 def _build(
@@ -417,15 +489,19 @@ def _build(
             from belote_sim.simulation.distributed import local_cluster, require_dask
 
             Client, _, _ = require_dask()
+        if scheduler is None:
+            # compile here, in the main thread (a Ctrl-C stops a compile at once), before
+            # the chunks run in a worker thread and before dask workers load
+            run_cells(
+                cell_hands[:1],
+                cell_strains[:1],
+                pos[:1],
+                np.ones(1, np.int64),
+                np.zeros(1, np.int64),
+                play,
+            )
+        if workers or scheduler:
             if scheduler is None:
-                run_cells(
-                    cell_hands[:1],
-                    cell_strains[:1],
-                    pos[:1],
-                    np.ones(1, np.int64),
-                    np.zeros(1, np.int64),
-                    play,
-                )  # compile before the workers load
                 cluster = local_cluster(workers or 1)
             client = Client(cluster if cluster is not None else scheduler)
         for r in range(rounds):
@@ -453,7 +529,7 @@ def _build(
                 if client is not None:
                     pending[client.submit(run_cells, *args, pure=False)] = (c, idx)
                 else:
-                    part = run_cells(*args, threads=threads)
+                    part = run_cells_interruptibly(args, threads=threads)
                     if work is not None:
                         work.store(r, c, part)
                     _add(part, totals, idx, progress, counts)
@@ -1066,6 +1142,7 @@ __all__ = [
     "position_of",
     "rules_words",
     "run_cells",
+    "run_cells_interruptibly",
     "shipped_atlas",
     "within_noise",
 ]

@@ -461,7 +461,9 @@ def _add_atlas_build(actions: _Subparsers) -> None:
         help="dask.distributed scheduler (default: none, run here)",
     )
     p.add_argument(
-        "--work-dir", help="keep every chunk here, rerunning resumes (default: not kept)"
+        "--work-dir",
+        help="keep every chunk here, rerunning resumes (default: .OUTPUT.chunks beside the "
+        "output, deleted once the atlas is written)",
     )
     p.add_argument("-q", "--quiet", action="store_true", help="no progress bar")
     _add_overwrite(p, "an existing atlas file")
