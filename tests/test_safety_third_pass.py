@@ -15,6 +15,7 @@ import time
 from pathlib import Path
 
 import pytest
+from cli_run import one_line_error, run_cli
 
 ROOT = str(Path(__file__).resolve().parents[1])
 
@@ -125,3 +126,72 @@ def test_item8_default_chunks_resume_and_go_once_written(tmp_path):
     whole = build_atlas(None, **kw)
     assert (table.sums[1] == whole.sums[1]).all()
     assert sorted(p.name for p in tmp_path.iterdir()) == ["a.npz"]
+
+
+# --------------------------------------------------------------------------- item 5
+
+
+@pytest.fixture
+def small_disk(tmp_path):
+    """A real 2 MB file system (tmpfs), unmounted afterwards; skipped, saying why, where
+    this process may not mount one (not root, or no mount permission in a container)."""
+    disk = tmp_path / "disk"
+    disk.mkdir()
+    if os.geteuid() != 0:
+        pytest.skip("mounting a tmpfs needs root")
+    done = subprocess.run(
+        ["mount", "-t", "tmpfs", "-o", "size=2m", "tmpfs", str(disk)], capture_output=True
+    )
+    if done.returncode:
+        pytest.skip(f"mount -t tmpfs not permitted here: {done.stderr.decode().strip()}")
+    try:
+        yield disk
+    finally:
+        subprocess.run(["umount", str(disk)], check=False)
+
+
+def fill(disk):
+    """Fill ``disk`` up with one file (its name: ``filler``)."""
+    fd = os.open(disk / "filler", os.O_WRONLY | os.O_CREAT)
+    try:
+        with pytest.raises(OSError, match="No space"):
+            while True:
+                os.write(fd, b"\0" * 65536)
+        with pytest.raises(OSError, match="No space"):  # not a byte more
+            os.write(fd, b"\0")
+    finally:
+        os.close(fd)
+
+
+@pytest.mark.parametrize(
+    "argv",
+    [
+        ["simulate", "--deals", 10, "--play", "greedy", "-q", "-o", "{disk}/d.parquet"],
+        ["simulate", "--games", 1, "--play", "greedy", "-o", "{disk}/g.csv"],
+        ["atlas", "build", "--play", "greedy", "-o", "{disk}/a.npz"],
+        ["atlas", "show", "--csv", "{disk}/cells.csv"],
+    ],
+    ids=["simulate", "games", "atlas-build", "atlas-show-csv"],
+)
+def test_item5_an_already_full_disk_is_one_line_and_leaves_nothing(small_disk, argv):
+    """On a disk with no space left, a command says so in one line naming the folder
+    (not ``[Errno 28]``) and leaves no lock or lock temporary (``..NAME.lock.HEX``)."""
+    fill(small_disk)
+    rc, _, err = run_cli([str(a).format(disk=small_disk) for a in argv])
+    assert rc == 2, err
+    assert "disk full" in one_line(err) and str(small_disk) in err and "Errno" not in err
+    assert sorted(p.name for p in small_disk.iterdir()) == ["filler"]
+
+
+def test_item10_a_destination_under_proc_names_the_destination_not_the_lock():
+    """/proc takes no new files: the line names the output and its folder, never the
+    lock's temporary file (``..NAME.lock.HEX``)."""
+    if not os.path.isdir("/proc/self"):
+        pytest.skip("no /proc on this system")
+    for argv in (
+        ["simulate", "--games", 1, "--play", "greedy", "-o", "/proc/x.csv"],
+        ["atlas", "show", "--csv", "/proc/x.csv"],
+    ):
+        rc, _, err = run_cli(argv)
+        one_line_error(rc, err, "/proc/x.csv", "no file can be created in /proc")
+        assert ".lock" not in err

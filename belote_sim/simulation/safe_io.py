@@ -20,6 +20,7 @@
 from __future__ import annotations
 
 import contextlib
+import errno
 import json
 import os
 import socket
@@ -182,6 +183,18 @@ def signals_deferred(redeliver: bool = True) -> Iterator[None]:
 # --------------------------------------------------------------------------- locks
 
 
+def _lock_failed(exc: OSError, what: str, directory: str) -> str:
+    """One line for a lock that cannot be written: what, where and why (not the lock's
+    temporary file's name)."""
+    if exc.errno in (errno.ENOSPC, errno.EDQUOT, errno.EFBIG):
+        return (
+            f"disk full: nothing was written for {what} (no space left in "
+            f"{os.path.abspath(directory)}); free some space, then run the same command again"
+        )
+    reason = exc.strerror or type(exc).__name__
+    return f"cannot write {what}: no file can be created in {os.path.abspath(directory)} ({reason})"
+
+
 def _pid_alive(pid: int) -> bool:
     try:
         os.kill(pid, 0)
@@ -228,8 +241,13 @@ def run_lock(lock_path: str, what: str) -> Iterator[None]:
     }
     directory = os.path.dirname(lock_path) or "."
     tmp = os.path.join(directory, f".{os.path.basename(lock_path)}.{uuid.uuid4().hex}")
-    with open(tmp, "w", encoding="utf-8") as f:
-        json.dump(owner, f)
+    try:
+        with open(tmp, "w", encoding="utf-8") as f:
+            json.dump(owner, f)
+    except OSError as exc:  # a full disk, a folder we may not write in (/proc, ...)
+        with contextlib.suppress(OSError):
+            os.unlink(tmp)
+        raise ValueError(_lock_failed(exc, what, directory)) from None
     try:
         for _ in range(3):
             try:
@@ -249,6 +267,8 @@ def run_lock(lock_path: str, what: str) -> Iterator[None]:
                     ) from None
                 with contextlib.suppress(OSError):
                     os.unlink(lock_path)
+            except OSError as exc:
+                raise ValueError(_lock_failed(exc, what, directory)) from None
         else:
             raise ValueError(f"cannot take the lock {lock_path}")
     finally:
