@@ -195,3 +195,31 @@ def test_item10_a_destination_under_proc_names_the_destination_not_the_lock():
         rc, _, err = run_cli(argv)
         one_line_error(rc, err, "/proc/x.csv", "no file can be created in /proc")
         assert ".lock" not in err
+
+
+# --------------------------------------------------------------------------- item 4
+
+
+@pytest.mark.slow
+def test_item4_a_dataset_run_on_a_disk_that_fills_prints_one_line(small_disk):
+    """A dataset run (a local dask worker) whose 2 MB disk fills midway: one line on
+    standard error (no "Compute Failed" traceback of the workers), status 2, saying to
+    free some space and run the same command again to resume."""
+    pytest.importorskip("dask.distributed")
+    out = small_disk / "ds"
+    proc = cli_process(
+        "simulate", "--deals", 12_000, "--chunk-size", 300, "--workers", 2,
+        "--play", "greedy", "-q", "-o", out,
+    )  # fmt: skip
+    wait_for(proc, lambda: (out / "_manifest.json").exists())  # before the workers start
+    fill(small_disk)
+    _, err = proc.communicate(timeout=600)
+    err = "\n".join(line for line in err.decode().splitlines() if not compile_notice(line))
+    assert proc.returncode == 2, err
+    assert "Compute Failed" not in err and "disk full" in one_line(err), err
+    assert "free some space" in err and "resume" in err
+
+
+def compile_notice(line):
+    """The notice of a first run that compiles its kernels (not an error line)."""
+    return line.startswith(("compiling the kernels", "compiled in"))
