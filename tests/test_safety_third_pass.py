@@ -223,3 +223,57 @@ def test_item4_a_dataset_run_on_a_disk_that_fills_prints_one_line(small_disk):
 def compile_notice(line):
     """The notice of a first run that compiles its kernels (not an error line)."""
     return line.startswith(("compiling the kernels", "compiled in"))
+
+
+# --------------------------------------------------------------------------- items 1, 2
+
+
+def test_item1_atlas_page_keeps_a_users_index_html_without_overwrite(tmp_path):
+    """``atlas page -o DIR`` over a folder holding the user's own ``index.html``:
+    refused without --overwrite (the file untouched), replaced with it; a folder with
+    other files of the user's is never replaced; ``-o FILE`` says it is a file."""
+    out = tmp_path / "site"
+    out.mkdir()
+    (out / "index.html").write_text("my own page")
+    rc, _, err = run_cli(["atlas", "page", "-o", out])
+    one_line_error(rc, err, "exists; add --overwrite")
+    assert (out / "index.html").read_text() == "my own page"
+    rc, _, err = run_cli(["atlas", "page", "-o", out, "--overwrite"])
+    assert rc == 0, err
+    assert "BELOTE_HAND" in (out / "hand_data.js").read_text()
+    assert (out / "index.html").read_text() != "my own page"
+    assert sorted(p.name for p in tmp_path.iterdir()) == ["site"]  # no lock, no temporary
+    (out / "notes.txt").write_text("mine")
+    rc, _, err = run_cli(["atlas", "page", "-o", out, "--overwrite"])
+    one_line_error(rc, err, "notes.txt", "not replaced")
+    assert (out / "notes.txt").read_text() == "mine"
+    a_file = tmp_path / "page.html"
+    a_file.write_text("x")
+    rc, _, err = run_cli(["atlas", "page", "-o", a_file])
+    one_line_error(rc, err, "is a file: give a directory")
+    assert "Errno" not in err and a_file.read_text() == "x"
+
+
+@pytest.mark.parametrize(
+    "argv",
+    [
+        ["atlas", "page", "-o", "{missing}/page"],
+        ["atlas", "show", "--csv", "{missing}/cells.csv"],
+        ["atlas", "show", "--parquet", "{missing}/cells.parquet"],
+        ["report", "{table}", "--single-file", "-o", "{missing}/r.html"],
+        ["report", "{table}", "-o", "{missing}/r"],
+        ["simulate", "--deals", 10, "--play", "greedy", "-q", "-o", "{missing}/d.parquet"],
+    ],
+    ids=["page", "show-csv", "show-parquet", "report-single-file", "report", "simulate"],
+)
+def test_item2_a_missing_folder_is_refused_not_created(tmp_path, argv):
+    """A destination whose folder does not exist is refused before the work, in one
+    line, and nothing is created (as ``simulate`` always did)."""
+    table = tmp_path / "d.parquet"
+    if "{table}" in argv:
+        rc, _, err = run_cli(["simulate", "--deals", 50, "--play", "greedy", "-q", "-o", table])
+        assert rc == 0, err
+    missing = tmp_path / "no" / "such"
+    rc, _, err = run_cli([str(a).format(missing=missing, table=table) for a in argv])
+    one_line_error(rc, err, "no such directory")
+    assert not (tmp_path / "no").exists()

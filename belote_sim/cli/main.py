@@ -532,7 +532,12 @@ def _add_atlas_page(actions: _Subparsers) -> None:
         description="Write the hand evaluator: a static page that answers any 5-card "
         "hand from the shipped atlases in a browser, offline (open DIR/index.html).",
     )
-    p.add_argument("-o", "--output", default="hand_page", help="the directory to write")
+    p.add_argument(
+        "-o",
+        "--output",
+        default="hand_page",
+        help="the directory to write (its parent folder must exist)",
+    )
     p.add_argument(
         "--atlas",
         action="append",
@@ -540,6 +545,7 @@ def _add_atlas_page(actions: _Subparsers) -> None:
         help="an atlas file to offer (repeatable; default: every shipped atlas, "
         "belote_sim/data/atlas_*.npz)",
     )
+    _add_overwrite(p, "an existing page in the directory")
     p.set_defaults(func=cmd_atlas)
 
 
