@@ -277,3 +277,93 @@ def test_item2_a_missing_folder_is_refused_not_created(tmp_path, argv):
     rc, _, err = run_cli([str(a).format(missing=missing, table=table) for a in argv])
     one_line_error(rc, err, "no such directory")
     assert not (tmp_path / "no").exists()
+
+
+# --------------------------------------------------------------------------- items 6, 7
+
+
+def test_item6_rule_files_and_records_have_a_size_limit(tmp_path):
+    """``--bid rules:/dev/zero`` is refused after reading 1 MiB (not a MemoryError), a
+    file of more than ``MAX_RULES`` rules in one line, and a record line with no end
+    (``replay /dev/zero``) is one error record, the rest of the input not read."""
+    from belote_sim.bid_rules import MAX_RULES
+
+    start = time.monotonic()
+    rc, _, err = run_cli(
+        ["simulate", "--deals", 4, "--bid", "rules:/dev/zero", "-o", tmp_path / "x.parquet"]
+    )
+    one_line_error(rc, err, "/dev/zero", "more than 1 MiB", "size limit of a rule file")
+    many = tmp_path / "many.toml"
+    many.write_text(
+        "[auction]\nopen = ["
+        + ", ".join(['{ call = "pass" }'] * (MAX_RULES + 1))
+        + "]\npartner_bid = []\nopponent_bid = []\nthey_doubled = []\nwe_doubled = []\n"
+        "they_redoubled = []\nwe_redoubled = []\n"
+    )
+    rc, _, err = run_cli(
+        ["simulate", "--deals", 4, "--bid", f"rules:{many}", "-o", tmp_path / "y.parquet"]
+    )
+    one_line_error(rc, err, "more than 10,000 rules")
+    rc, out, err = run_cli(["replay", "/dev/zero"])
+    assert rc == 1 and "1 of 1 records failed" in err
+    assert "longer than 1 MiB" in out and len(out.splitlines()) == 1
+    assert time.monotonic() - start < 60  # was: a MemoryError after 23 s, then 229 s
+    assert not any(tmp_path.glob("*.parquet"))
+
+
+def test_item6_an_oversized_manifest_is_refused_in_one_line(tmp_path, monkeypatch):
+    """A dataset manifest beyond the limit is refused in one line (the limit is made
+    small here: a real one is 256 MiB)."""
+    from belote_sim.simulation import manifest
+
+    (tmp_path / "_manifest.json").write_text('{"chunks": [' + "0, " * 100 + "0]}")
+    monkeypatch.setattr(manifest, "MANIFEST_LIMIT", 100)
+    with pytest.raises(ValueError, match="more than 100 bytes, the size limit of a manifest"):
+        manifest.load_manifest(str(tmp_path))
+
+
+PY_SYSTEM = """
+import sys
+
+print("imported")
+
+
+def noisy(view):
+    print("thinking about", view.cards)
+    return "pass"
+
+
+def leaves(view):
+    sys.exit(3)
+"""
+
+
+def test_item7_a_python_systems_prints_stay_off_stdout_and_exit_is_an_error(tmp_path, monkeypatch):
+    """A ``py:`` bidding function's prints go to standard error (``--json`` stays
+    JSON), and its ``sys.exit(3)`` is the one-line error of status 2, naming it."""
+    import json
+
+    (tmp_path / "mysys.py").write_text(PY_SYSTEM)
+    monkeypatch.chdir(tmp_path)
+    rc, out, err = run_cli(
+        ["duel", "--bid-a", "py:mysys:noisy", "--bid-b", "threshold", "--a", "greedy",
+         "--deals", 20, "--json"]
+    )  # fmt: skip
+    assert rc == 0, err
+    json.loads(out)
+    assert "imported" in err and "thinking about" in err and "thinking" not in out
+    rc, _, err = run_cli(
+        [
+            "simulate",
+            "--deals",
+            4,
+            "--play",
+            "greedy",
+            "--bid",
+            "py:mysys:leaves",
+            "-o",
+            "z.parquet",
+        ]
+    )
+    one_line_error(rc, err, "py:mysys:leaves" if "py:mysys" in err else "mysys", "SystemExit")
+    assert not (tmp_path / "z.parquet").exists()
