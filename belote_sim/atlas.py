@@ -31,11 +31,13 @@ intervals); ``hand_from_atlas`` answers one hand in milliseconds.
 from __future__ import annotations
 
 import contextlib
+import hashlib
 import io
 import json
 import os
 import threading
 import time
+import zipfile
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 from pathlib import Path
@@ -358,10 +360,12 @@ def _atlas_interrupted(out: Output | None, work: _WorkDir | None) -> str:
 
 
 class _WorkDir:
-    """The work directory of a build: one ``.npy`` file of sums per chunk, the build's
-    stamp (``build.json``), a lock (one build at a time), files written atomically.
-    A chunk file that does not hold the chunk's sums (unreadable, empty, another
-    shape, other deal counts) is computed again and replaced."""
+    """The work directory of a build: one ``.npz`` file per chunk (its sums, and its
+    identity: the build (a hash of the stamp), round, chunk, cells and the sums'
+    SHA-256), the build's stamp (``build.json``), a lock (one build at a time), files
+    written atomically.  A chunk file that does not hold the chunk's sums (unreadable,
+    empty, another chunk's or another build's file copied over it, flipped bytes) is
+    computed again and replaced."""
 
     LOCK = "_belote_sim.lock"
 
@@ -374,14 +378,17 @@ class _WorkDir:
         check_destination(str(self.path / self.LOCK))  # a folder we may write in
         stack.enter_context(run_lock(str(self.path / self.LOCK), str(self.path)))
         for name in os.listdir(self.path):  # leftovers of dead builds (under the lock)
-            if is_temp(name) or name.endswith(".tmp.npy"):
+            if is_temp(name) or name.endswith(".npy"):  # (.npy: older versions' chunks)
                 remove_path(str(self.path / name))
         self.loaded = self.written = self.redone = 0
+        self.build = ""  # the hash of the build's stamp (``check_stamp``)
 
     def check_stamp(self, stamp: dict[str, Any]) -> None:
         """``ValueError`` if the directory holds the chunks of another build."""
         stamp_path = self.path / "build.json"
         stamp = json.loads(json.dumps(stamp))
+        text = json.dumps(stamp, sort_keys=True)
+        self.build = hashlib.sha256(text.encode()).hexdigest()[:16]
         if stamp_path.exists():
             try:
                 old = json.loads(stamp_path.read_text())
@@ -396,22 +403,37 @@ class _WorkDir:
         atomic_write(str(stamp_path), json.dumps(stamp).encode())
 
     def file(self, r: int, c: int) -> Path:
-        return self.path / f"round{r}_chunk{c:05d}.npy"
+        return self.path / f"round{r}_chunk{c:05d}.npz"
 
-    def load(self, r: int, c: int, counts: np.ndarray) -> np.ndarray | None:
-        """The sums of chunk c of round r if its file holds them (``counts`` deals of
-        each of its cells), else None."""
+    def identity(self, r: int, c: int, idx: np.ndarray, counts: np.ndarray) -> dict[str, Any]:
+        """What a chunk file must say it holds: this build (a hash of its stamp), the
+        round and chunk, and its cells and their deal counts (a hash)."""
+        cells = hashlib.sha256(np.ascontiguousarray(idx, dtype=np.int64).tobytes())
+        cells.update(np.ascontiguousarray(counts, dtype=np.int64).tobytes())
+        return {"build": self.build, "round": r, "chunk": c, "cells": cells.hexdigest()[:32]}
+
+    def load(self, r: int, c: int, idx: np.ndarray, counts: np.ndarray) -> np.ndarray | None:
+        """The sums of chunk c of round r (cells ``idx``, ``counts`` deals each) if its
+        file holds them: its identity is this chunk's and the checksum of its sums
+        matches; else None (the chunk is computed again: a damaged file, or another
+        chunk's or another build's copied over it)."""
         file = self.file(r, c)
         if not file.exists():
             return None
         try:
-            part = np.load(file, allow_pickle=False)
+            with np.load(file, allow_pickle=False) as z:
+                part = z["sums"]
+                label = json.loads(z["identity"].tobytes().decode("utf-8"))
             good = (
-                part.dtype == np.int64
+                isinstance(label, dict)
+                and {k: label.get(k) for k in ("build", "round", "chunk", "cells")}
+                == self.identity(r, c, idx, counts)
+                and part.dtype == np.int64
                 and part.shape == (len(counts), KA.NUM_FIELDS)
+                and label.get("sha256") == hashlib.sha256(part.tobytes()).hexdigest()
                 and (part[:, KA.F_N] == counts).all()
             )
-        except (OSError, ValueError, EOFError):
+        except (OSError, ValueError, EOFError, KeyError, RecursionError, zipfile.BadZipFile):
             good = False
         if not good:
             self.redone += 1
@@ -419,9 +441,17 @@ class _WorkDir:
         self.loaded += 1
         return part
 
-    def store(self, r: int, c: int, part: np.ndarray) -> None:
+    def store(self, r: int, c: int, idx: np.ndarray, counts: np.ndarray, part: np.ndarray) -> None:
+        label = {
+            **self.identity(r, c, idx, counts),
+            "sha256": hashlib.sha256(np.ascontiguousarray(part).tobytes()).hexdigest(),
+        }
         buffer = io.BytesIO()
-        np.save(buffer, part, allow_pickle=False)
+        np.savez(
+            buffer,
+            sums=part,
+            identity=np.frombuffer(json.dumps(label).encode(), dtype=np.uint8),
+        )
         atomic_write(str(self.file(r, c)), buffer.getbuffer())
         self.written += 1
 
@@ -516,7 +546,7 @@ def _build(
             chunks = [todo[i : i + chunk_cells] for i in range(0, len(todo), chunk_cells)]
             pending = {}
             for c, idx in enumerate(chunks):
-                part = work.load(r, c, counts[idx]) if work is not None else None
+                part = work.load(r, c, idx, counts[idx]) if work is not None else None
                 if part is not None:
                     _add(part, totals, idx, progress, counts)
                     continue
@@ -531,7 +561,7 @@ def _build(
                 else:
                     part = run_cells_interruptibly(args, threads=threads)
                     if work is not None:
-                        work.store(r, c, part)
+                        work.store(r, c, idx, counts[idx], part)
                     _add(part, totals, idx, progress, counts)
             if client is not None:
                 from belote_sim.simulation.distributed import require_dask
@@ -542,7 +572,7 @@ def _build(
                     c, idx = pending.pop(future)
                     part = future.result()
                     if work is not None:
-                        work.store(r, c, part)
+                        work.store(r, c, idx, counts[idx], part)
                     _add(part, totals, idx, progress, counts)
     except KeyboardInterrupt:
         if client is not None or cluster is not None:

@@ -14,6 +14,7 @@ import sys
 import time
 from pathlib import Path
 
+import numpy as np
 import pytest
 from cli_run import one_line_error, run_cli
 
@@ -367,3 +368,30 @@ def test_item7_a_python_systems_prints_stay_off_stdout_and_exit_is_an_error(tmp_
     )
     one_line_error(rc, err, "py:mysys:leaves" if "py:mysys" in err else "mysys", "SystemExit")
     assert not (tmp_path / "z.parquet").exists()
+
+
+# --------------------------------------------------------------------------- item 3
+
+
+def test_item3_a_chunk_file_of_another_chunk_or_build_is_recomputed(tmp_path):
+    """A work-dir chunk file replaced by another chunk's file of the same shape (and
+    the same deal counts: round 0), or by the same chunk of another build, is not
+    used: it is computed again and the atlas is the clean build's."""
+    from belote_sim.atlas import build_atlas
+
+    kw = dict(seed=3, first_deals=2, max_deals=2, rounds=1, kinds=("nt",), positions=(1,))
+    kw.update(class_rows=range(40), chunk_cells=10)
+    work, other = tmp_path / "work", tmp_path / "other"
+    clean = build_atlas(None, work_dir=work, **kw)
+    build_atlas(None, work_dir=other, **{**kw, "seed": 4})
+    chunks = sorted(work.glob("round0_chunk*.npz"))
+    assert len(chunks) == 4
+    chunks[0].write_bytes(chunks[1].read_bytes())  # another chunk's file, same shape
+    chunks[2].write_bytes((other / chunks[2].name).read_bytes())  # another build's
+    ticks = []
+    again = build_atlas(None, work_dir=work, progress=ticks.append, **kw)
+    assert (again.sums[1] == clean.sums[1]).all()
+    assert len(ticks) == 4
+    # the copies were replaced by the chunks' own sums: a third build reads all four
+    with np.load(chunks[0]) as z, np.load(chunks[1]) as y:
+        assert not (z["sums"] == y["sums"]).all()
