@@ -395,3 +395,55 @@ def test_item3_a_chunk_file_of_another_chunk_or_build_is_recomputed(tmp_path):
     # the copies were replaced by the chunks' own sums: a third build reads all four
     with np.load(chunks[0]) as z, np.load(chunks[1]) as y:
         assert not (z["sums"] == y["sums"]).all()
+
+
+# --------------------------------------------------------------------------- items 9, 10
+
+
+@pytest.mark.parametrize(
+    "argv, words",
+    [
+        (["simulate", "--deals", 5, "--play", "greedy", "--option",
+          "capot_points=100000000000000000000", "-o", "{tmp}/c.parquet"],
+         ["capot_points", "10,000"]),
+        (["simulate", "--games", 1, "--play", "greedy", "--option",
+          "game_target=100000000000000000000", "-o", "{tmp}/g.csv"],
+         ["game_target", "1,000,000"]),
+        (["simulate", "--deals", 5, "--play", "greedy:2,2", "-o", "{tmp}/g.parquet"],
+         ["greedy:2,2", "0 (off) or 1 (on)"]),
+        (["solve", " | | | ", "--strain", "C"], ["seat 0 is empty"]),
+        (["duel", "--a", "greedy", "--b", "random", "--deals", 10, "--games", 3],
+         ["--games", "bidding duel"]),
+        (["atlas", "show", "--csv", "{tmp}/x", "--parquet", "{tmp}/x"], ["the same file"]),
+        (["hand", "JC TD AD AH 9S", "--option", "players=2"], ["4-player game"]),
+    ],
+    ids=["capot-overflow", "game-target", "greedy-2-2", "solve-empty", "duel-games",
+         "show-same-file", "hand-players-2"],
+)  # fmt: skip
+def test_item9_and_10_silent_accepts_and_misleading_lines(tmp_path, argv, words):
+    """Each was a traceback, a silent accept or a misleading line; now one clear line
+    of status 2, nothing written."""
+    rc, _, err = run_cli([str(a).format(tmp=tmp_path) for a in argv])
+    one_line_error(rc, err, *words)
+    assert "dealer" not in err and "another run" not in err
+    assert list(tmp_path.iterdir()) == []
+
+
+def test_item9_export_rows_past_the_end_and_choose_card_doubling(tmp_path):
+    from belote_sim.deal.agent import choose_card
+
+    table = tmp_path / "d.parquet"
+    rc, _, err = run_cli(["simulate", "--deals", 20, "--play", "greedy", "-q", "-o", table])
+    assert rc == 0, err
+    rc, out, err = run_cli(["export-replay", table, "--rows", "50:60"])
+    one_line_error(rc, err, "20 rows", "none from row 50")
+    assert out == ""
+    rc, out, err = run_cli(["export-replay", table, "--rows", "18:60"])  # clipped: 2 rows
+    assert rc == 0 and len(out.splitlines()) == 2, err
+    obs = {"dealer": 0, "seat": 1, "hand": ["JC", "9C", "AC", "TC", "KC", "QC", "8C", "7C"],
+           "contract": {"strain": "H", "taker": 0, "doubling": 0}}  # fmt: skip
+    assert choose_card(obs)
+    for bad in (9, "x", -1, True):
+        obs["contract"]["doubling"] = bad
+        with pytest.raises(ValueError, match="contract.doubling"):
+            choose_card(obs)
