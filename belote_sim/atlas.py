@@ -31,10 +31,13 @@ intervals); ``hand_from_atlas`` answers one hand in milliseconds.
 from __future__ import annotations
 
 import contextlib
+import hashlib
 import io
 import json
 import os
+import threading
 import time
+import zipfile
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 from pathlib import Path
@@ -62,7 +65,7 @@ from belote_sim.simulation.atlas_table import (
 )
 from belote_sim.simulation.output import Output, RunInterrupted, check_destination, remove_path
 from belote_sim.simulation.runner import make_study, numba_threads
-from belote_sim.simulation.safe_io import atomic_write, is_temp, run_lock
+from belote_sim.simulation.safe_io import atomic_write, is_temp, run_lock, signals_deferred
 from belote_sim.simulation.study import Study
 from belote_sim.stats import Z95, wilson_interval
 
@@ -160,10 +163,15 @@ def run_cells(
     seeds: np.ndarray,
     play: AtlasPlay,
     threads: int | None = None,
+    stop: np.ndarray | None = None,
 ) -> np.ndarray:
     """The sums (``len(hands)``, ``NUM_FIELDS``) of ``counts[i]`` deals of each cell i
-    (the taker's bidding hand, strain and position), seeded by ``seeds[i]``."""
+    (the taker's bidding hand, strain and position), seeded by ``seeds[i]``.  ``stop``
+    (an int64 array of one): set non-zero from another thread, the kernel returns
+    before its threads' next deals and the sums are incomplete."""
     out = np.zeros((len(hands), KA.NUM_FIELDS), dtype=np.int64)
+    if stop is None:
+        stop = np.zeros(1, dtype=np.int64)
     with numba_threads(threads):
         KA.atlas_cells(
             hands,
@@ -175,8 +183,48 @@ def run_cells(
             (play.play_ids, play.play_params, play.announce_mask, play.menu),
             play.search_bits,
             out,
+            stop,
         )
     return out
+
+
+#: how often (seconds) the main thread looks for a signal while a chunk computes
+_POLL_S = 0.05
+
+
+def run_cells_interruptibly(
+    args: tuple[np.ndarray, np.ndarray, np.ndarray, np.ndarray, np.ndarray, AtlasPlay],
+    threads: int | None = None,
+) -> np.ndarray:
+    """``run_cells(*args)`` in a worker thread (the kernel releases the GIL) while the
+    main thread waits in short steps, so that Ctrl-C or SIGTERM is handled at once
+    rather than when the chunk ends (minutes with the expert): the kernel is then
+    told to stop (each of its threads before its next deal), the unfinished chunk is
+    thrown away and the interruption raised.  Outside the main thread: ``run_cells``."""
+    if threading.current_thread() is not threading.main_thread():
+        return run_cells(*args, threads=threads)
+    stop = np.zeros(1, dtype=np.int64)
+    result: dict[str, Any] = {}
+
+    def work() -> None:
+        try:
+            result["part"] = run_cells(*args, threads=threads, stop=stop)
+        except BaseException as exc:  # raised again in the main thread
+            result["error"] = exc
+
+    worker = threading.Thread(target=work, name="belote-sim-atlas-chunk", daemon=True)
+    worker.start()
+    try:
+        while worker.is_alive():
+            worker.join(_POLL_S)
+    except BaseException:
+        stop[0] = 1
+        with signals_deferred(redeliver=False):  # a second Ctrl-C: stopping already
+            worker.join()
+        raise
+    if "error" in result:
+        raise result["error"]
+    return result["part"]
 
 
 def build_atlas(
@@ -217,8 +265,11 @@ def build_atlas(
     ``path`` is written under the output discipline (``simulation.output.Output``):
     checked (its folder, an existing file: replaced only with ``overwrite``, the free
     space) and locked before the build starts, written to a temporary name and renamed
-    when complete.  Ctrl-C (or SIGTERM) raises ``RunInterrupted``, which says what is
-    kept.
+    when complete.  Without ``work_dir`` the finished chunks are kept in
+    ``.NAME.chunks`` beside ``path`` until the atlas is written (then deleted), so an
+    interrupted build resumes too.  Ctrl-C (or SIGTERM) stops the build within a deal
+    of each thread (the chunk being computed runs in a worker thread,
+    ``run_cells_interruptibly``) and raises ``RunInterrupted``, which says what is kept.
     """
     study = make_study(rules, "fixed:0,0,0", play, seed, options=options)
     if study.rules.solo:
@@ -260,7 +311,11 @@ def build_atlas(
                     leftovers=[f"{os.fspath(path)}.tmp.npz"],  # older versions' temporary
                 )
             )
-        work = _WorkDir(work_dir, stack) if work_dir is not None else None
+        own = work_dir is None and out is not None
+        if own:  # the finished chunks are kept beside the output until it is written
+            assert out is not None
+            work_dir = os.path.join(out.directory, f".{out.name}.chunks")
+        work = _WorkDir(work_dir, stack, own=own) if work_dir is not None else None
         start = time.perf_counter()
         try:
             table = _build(
@@ -268,14 +323,21 @@ def build_atlas(
                 workers, scheduler, work, progress, kinds, positions, class_rows,
                 net_se_target, net_max_deals, (kind, row, pos), start,
             )  # fmt: skip
-        except KeyboardInterrupt:
+            if out is not None:
+                table.path = str(path)
+                with open(out.tmp, "wb") as f:
+                    write_atlas(table, f)
+                out.commit()
+                load_atlas.cache_clear()
+        except KeyboardInterrupt as exc:
+            if isinstance(exc, RunInterrupted) or (out is not None and out.committed):
+                raise  # the atlas is complete: ``Output`` says so
             raise RunInterrupted(_atlas_interrupted(out, work)) from None
-        if out is not None:
-            table.path = str(path)
-            with open(out.tmp, "wb") as f:
-                write_atlas(table, f)
-            out.commit()
-            load_atlas.cache_clear()
+        if own and work is not None:
+            work.clear()  # under its lock
+    if own and work is not None:
+        with contextlib.suppress(OSError):  # empty now, unless another run came meanwhile
+            os.rmdir(work.path)
     return table
 
 
@@ -293,7 +355,7 @@ def _atlas_interrupted(out: Output | None, work: _WorkDir | None) -> str:
     if work is not None:
         return (
             f"interrupted: the atlas was not written{written}; the {work.kept()} finished "
-            f"chunks are kept in {work.path}: run the same command again to resume"
+            f"chunks are kept in {work.path}: run the same command again to resume from them"
         )
     return (
         f"interrupted: the atlas was not written{written}, nothing kept (with --work-dir "
@@ -302,14 +364,17 @@ def _atlas_interrupted(out: Output | None, work: _WorkDir | None) -> str:
 
 
 class _WorkDir:
-    """The work directory of a build: one ``.npy`` file of sums per chunk, the build's
-    stamp (``build.json``), a lock (one build at a time), files written atomically.
-    A chunk file that does not hold the chunk's sums (unreadable, empty, another
-    shape, other deal counts) is computed again and replaced."""
+    """The work directory of a build: one ``.npz`` file per chunk (its sums, and its
+    identity: the build (a hash of the stamp), round, chunk, cells and the sums'
+    SHA-256), the build's stamp (``build.json``), a lock (one build at a time), files
+    written atomically.  A chunk file that does not hold the chunk's sums (unreadable,
+    empty, another chunk's or another build's file copied over it, flipped bytes) is
+    computed again and replaced."""
 
     LOCK = "_belote_sim.lock"
 
-    def __init__(self, path: str | os.PathLike, stack: contextlib.ExitStack):
+    def __init__(self, path: str | os.PathLike, stack: contextlib.ExitStack, own: bool = False):
+        self.own = own  # the build's default directory: another build's chunks are cleared
         self.path = Path(path)
         if self.path.exists() and not self.path.is_dir():
             raise ValueError(f"{self.path} is a file: --work-dir is a directory")
@@ -317,40 +382,62 @@ class _WorkDir:
         check_destination(str(self.path / self.LOCK))  # a folder we may write in
         stack.enter_context(run_lock(str(self.path / self.LOCK), str(self.path)))
         for name in os.listdir(self.path):  # leftovers of dead builds (under the lock)
-            if is_temp(name) or name.endswith(".tmp.npy"):
+            if is_temp(name) or name.endswith(".npy"):  # (.npy: older versions' chunks)
                 remove_path(str(self.path / name))
         self.loaded = self.written = self.redone = 0
+        self.build = ""  # the hash of the build's stamp (``check_stamp``)
 
     def check_stamp(self, stamp: dict[str, Any]) -> None:
         """``ValueError`` if the directory holds the chunks of another build."""
         stamp_path = self.path / "build.json"
         stamp = json.loads(json.dumps(stamp))
+        text = json.dumps(stamp, sort_keys=True)
+        self.build = hashlib.sha256(text.encode()).hexdigest()[:16]
         if stamp_path.exists():
             try:
                 old = json.loads(stamp_path.read_text())
             except (OSError, ValueError):
                 old = None  # a damaged stamp: its chunk files are checked one by one
             if old is not None and old != stamp:
-                raise ValueError(f"{self.path} holds the chunks of another atlas build")
+                if not self.own:
+                    raise ValueError(f"{self.path} holds the chunks of another atlas build")
+                for name in os.listdir(self.path):  # an earlier build's, for this output
+                    if name != self.LOCK:
+                        remove_path(str(self.path / name))
         atomic_write(str(stamp_path), json.dumps(stamp).encode())
 
     def file(self, r: int, c: int) -> Path:
-        return self.path / f"round{r}_chunk{c:05d}.npy"
+        return self.path / f"round{r}_chunk{c:05d}.npz"
 
-    def load(self, r: int, c: int, counts: np.ndarray) -> np.ndarray | None:
-        """The sums of chunk c of round r if its file holds them (``counts`` deals of
-        each of its cells), else None."""
+    def identity(self, r: int, c: int, idx: np.ndarray, counts: np.ndarray) -> dict[str, Any]:
+        """What a chunk file must say it holds: this build (a hash of its stamp), the
+        round and chunk, and its cells and their deal counts (a hash)."""
+        cells = hashlib.sha256(np.ascontiguousarray(idx, dtype=np.int64).tobytes())
+        cells.update(np.ascontiguousarray(counts, dtype=np.int64).tobytes())
+        return {"build": self.build, "round": r, "chunk": c, "cells": cells.hexdigest()[:32]}
+
+    def load(self, r: int, c: int, idx: np.ndarray, counts: np.ndarray) -> np.ndarray | None:
+        """The sums of chunk c of round r (cells ``idx``, ``counts`` deals each) if its
+        file holds them: its identity is this chunk's and the checksum of its sums
+        matches; else None (the chunk is computed again: a damaged file, or another
+        chunk's or another build's copied over it)."""
         file = self.file(r, c)
         if not file.exists():
             return None
         try:
-            part = np.load(file, allow_pickle=False)
+            with np.load(file, allow_pickle=False) as z:
+                part = z["sums"]
+                label = json.loads(z["identity"].tobytes().decode("utf-8"))
             good = (
-                part.dtype == np.int64
+                isinstance(label, dict)
+                and {k: label.get(k) for k in ("build", "round", "chunk", "cells")}
+                == self.identity(r, c, idx, counts)
+                and part.dtype == np.int64
                 and part.shape == (len(counts), KA.NUM_FIELDS)
+                and label.get("sha256") == hashlib.sha256(part.tobytes()).hexdigest()
                 and (part[:, KA.F_N] == counts).all()
             )
-        except (OSError, ValueError, EOFError):
+        except (OSError, ValueError, EOFError, KeyError, RecursionError, zipfile.BadZipFile):
             good = False
         if not good:
             self.redone += 1
@@ -358,14 +445,29 @@ class _WorkDir:
         self.loaded += 1
         return part
 
-    def store(self, r: int, c: int, part: np.ndarray) -> None:
+    def store(self, r: int, c: int, idx: np.ndarray, counts: np.ndarray, part: np.ndarray) -> None:
+        label = {
+            **self.identity(r, c, idx, counts),
+            "sha256": hashlib.sha256(np.ascontiguousarray(part).tobytes()).hexdigest(),
+        }
         buffer = io.BytesIO()
-        np.save(buffer, part, allow_pickle=False)
+        np.savez(
+            buffer,
+            sums=part,
+            identity=np.frombuffer(json.dumps(label).encode(), dtype=np.uint8),
+        )
         atomic_write(str(self.file(r, c)), buffer.getbuffer())
         self.written += 1
 
     def kept(self) -> int:
         return self.loaded + self.written
+
+    def clear(self) -> None:
+        """Delete the chunks and the stamp (the atlas is written; the lock is released
+        when the build ends)."""
+        for name in os.listdir(self.path):
+            if name != self.LOCK:
+                remove_path(str(self.path / name))
 
 
 def _build(
@@ -421,15 +523,19 @@ def _build(
             from belote_sim.simulation.distributed import local_cluster, require_dask
 
             Client, _, _ = require_dask()
+        if scheduler is None:
+            # compile here, in the main thread (a Ctrl-C stops a compile at once), before
+            # the chunks run in a worker thread and before dask workers load
+            run_cells(
+                cell_hands[:1],
+                cell_strains[:1],
+                pos[:1],
+                np.ones(1, np.int64),
+                np.zeros(1, np.int64),
+                play,
+            )
+        if workers or scheduler:
             if scheduler is None:
-                run_cells(
-                    cell_hands[:1],
-                    cell_strains[:1],
-                    pos[:1],
-                    np.ones(1, np.int64),
-                    np.zeros(1, np.int64),
-                    play,
-                )  # compile before the workers load
                 cluster = local_cluster(workers or 1)
             client = Client(cluster if cluster is not None else scheduler)
         for r in range(rounds):
@@ -444,7 +550,7 @@ def _build(
             chunks = [todo[i : i + chunk_cells] for i in range(0, len(todo), chunk_cells)]
             pending = {}
             for c, idx in enumerate(chunks):
-                part = work.load(r, c, counts[idx]) if work is not None else None
+                part = work.load(r, c, idx, counts[idx]) if work is not None else None
                 if part is not None:
                     _add(part, totals, idx, progress, counts)
                     continue
@@ -457,9 +563,9 @@ def _build(
                 if client is not None:
                     pending[client.submit(run_cells, *args, pure=False)] = (c, idx)
                 else:
-                    part = run_cells(*args, threads=threads)
+                    part = run_cells_interruptibly(args, threads=threads)
                     if work is not None:
-                        work.store(r, c, part)
+                        work.store(r, c, idx, counts[idx], part)
                     _add(part, totals, idx, progress, counts)
             if client is not None:
                 from belote_sim.simulation.distributed import require_dask
@@ -470,7 +576,7 @@ def _build(
                     c, idx = pending.pop(future)
                     part = future.result()
                     if work is not None:
-                        work.store(r, c, part)
+                        work.store(r, c, idx, counts[idx], part)
                     _add(part, totals, idx, progress, counts)
     except KeyboardInterrupt:
         if client is not None or cluster is not None:
@@ -1070,6 +1176,7 @@ __all__ = [
     "position_of",
     "rules_words",
     "run_cells",
+    "run_cells_interruptibly",
     "shipped_atlas",
     "within_noise",
 ]

@@ -22,6 +22,7 @@ from typing import Any
 import numpy as np
 
 from belote_sim.kernels import bidding_rules as K
+from belote_sim.simulation.safe_io import RULE_FILE_LIMIT, read_limited
 
 __all__ = [
     "BIDDINGS",
@@ -123,6 +124,9 @@ CALLS: dict[str, tuple[int, str | None, set[int]]] = {
 _THRESHOLD_KEYS = ("suit", "nt", "at")
 #: ``threshold``'s default thresholds (suit, NT, AT): the ``margin`` default.
 DEFAULT_THRESHOLDS = (50.0, 52.0, 75.0)
+#: The most rules a rule file may hold (a real system has tens; the file's size limit
+#: is ``safe_io.RULE_FILE_LIMIT``, 1 MiB)
+MAX_RULES = 10_000
 _CONDITION = re.compile(r"^\s*([A-Za-z_][A-Za-z_0-9]*)\s*(>=|<=|==|!=|>|<|=)\s*(\S+)\s*$")
 
 
@@ -170,8 +174,7 @@ def load_rule_book(path: str | os.PathLike) -> RuleBook:
         key = (os.path.abspath(name), stat.st_mtime_ns, stat.st_size)
         if key in _CACHE:
             return _CACHE[key]
-        with open(name, "rb") as f:
-            data = f.read()
+        data = read_limited(name, RULE_FILE_LIMIT, "a rule file")
     except FileNotFoundError:
         raise ValueError(f"no rule file {name}") from None
     except IsADirectoryError:
@@ -305,6 +308,10 @@ def _compile(name: str, doc: dict[str, Any]) -> RuleBook:
                     f"{where} must be a list of rules {{call = .., when = [..]}}", situation
                 )
             start = len(rules)
+            if len(rules) + len(entries) > MAX_RULES:
+                raise _Problem(
+                    f"more than {MAX_RULES:,} rules (the limit of a rule file)", situation
+                )
             for i, entry in enumerate(entries, 1):
                 rules.append(_rule(entry, f"{where} rule {i}", code, conds))
             sits[code] = (start, len(rules))

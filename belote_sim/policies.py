@@ -10,6 +10,7 @@ beside their kernels (``kernels.greedy``, ``kernels.search_policies``,
 
 from __future__ import annotations
 
+import contextlib
 import importlib
 import importlib.util
 import math
@@ -204,24 +205,12 @@ def bidding_function(target: str) -> Callable[..., Any]:
     if not sep or not module_name or not func_name:
         raise ValueError(f"bidding policy 'py:{target}': expected py:MODULE:FUNCTION")
     try:
-        if module_name.endswith(".py") or os.sep in module_name:
-            if not os.path.isfile(module_name):
-                raise ValueError(f"bidding policy 'py:{target}': no file {module_name}")
-            spec = importlib.util.spec_from_file_location(
-                "belote_bidding_" + os.path.splitext(os.path.basename(module_name))[0],
-                module_name,
-            )
-            if spec is None or spec.loader is None:
-                raise ValueError(f"bidding policy 'py:{target}': cannot load {module_name}")
-            module = importlib.util.module_from_spec(spec)
-            spec.loader.exec_module(module)
-        else:
-            if os.getcwd() not in sys.path and "" not in sys.path:
-                sys.path.insert(0, os.getcwd())
-            module = importlib.import_module(module_name)
+        # the module's prints go to standard error (standard output is the command's)
+        with contextlib.redirect_stdout(sys.stderr):
+            module = _import_module(target, module_name)
     except ValueError:
         raise
-    except Exception as exc:  # the user's module: any error is one line
+    except (Exception, SystemExit) as exc:  # the user's module: any error is one line
         raise ValueError(
             f"bidding policy 'py:{target}': importing {module_name} failed: "
             f"{type(exc).__name__}: {exc}"
@@ -230,6 +219,25 @@ def bidding_function(target: str) -> Callable[..., Any]:
     if not callable(func):
         raise ValueError(f"bidding policy 'py:{target}': {module_name} has no function {func_name}")
     return func
+
+
+def _import_module(target: str, module_name: str) -> Any:
+    """The module of ``py:MODULE:FUNCTION`` (``bidding_function``)."""
+    if module_name.endswith(".py") or os.sep in module_name:
+        if not os.path.isfile(module_name):
+            raise ValueError(f"bidding policy 'py:{target}': no file {module_name}")
+        spec = importlib.util.spec_from_file_location(
+            "belote_bidding_" + os.path.splitext(os.path.basename(module_name))[0],
+            module_name,
+        )
+        if spec is None or spec.loader is None:
+            raise ValueError(f"bidding policy 'py:{target}': cannot load {module_name}")
+        module = importlib.util.module_from_spec(spec)
+        spec.loader.exec_module(module)
+        return module
+    if os.getcwd() not in sys.path and "" not in sys.path:
+        sys.path.insert(0, os.getcwd())
+    return importlib.import_module(module_name)
 
 
 def per_seat(

@@ -38,6 +38,12 @@ _CODES: dict[str, dict[str, int]] = {
 _CHOICES = {name: tuple(codes) for name, codes in _CODES.items()}
 
 
+#: The largest ``capot_points`` and ``game_target`` (their kernels' sums stay far from
+#: the 64-bit range; real rules use 250-500 and 151-1500)
+MAX_CAPOT_POINTS = 10_000
+MAX_GAME_TARGET = 1_000_000
+
+
 @dataclass(frozen=True)
 class Rules:
     """A complete rule set: a preset name plus every option of docs/rules.md.
@@ -193,8 +199,18 @@ class Rules:
                 f"capot_points={self.capot_points} is below the "
                 f"{T.SUIT_DEAL_CARD_TOTAL} card points of a deal"
             )
+        if self.capot_points > MAX_CAPOT_POINTS:
+            raise ValueError(
+                f"capot_points={self.capot_points} is above {MAX_CAPOT_POINTS:,} (the most "
+                "a capot may be worth)"
+            )
         if self.game_target <= 0:
             raise ValueError(f"game_target must be positive, got {self.game_target}")
+        if self.game_target > MAX_GAME_TARGET:
+            raise ValueError(
+                f"game_target={self.game_target} is above {MAX_GAME_TARGET:,} (the most a "
+                "game may be played to)"
+            )
         if self.bidding == "two_round" and (
             self.third_double or self.at_double_ends_auction or self.dealer_must_take
         ):

@@ -181,7 +181,7 @@ def test_build_is_reproducible_and_resumable(tmp_path):
     a = build_atlas(None, **kw)
     work = tmp_path / "work"
     b = build_atlas(None, threads=1, work_dir=work, **kw)
-    assert len(list(work.glob("round*_chunk*.npy"))) > 1
+    assert len(list(work.glob("round*_chunk*.npz"))) > 1
     c = build_atlas(None, work_dir=work, **kw)  # every chunk from the files
     for k in range(3):
         assert (a.sums[k] == b.sums[k]).all() and (a.sums[k] == c.sums[k]).all()

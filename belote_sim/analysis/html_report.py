@@ -264,7 +264,7 @@ def write_report(
 
         target = str(out_dir)
         target = target if target.endswith(".html") else target + ".html"
-        with Output(target, what="the report", overwrite=overwrite, parents=True) as output:
+        with Output(target, what="the report", overwrite=overwrite) as output:
             with tempfile.TemporaryDirectory(prefix="belote-sim-report-") as tmp:
                 _write_report(source, Path(tmp), provenance, title, status, fmt)
                 page = inline_report(tmp)
@@ -277,7 +277,6 @@ def write_report(
         folder=True,
         overwrite=overwrite,
         replaceable=_foreign_files,
-        parents=True,
     ) as output:
         _write_report(source, Path(output.tmp), provenance, title, status, fmt)
         output.commit()

@@ -58,7 +58,6 @@ def report_output(path: str, overwrite: bool) -> Output:
         folder=True,
         overwrite=overwrite,
         replaceable=_foreign,
-        parents=True,
     )
 
 

@@ -236,6 +236,10 @@ def cmd_duel(args: argparse.Namespace) -> int:
         return _cmd_bid_duel(args)
     if not (args.a and args.b):
         raise ValueError("give --a and --b (play policies), or --bid-a and --bid-b")
+    if args.games:
+        raise ValueError(
+            "--games plays a bidding duel's games: a play duel (--a, --b) scores deals only"
+        )
     options = dict(parse_option(o) for o in args.option or [])
     start = time.perf_counter()
     progress = Progress(args.deals, "deal", sys.stderr.isatty())

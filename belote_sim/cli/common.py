@@ -44,6 +44,9 @@ class nullcontext:
     def __iter__(self):
         return iter(self.value)
 
+    def __getattr__(self, name):  # readline of a stream (``replay``'s bounded lines)
+        return getattr(self.value, name)
+
     def __enter__(self):
         return self.value
 

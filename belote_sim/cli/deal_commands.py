@@ -66,6 +66,12 @@ def cmd_solve(args: argparse.Namespace) -> int:
     if not args.hands or args.strain is None:
         raise ValueError("give the 4 hands and --strain (or --records FILE)")
     hands = [h.strip() for h in args.hands.replace("/", "|").split("|")]
+    empty = [seat for seat, hand in enumerate(hands) if not hand]
+    if empty:
+        raise ValueError(
+            f"the hand of seat {empty[0]} is empty: give the cards of the 4 hands, e.g. "
+            '"JC 9C AC TC | ... | ... | ..."'
+        )
     start = time.perf_counter()
     value = solver.solve(hands, args.strain, args.leader, args.taker_team, args.ruleset)
     scores = solver.dd_scores(hands, args.strain, args.leader, args.taker_team, args.ruleset)

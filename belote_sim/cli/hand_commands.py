@@ -6,6 +6,7 @@ from __future__ import annotations
 import argparse
 import json
 import math
+import os
 import textwrap
 import time
 from collections.abc import Sequence
@@ -32,7 +33,16 @@ def cmd_hand(args: argparse.Namespace) -> int:
         seat, dealer = 0, (4 - args.position) % 4
     else:
         seat = 0 if args.seat is None else args.seat
-        dealer = 3 if args.dealer is None else args.dealer
+        dealer = args.dealer
+        if dealer is None:  # the dealer of position 1 (the hand speaks first)
+            from belote_sim.rules import Rules
+
+            players = Rules.from_spec(args.ruleset or "common", options).players
+            if players != 4:
+                raise ValueError(
+                    f"hand answers a hand of the 4-player game, not the {players}-player one"
+                )
+            dealer = 3
     start = time.perf_counter()
     answer = answer_hand(
         args.cards,
@@ -149,6 +159,8 @@ def show_atlas(args: argparse.Namespace) -> int:
     for name in ("position", "strain"):
         if getattr(args, name) is not None:
             raise ValueError(f"--{name} is for 'atlas show CARDS' (a hand)")
+    if args.csv and args.parquet and os.path.abspath(args.csv) == os.path.abspath(args.parquet):
+        raise ValueError(f"--csv and --parquet name the same file {args.csv}: give two files")
     print(json.dumps(table.meta))
     # Both outputs checked and locked before any is written (docs/guide/simulate.md).
     with (

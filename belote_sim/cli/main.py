@@ -462,7 +462,9 @@ def _add_atlas_build(actions: _Subparsers) -> None:
         help="dask.distributed scheduler (default: none, run here)",
     )
     p.add_argument(
-        "--work-dir", help="keep every chunk here, rerunning resumes (default: not kept)"
+        "--work-dir",
+        help="keep every chunk here, rerunning resumes (default: .OUTPUT.chunks beside the "
+        "output, deleted once the atlas is written)",
     )
     p.add_argument("-q", "--quiet", action="store_true", help="no progress bar")
     _add_overwrite(p, "an existing atlas file")
@@ -531,7 +533,12 @@ def _add_atlas_page(actions: _Subparsers) -> None:
         description="Write the hand evaluator: a static page that answers any 5-card "
         "hand from the shipped atlases in a browser, offline (open DIR/index.html).",
     )
-    p.add_argument("-o", "--output", default="hand_page", help="the directory to write")
+    p.add_argument(
+        "-o",
+        "--output",
+        default="hand_page",
+        help="the directory to write (its parent folder must exist)",
+    )
     p.add_argument(
         "--atlas",
         action="append",
@@ -539,6 +546,7 @@ def _add_atlas_page(actions: _Subparsers) -> None:
         help="an atlas file to offer (repeatable; default: every shipped atlas, "
         "belote_sim/data/atlas_*.npz)",
     )
+    _add_overwrite(p, "an existing page in the directory")
     p.set_defaults(func=cmd_atlas)
 
 

@@ -34,7 +34,7 @@ the tricks completed before the stop.
 from __future__ import annotations
 
 import json
-from collections.abc import Callable, Iterable
+from collections.abc import Callable, Iterable, Iterator
 from dataclasses import dataclass
 from typing import Any, TextIO
 
@@ -57,6 +57,7 @@ from belote_sim.kernels.tables import (
     OUTCOME_NAMES,
 )
 from belote_sim.rules import Rules
+from belote_sim.simulation.safe_io import RECORD_LINE_LIMIT, limit_words
 
 RECORD_FIELDS = (
     "ruleset",
@@ -449,6 +450,29 @@ def _revoke_scores(
     )
 
 
+#: a line longer than ``RECORD_LINE_LIMIT`` (``_bounded_lines``)
+_TOO_LONG: Any = object()
+
+
+def _bounded_lines(lines: Any) -> Iterator[Any]:
+    """The lines of ``lines``; from a stream (``readline``), each read up to
+    ``RECORD_LINE_LIMIT`` bytes, and a longer one given as ``_TOO_LONG`` (then the
+    reading stops: ``/dev/zero`` has no end of line)."""
+    if not hasattr(lines, "readline"):
+        yield from lines
+        return
+    while True:
+        line = lines.readline(RECORD_LINE_LIMIT + 1)
+        if not line:
+            return
+        if len(line) > RECORD_LINE_LIMIT and not line.endswith(
+            b"\n" if isinstance(line, bytes) else "\n"
+        ):
+            yield _TOO_LONG
+            return
+        yield line
+
+
 def map_json_lines(
     lines: Iterable[str | bytes], out: TextIO, handle: Callable[[Any], dict[str, Any]]
 ) -> tuple[int, int]:
@@ -461,7 +485,20 @@ def map_json_lines(
     Returns ``(n_records, n_errors)``.
     """
     n_records = n_errors = 0
-    for lineno, line in enumerate(lines, 1):
+    for lineno, line in enumerate(_bounded_lines(lines), 1):
+        if line is _TOO_LONG:
+            n_records += 1
+            n_errors += 1
+            out.write(
+                json.dumps(
+                    {
+                        "error": f"line {lineno}: longer than {limit_words(RECORD_LINE_LIMIT)}, "
+                        "the size limit of a record; the rest of the input was not read"
+                    }
+                )
+                + "\n"
+            )
+            break
         if isinstance(line, (bytes, bytearray)):
             try:
                 line = line.decode("utf-8")

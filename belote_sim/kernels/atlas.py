@@ -44,13 +44,15 @@ NUM_FIELDS = F_LEVEL + 6 * NUM_LEVELS
 
 
 @kernel(parallel=True)
-def atlas_cells(hands, strains, positions, counts, seeds, rules, policies, search_bits, out):
+def atlas_cells(hands, strains, positions, counts, seeds, rules, policies, search_bits, out, stop):
     """Play ``counts[c]`` deals of each cell ``c`` and add its sums to ``out[c]``.
 
     ``hands`` (n,): the taker's five cards (mask); ``strains`` (n,) 0..5;
     ``positions`` (n,) 1..4; ``counts`` (n,) deals; ``seeds`` (n,) int64;
     ``policies = (play_ids (4,), play_params (4, k), announce_mask, menu)``;
-    ``out`` (n, NUM_FIELDS) int64, added to (so rounds accumulate).
+    ``out`` (n, NUM_FIELDS) int64, added to (so rounds accumulate);
+    ``stop`` (1,) int64: set non-zero by another thread (a Ctrl-C), every thread
+    returns before its next deal and ``out`` is incomplete (to be thrown away).
     """
     play_ids, play_params, announce_mask, menu = policies
     n = hands.shape[0]
@@ -72,7 +74,7 @@ def atlas_cells(hands, strains, positions, counts, seeds, rules, policies, searc
         )
         block_play = (play_ids, play_params, announce_mask, menu)
         b = fetch_add(next_block, 0, 1)
-        while b < n_blocks:
+        while b < n_blocks and fetch_add(stop, 0, 0) == 0:
             for c in range(b * n // n_blocks, (b + 1) * n // n_blocks):
                 play_cell(
                     hands[c],
@@ -85,13 +87,15 @@ def atlas_cells(hands, strains, positions, counts, seeds, rules, policies, searc
                     out[c],
                     work,
                     buffers,
+                    stop,
                 )
             b = fetch_add(next_block, 0, 1)
 
 
 @kernel
-def play_cell(hand, strain, position, count, seed, rules, play, row, work, buffers):
-    """``count`` deals of one cell (``atlas_cells``), added to its sums ``row``;
+def play_cell(hand, strain, position, count, seed, rules, play, row, work, buffers, stop):
+    """``count`` deals of one cell (``atlas_cells``), added to its sums ``row``, until
+    ``stop[0]`` is set (read atomically before each deal);
     ``work``: ``simulate.thread_buffers``; ``buffers``: scratch (deck (32,), free cards
     and positions (27,), hand cards (5,), bidding cards (4,), the generator (1,))."""
     play_ids, play_params, announce_mask, menu = play
@@ -128,6 +132,8 @@ def play_cell(hand, strain, position, count, seed, rules, play, row, work, buffe
     for k in range(5):
         deck[SEAT_POSITIONS[r, k]] = hand_cards[k]
     for _ in range(count):
+        if fetch_add(stop, 0, 0) != 0:
+            return
         # Fisher-Yates over the 27 other cards (uniform from any starting order).
         for i in range(26, 0, -1):
             m = random_below(state, i + 1)

@@ -120,6 +120,13 @@ class BidPolicy(NamedTuple):
     compile_s: float = 0.0
 
 
+def _check_greedy(params: tuple[float, ...]) -> str | None:
+    for name, value in zip(("draw_trumps", "give_points"), params, strict=False):
+        if value not in (0.0, 1.0):
+            return f"greedy {name} must be 0 (off) or 1 (on), got {value:g}"
+    return None
+
+
 def _check_pimc(params: tuple[float, ...]) -> str | None:
     samples = params[PIMC_SAMPLES]
     if samples != int(samples) or not 1 <= samples <= MAX_PIMC_SAMPLES:
@@ -158,6 +165,7 @@ PLAY_POLICIES = (
         "rule-based: cheapest winning card, feeds a winning partner, "
         "leads masters, taker's side draws trumps",
         players=(2, 3, 4),
+        check=_check_greedy,
     ),
     PlayPolicy(
         "dd",

@@ -181,9 +181,16 @@ def _chunk_task(
     pq.write_table(table, sink)
     data = sink.getvalue()
     sha = hashlib.sha256(memoryview(data)).hexdigest()
-    if shutil.disk_usage(out_dir).free < data.size + (1 << 20):  # no file half-written
-        raise OSError(errno.ENOSPC, "disk full")
-    atomic_write(path, memoryview(data))
+    try:
+        if shutil.disk_usage(out_dir).free < data.size + (1 << 20):  # no file half-written
+            raise OSError(errno.ENOSPC, "disk full")
+        atomic_write(path, memoryview(data))
+    except OSError as exc:
+        if exc.errno not in (errno.ENOSPC, errno.EDQUOT, errno.EFBIG):
+            raise
+        # a full disk is the run's end, not the task's failure: returned, so that the
+        # worker logs no "Compute Failed" traceback; the client raises it (one line)
+        return {"chunk": chunk, "disk_full": [exc.errno, exc.strerror or "disk full"]}
     return {
         "chunk": chunk,
         "skipped": False,
@@ -470,6 +477,8 @@ def run_study(
                         for future in as_completed(futures):
                             result = future.result()
                             future.release()
+                            if "disk_full" in result:
+                                raise OSError(*result["disk_full"])
                             c = result["chunk"]
                             first = c * study.chunk_size
                             length = min(study.chunk_size, n_deals - first)

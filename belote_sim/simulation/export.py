@@ -39,6 +39,10 @@ def parse_rows(text: str, n_rows: int) -> slice:
         stop = start + 1
     if not 0 <= start <= stop:
         raise ValueError(f"--rows {text!r}: need 0 <= A <= B")
+    if start >= n_rows and stop > start:
+        raise ValueError(
+            f"--rows {text!r}: the table has {n_rows:,} rows (0:{n_rows}), none from row {start}"
+        )
     return slice(start, min(stop, n_rows))
 
 

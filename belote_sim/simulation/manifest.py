@@ -24,7 +24,7 @@ import time
 from typing import Any
 
 from belote_sim.kernels.tables import STRAIN_NAMES
-from belote_sim.simulation.safe_io import atomic_write
+from belote_sim.simulation.safe_io import MANIFEST_LIMIT, atomic_write, read_limited
 
 __all__ = [
     "CHUNK_KEY",
@@ -222,8 +222,7 @@ def load_manifest(out_dir: str | os.PathLike) -> dict[str, Any] | None:
     if not os.path.lexists(path):
         return None
     try:
-        with open(path, "rb") as f:
-            manifest = json.load(f)
+        manifest = json.loads(read_limited(path, MANIFEST_LIMIT, "a manifest"))
         problem = manifest_problem(manifest)
         if problem:
             raise ValueError(problem)

@@ -1,9 +1,11 @@
 """The output discipline shared by every writer of the package.
 
-``simulate`` (deals and ``--games``), ``atlas build``, ``study -o``, ``export-replay -o``,
-``report -o`` and ``dataset rebuild-manifest`` write their output through ``Output``:
+``simulate`` (deals and ``--games``), ``atlas build``, ``atlas page``, ``atlas show
+--csv/--parquet``, ``study -o``, ``export-replay -o``, ``report -o`` (a folder or
+``--single-file``) and ``dataset rebuild-manifest`` write their output through ``Output``:
 
-1. **Checks before the work**: the output's folder exists and is writable, the output
+1. **Checks before the work**: the output's folder exists (it is never created: a
+   mistyped path is refused, not made) and is writable, the output
    is of the right kind (a file, or a folder), an existing output is refused unless
    ``overwrite`` (before anything is computed), and ``Output.check_space`` refuses a
    run whose estimated output does not fit on the disk.
@@ -140,7 +142,6 @@ class Output:
         not be replaced even with ``overwrite`` (e.g. it holds files the writer does
         not write), or None.
     hint : added to the message that refuses a folder given as a file.
-    parents : create the folders above the output that are missing (as ``mkdir -p``).
     """
 
     def __init__(
@@ -156,7 +157,6 @@ class Output:
         leftovers: Iterable[str] = (),
         replaceable: Callable[[str], str | None] | None = None,
         hint: str = "",
-        parents: bool = False,
     ):
         self.shown = os.fspath(path)
         self.path = os.path.abspath(self.shown)
@@ -170,7 +170,6 @@ class Output:
         self.leftovers = list(leftovers)
         self.replaceable = replaceable
         self.hint = hint
-        self.parents = parents
         run = f"{os.getpid()}-{uuid.uuid4().hex[:8]}"
         self.tmp = os.path.join(self.directory, f".{self.name}{TEMP_MARK}{run}")
         self._old = os.path.join(self.directory, f".{self.name}.old-{run}")
@@ -181,8 +180,6 @@ class Output:
     # ----------------------------------------------------------------- entering
 
     def __enter__(self) -> Output:
-        if self.parents and not os.path.lexists(self.directory):
-            os.makedirs(self.directory, exist_ok=True)
         check_destination(self.path, self.folder, self.hint)
         with self._stack as stack:
             stack.enter_context(run_lock(self.lock, self.shown))

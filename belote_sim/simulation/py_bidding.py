@@ -24,7 +24,9 @@ than in the engine.  Only deals (``simulate``, ``duel``, ``study``): whole games
 
 from __future__ import annotations
 
+import contextlib
 import dataclasses
+import sys
 from collections.abc import Callable
 from dataclasses import dataclass
 from typing import Any
@@ -200,8 +202,10 @@ class _Asker:
         where = f"deal {self.deal_id}, seat {seat}, auction {''.join(calls)!r}"
         func: Callable[[BidView], Any] | None = spec.func
         try:
-            answer = func(view) if func is not None else None
-        except Exception as exc:  # the user's code: one clear line
+            # its prints go to standard error: standard output is the command's (--json)
+            with contextlib.redirect_stdout(sys.stderr):
+                answer = func(view) if func is not None else None
+        except (Exception, SystemExit) as exc:  # the user's code: one clear line
             raise ValueError(
                 f"bidding function {spec.path} raised {type(exc).__name__}: {exc} ({where})"
             ) from None

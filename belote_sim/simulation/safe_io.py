@@ -14,12 +14,17 @@
 * ``signals_deferred()``: SIGINT and SIGTERM wait until a block is done (a file and
   its counts updated together, a rename finished).
 
+* ``read_limited(path, limit, what)``: an input file read whole, refused beyond its
+  documented size limit (``RULE_FILE_LIMIT``, ``MANIFEST_LIMIT``; a record line:
+  ``RECORD_LINE_LIMIT``): input files are untrusted, and ``/dev/zero`` never ends.
+
 ``output.Output`` puts these together into the discipline every writer follows.
 """
 
 from __future__ import annotations
 
 import contextlib
+import errno
 import json
 import os
 import socket
@@ -33,7 +38,10 @@ __all__ = [
     "CHUNK_OVERHEAD",
     "COMPLETE_KEY",
     "ESTIMATE_MARGIN",
+    "MANIFEST_LIMIT",
     "MEASURED_BYTES_PER_DEAL",
+    "RECORD_LINE_LIMIT",
+    "RULE_FILE_LIMIT",
     "TEMP_MARK",
     "atomic_write",
     "bytes_per_deal",
@@ -43,6 +51,7 @@ __all__ = [
     "fsync_file",
     "human_bytes",
     "is_temp",
+    "read_limited",
     "read_lock",
     "read_mark",
     "run_lock",
@@ -70,6 +79,33 @@ MEASURED_BYTES_PER_DEAL: dict[tuple[int, str], tuple[tuple[float, float], tuple[
 ESTIMATE_MARGIN = 1.25
 #: bytes of a chunk's row group beyond its deals (page headers, footer entries)
 CHUNK_OVERHEAD = 8192
+
+
+#: Size limits of the input files read whole (bytes): a rule file (``--bid rules:FILE``;
+#: a real one is a few KB), a dataset's manifest (about 1 KB a chunk), and one line of
+#: the records ``replay`` and ``solve --records`` read.
+RULE_FILE_LIMIT = 1 << 20
+MANIFEST_LIMIT = 256 << 20
+RECORD_LINE_LIMIT = 1 << 20
+
+
+def limit_words(limit: int) -> str:
+    """``1 MiB``: a size limit in words."""
+    return (
+        f"{limit >> 20} MiB" if limit >= 1 << 20 and not limit % (1 << 20) else f"{limit:,} bytes"
+    )
+
+
+def read_limited(path: str, limit: int, what: str) -> bytes:
+    """The bytes of the file ``path``; ``ValueError`` (one line) when it holds more than
+    ``limit`` bytes (``what``: "a rule file"), found by reading at most ``limit + 1``."""
+    with open(path, "rb") as f:
+        data = f.read(limit + 1)
+    if len(data) > limit:
+        raise ValueError(
+            f"{path}: more than {limit_words(limit)}, the size limit of {what}; not read"
+        )
+    return data
 
 
 def fsync_dir(path: str) -> None:
@@ -182,6 +218,18 @@ def signals_deferred(redeliver: bool = True) -> Iterator[None]:
 # --------------------------------------------------------------------------- locks
 
 
+def _lock_failed(exc: OSError, what: str, directory: str) -> str:
+    """One line for a lock that cannot be written: what, where and why (not the lock's
+    temporary file's name)."""
+    if exc.errno in (errno.ENOSPC, errno.EDQUOT, errno.EFBIG):
+        return (
+            f"disk full: nothing was written for {what} (no space left in "
+            f"{os.path.abspath(directory)}); free some space, then run the same command again"
+        )
+    reason = exc.strerror or type(exc).__name__
+    return f"cannot write {what}: no file can be created in {os.path.abspath(directory)} ({reason})"
+
+
 def _pid_alive(pid: int) -> bool:
     try:
         os.kill(pid, 0)
@@ -228,8 +276,13 @@ def run_lock(lock_path: str, what: str) -> Iterator[None]:
     }
     directory = os.path.dirname(lock_path) or "."
     tmp = os.path.join(directory, f".{os.path.basename(lock_path)}.{uuid.uuid4().hex}")
-    with open(tmp, "w", encoding="utf-8") as f:
-        json.dump(owner, f)
+    try:
+        with open(tmp, "w", encoding="utf-8") as f:
+            json.dump(owner, f)
+    except OSError as exc:  # a full disk, a folder we may not write in (/proc, ...)
+        with contextlib.suppress(OSError):
+            os.unlink(tmp)
+        raise ValueError(_lock_failed(exc, what, directory)) from None
     try:
         for _ in range(3):
             try:
@@ -249,6 +302,8 @@ def run_lock(lock_path: str, what: str) -> Iterator[None]:
                     ) from None
                 with contextlib.suppress(OSError):
                     os.unlink(lock_path)
+            except OSError as exc:
+                raise ValueError(_lock_failed(exc, what, directory)) from None
         else:
             raise ValueError(f"cannot take the lock {lock_path}")
     finally:
