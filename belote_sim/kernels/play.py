@@ -45,7 +45,14 @@ from belote_sim.kernels.suit_symmetry import (
     relabel_deal_in,
     relabel_deal_out,
 )
-from belote_sim.kernels.switchboard import FORM_PREFIX, POLICY_NONE, menu_names, play_card
+from belote_sim.kernels.switchboard import (
+    FORM_PREFIX,
+    LEAN_PREFIX,
+    PLAY_PREFIX,
+    POLICY_NONE,
+    menu_names,
+    play_card,
+)
 from belote_sim.kernels.tables import (
     BELOTE_POINTS,
     CARD_POINTS,
@@ -129,15 +136,9 @@ def play_deal(deal, policies, rules, state, search):
     played while the other one is still his to play (in hand, or face up on his
     table), if ``belote_on_discard`` allows the card (6.2).
     """
-    # Played under a random relabelling of the suits (``suit_symmetry``): a policy's
-    # ties by card or suit index fall on a per-deal random suit order, so no hand
-    # plays better for being in clubs.
-    perm = random_suit_perm(state)
     players = rules[R_PLAYERS]
     open_table = rules[R_VARIANT] == VARIANT_OPEN
-    relabel_deal_in(deal, perm, open_table)
     play_game(policies[2], deal, policies, rules, state, search, players, open_table)
-    relabel_deal_out(deal, INVERSE_PERM[perm], open_table)
 
 
 def play_game(menu, deal, policies, rules, state, search, players, open_table):
@@ -152,24 +153,38 @@ def play_game(menu, deal, policies, rules, state, search, players, open_table):
 # whose plays did not match their hands, found by replaying them; tests/test_switchboard.py).
 @overload(play_game)
 def _play_game_body(menu, deal, policies, rules, state, search, players, open_table):
-    if "four" in menu_names(menu, FORM_PREFIX):
+    four = "four" in menu_names(menu, FORM_PREFIX)
+    # Played under a random relabelling of the suits (``suit_symmetry``): a policy's
+    # ties by card or suit index fall on a per-deal random suit order, so no hand
+    # plays better for being in clubs.  A menu whose only play policy is ``random``
+    # (or none: replays) has no such ties: uniform among the legal cards is the same
+    # law under every relabelling, so its deals are played as dealt (~4% of a random
+    # deal saved).
+    relabel = bool(menu_names(menu, PLAY_PREFIX) - {"random"} or menu_names(menu, LEAN_PREFIX))
 
-        def four_players(menu, deal, policies, rules, state, search, players, open_table):
+    def play_form(menu, deal, policies, rules, state, search, players, open_table):
+        if four:
             if players != 4 or open_table:  # rules the menu was not made for: no play
                 deal.failed_seat = deal.leader
                 stop_deal(deal, 0, DUTY_NONE, 0)
                 return
             play_cards(deal, policies, rules, state, search, 4, False)
-
-        return four_players
-
-    def any_game(menu, deal, policies, rules, state, search, players, open_table):
-        if players == 4:
+        elif players == 4:
             play_cards(deal, policies, rules, state, search, 4, False)
         else:
             play_cards(deal, policies, rules, state, search, players, open_table)
 
-    return any_game
+    if not relabel:
+        return play_form
+    play_plain = lean_kernel(inline="always")(play_form)
+
+    def play_relabelled(menu, deal, policies, rules, state, search, players, open_table):
+        perm = random_suit_perm(state)
+        relabel_deal_in(deal, perm, open_table)
+        play_plain(menu, deal, policies, rules, state, search, players, open_table)
+        relabel_deal_out(deal, INVERSE_PERM[perm], open_table)
+
+    return play_relabelled
 
 
 @lean_kernel

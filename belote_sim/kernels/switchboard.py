@@ -155,6 +155,7 @@ PLAY_POLICIES = (
         random_card,
         doc="uniform among the legal cards",
         players=(2, 3, 4),
+        compile_s=0.0,
     ),
     PlayPolicy(
         "greedy",
@@ -166,6 +167,7 @@ PLAY_POLICIES = (
         "leads masters, taker's side draws trumps",
         players=(2, 3, 4),
         check=_check_greedy,
+        compile_s=3.0,
     ),
     PlayPolicy(
         "dd",
@@ -173,6 +175,7 @@ PLAY_POLICIES = (
         dd_card,
         doc="double-dummy: the best card with every hand visible (an upper bound for studies)",
         search_bits=SEARCH_BITS,
+        compile_s=33.0,
     ),
     PlayPolicy(
         "pimc",
@@ -184,6 +187,7 @@ PLAY_POLICIES = (
         "cards consistent with what the player saw, plays the best average",
         search_bits=SEARCH_BITS,
         check=_check_pimc,
+        compile_s=34.0,
     ),
     PlayPolicy(
         "expert",
@@ -201,6 +205,8 @@ PLAY_POLICIES = (
         check=_check_expert,
         lean_card=expert_lean_card,
         lean_covers=lambda params, players: bool(lean_expert_covers(params, players)),
+        compile_s=59.0,
+        lean_compile_s=14.0,
     ),
 )
 
@@ -213,6 +219,7 @@ BID_POLICIES = (
         ("suit", "nt", "at", "double", "redouble"),
         "bids the best strain whose 5-card score clears its threshold",
         biddings=(BIDDING_AUCTION, BIDDING_TAKE_OR_PASS),
+        compile_s=0.0,
     ),
     BidPolicy(
         "fixed",
@@ -222,6 +229,7 @@ BID_POLICIES = (
         ("seat", "strain", "doubling"),
         "the given seat takes the given strain (0..5 = C D H S NT AT) at the given doubling level",
         biddings=(BIDDING_AUCTION, BIDDING_TWO_ROUND, BIDDING_TAKE_OR_PASS),
+        compile_s=0.0,
     ),
     BidPolicy(
         "take",
@@ -232,6 +240,7 @@ BID_POLICIES = (
         "french two rounds: takes the turned card when its suit scores "
         "enough, else names its best suit in round two",
         biddings=(BIDDING_TWO_ROUND,),
+        compile_s=1.0,
     ),
     BidPolicy(
         "atlas",
@@ -241,6 +250,7 @@ BID_POLICIES = (
         "hand atlas (default: the shipped one), doubles when it pays",
         biddings=(BIDDING_AUCTION, BIDDING_TWO_ROUND),
         uses_atlas=True,
+        compile_s=0.5,
     ),
     BidPolicy(
         "rules",
@@ -250,6 +260,7 @@ BID_POLICIES = (
         "(docs/bidding_rules.md); belote_sim/data/bidding/threshold.toml is threshold's",
         biddings=(BIDDING_AUCTION, BIDDING_TWO_ROUND, BIDDING_TAKE_OR_PASS),
         uses_rules=True,
+        compile_s=1.0,
     ),
     BidPolicy(
         "atlas_auction",
@@ -260,6 +271,7 @@ BID_POLICIES = (
         "auction situation (common and bulgarian rules)",
         biddings=(BIDDING_AUCTION,),
         uses_atlas=True,
+        compile_s=2.0,
     ),
 )
 

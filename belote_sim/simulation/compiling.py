@@ -25,10 +25,11 @@ from belote_sim.kernels.switchboard import (
 )
 from belote_sim.simulation.study import Study
 
-#: Seconds to compile the drivers of a 4-player study with the cheapest policies
-#: (``random`` play, ``threshold`` bidding) on 2 cores, numba 0.68; each policy's entry
-#: in the registry adds its own ``compile_s`` (``benchmarks/bench_compile.py``).
-BASE_COMPILE_S = 25.0
+#: Seconds to compile the drivers of a study with the cheapest policies (``random``
+#: play, ``fixed`` bidding) on the 2-core development machine, numba 0.68; each policy
+#: of the menu adds its registry entry's ``compile_s`` (docs/benchmarks.md, "The first
+#: five minutes").
+BASE_COMPILE_S = 17.0
 
 #: A prepare that took longer than this (seconds) was compiling, whatever was predicted.
 COMPILED_AFTER_S = 2.0
