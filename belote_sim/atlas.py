@@ -49,6 +49,7 @@ import pandas as pd
 from belote_sim._version import __version__
 from belote_sim.cards import format_cards, parse_cards
 from belote_sim.kernels import atlas as KA
+from belote_sim.kernels.numba_internals import is_cached
 from belote_sim.policies import menu_of, search_bits
 from belote_sim.rules import Rules
 from belote_sim.simulation.atlas_table import (
@@ -63,6 +64,7 @@ from belote_sim.simulation.atlas_table import (
     shipped_atlas,
     write_atlas,
 )
+from belote_sim.simulation.compiling import compile_notice
 from belote_sim.simulation.output import Output, RunInterrupted, check_destination, remove_path
 from belote_sim.simulation.runner import make_study, numba_threads
 from belote_sim.simulation.safe_io import atomic_write, is_temp, run_lock, signals_deferred
@@ -169,23 +171,28 @@ def run_cells(
     (the taker's bidding hand, strain and position), seeded by ``seeds[i]``.  ``stop``
     (an int64 array of one): set non-zero from another thread, the kernel returns
     before its threads' next deals and the sums are incomplete."""
+    out, args = cells_call(hands, strains, positions, counts, seeds, play, stop)
+    with numba_threads(threads):
+        KA.atlas_cells(*args)
+    return out
+
+
+def cells_call(
+    hands: np.ndarray,
+    strains: np.ndarray,
+    positions: np.ndarray,
+    counts: np.ndarray,
+    seeds: np.ndarray,
+    play: AtlasPlay,
+    stop: np.ndarray | None = None,
+) -> tuple[np.ndarray, tuple[Any, ...]]:
+    """The sums array of ``run_cells`` and the arguments of its kernel call."""
     out = np.zeros((len(hands), KA.NUM_FIELDS), dtype=np.int64)
     if stop is None:
         stop = np.zeros(1, dtype=np.int64)
-    with numba_threads(threads):
-        KA.atlas_cells(
-            hands,
-            strains,
-            positions,
-            counts,
-            seeds,
-            play.rules,
-            (play.play_ids, play.play_params, play.announce_mask, play.menu),
-            play.search_bits,
-            out,
-            stop,
-        )
-    return out
+    policies = (play.play_ids, play.play_params, play.announce_mask, play.menu)
+    return out, (hands, strains, positions, counts, seeds, play.rules, policies,
+                 play.search_bits, out, stop)  # fmt: skip
 
 
 #: how often (seconds) the main thread looks for a signal while a chunk computes
@@ -526,14 +533,11 @@ def _build(
         if scheduler is None:
             # compile here, in the main thread (a Ctrl-C stops a compile at once), before
             # the chunks run in a worker thread and before dask workers load
-            run_cells(
-                cell_hands[:1],
-                cell_strains[:1],
-                pos[:1],
-                np.ones(1, np.int64),
-                np.zeros(1, np.int64),
-                play,
-            )
+            hand, strain, at = cell_hands[:1], cell_strains[:1], pos[:1]
+            one, seed0 = np.ones(1, np.int64), np.zeros(1, np.int64)
+            cached = is_cached(KA.atlas_cells, cells_call(hand, strain, at, one, seed0, play)[1])
+            with compile_notice(cached, play.menu):
+                run_cells(hand, strain, at, one, seed0, play)
         if workers or scheduler:
             if scheduler is None:
                 cluster = local_cluster(workers or 1)

@@ -279,18 +279,26 @@ def to_arrays(
     return ids, params
 
 
+#: A play policy whose kernel adds at most this many seconds to a compile (its registry
+#: ``compile_s``) is on every menu: random and greedy.
+CHEAP_COMPILE_S = 5.0
+
+
 def menu_of(
     play: Iterable[PolicySpec] = (),
     bid: Iterable[PolicySpec] = (),
     players: int = 4,
-    bid_names: Iterable[str] = (),
     forms: Iterable[str] = (),
+    bid_names: Iterable[str] = (),
 ) -> np.ndarray:
-    """The kernels' menu of these policies (``switchboard.policy_menu``): the kernels
-    compile only the policies it names (and ``bid_names``), a play policy through its
-    lean kernel when that covers every seat that plays it in a game of ``players``,
-    and the game ``forms`` (``switchboard.FORMS``) to compile alone.  Names no registry
-    knows (``py:`` bidding functions, run in Python) are left out."""
+    """The kernels' menu (``switchboard.policy_menu``) of a study that plays ``play``
+    and bids ``bid`` (its seats' specs; ``bid_names``: more bidding policies) in a game
+    of ``players``: the play policies it names, the expert through its lean kernel
+    when that covers every seat that plays it, the cheap play policies
+    (``CHEAP_COMPILE_S``: random and greedy) always, its bidding policies, and the
+    game ``forms`` (``switchboard.FORMS``).  The kernels compile only what the menu
+    names.  Names no registry knows (``py:`` bidding functions, run in Python) are
+    left out."""
     play = [s for s in play if s.name in _PLAY_ENTRIES]
     lean = set()
     for name in {s.name for s in play}:
@@ -299,8 +307,9 @@ def menu_of(
             covers(np.array(s.params, dtype=np.float64), players) for s in play if s.name == name
         ):
             lean.add(name)
+    cheap = [p.name for p in SW.PLAY_POLICIES if p.compile_s <= CHEAP_COMPILE_S]
     return SW.policy_menu(
-        play=[s.name for s in play],
+        play=[s.name for s in play] + [n for n in cheap if n not in lean],
         bid=[s.name for s in bid if s.name in _BID_ENTRIES] + list(bid_names),
         lean=lean,
         forms=forms,
@@ -331,6 +340,7 @@ def policy_usage(table: dict[str, PolicyInfo]) -> str:
 
 __all__ = [
     "BID_POLICIES",
+    "CHEAP_COMPILE_S",
     "DEFAULT_PLAY",
     "EXPERT_SEARCH_BITS",
     "MAX_PARAMS",

@@ -22,12 +22,22 @@ def test_the_estimate_adds_each_policy_of_the_study_once():
     mixed = make_study("common", "threshold", ["greedy", "expert:0", "greedy", "expert"], 1)
     expert = next(p for p in compiling.PLAY_POLICIES if p.name == "expert")
     greedy_s = next(p for p in compiling.PLAY_POLICIES if p.name == "greedy").compile_s
-    assert compiling.compile_estimate(greedy) > compiling.BASE_COMPILE_S
-    assert compiling.compile_estimate(mixed) == pytest.approx(
-        compiling.compile_estimate(greedy) + expert.compile_s
+    assert compiling.compile_estimate(greedy.menu) > compiling.BASE_COMPILE_S
+    assert compiling.compile_estimate(mixed.menu) == pytest.approx(
+        compiling.compile_estimate(greedy.menu) + expert.compile_s
     )
-    assert greedy_s < expert.compile_s  # the expert's network and search cost most
-    assert compiling.kernels_text(mixed) == "expert, greedy play and threshold bidding"
+    assert greedy_s < expert.lean_compile_s < expert.compile_s  # the search costs most
+    assert compiling.kernels_text(mixed.menu) == (
+        "the deal loop, every bidding policy and expert, greedy, random play"
+    )
+    lean = make_study("common", "atlas", "expert:0", 1).menu
+    assert compiling.kernels_text(lean) == (
+        "the deal loop, every bidding policy and expert (card network only), greedy, random play"
+    )
+    atlas = next(p for p in compiling.BID_POLICIES if p.name == "atlas").compile_s
+    assert compiling.compile_estimate(lean) == pytest.approx(
+        compiling.compile_estimate(greedy.menu) + expert.lean_compile_s + atlas
+    )
 
 
 @pytest.mark.parametrize(
@@ -96,7 +106,7 @@ def test_a_cold_run_says_it_compiles_once_and_a_warm_run_does_not(tmp_path):
     assert cold.returncode == 0 and warm.returncode == 0, cold.stderr + warm.stderr
     notice = [ln for ln in cold.stderr.splitlines() if ln.startswith("compiling")]
     assert len(notice) == 1, cold.stderr
-    assert "random play and threshold bidding" in notice[0] and "once" in notice[0]
+    assert "greedy, random play and threshold bidding" in notice[0] and "once" in notice[0]
     assert any(ln.startswith("compiled in") for ln in cold.stderr.splitlines())
     assert "compil" not in warm.stderr
     assert "deals/s" in cold.stdout and "compil" not in cold.stdout

@@ -337,11 +337,12 @@ print(json.dumps(sorted({
 @pytest.mark.slow
 def test_a_study_compiles_the_kernels_of_its_own_policies_only():
     """With no disk cache, numba's compile events name every kernel a study compiles:
-    random play compiles none of greedy's helpers, greedy play does; neither compiles
-    anything of the expert, its card model or the solver (pimc, dd)."""
+    greedy play compiles nothing of the expert, its card model or the solver (pimc,
+    dd); expert:0 (the lean expert) compiles its card model but not the solver's
+    search."""
     env = {**os.environ, "BELOTE_SIM_NO_CACHE": "1", "NUMBA_NUM_THREADS": "2"}
     compiled = {}
-    for play in ("random", "greedy"):
+    for play in ("greedy", "expert:0"):
         out = subprocess.run(
             [sys.executable, "-c", COMPILED_KERNELS, play],
             capture_output=True,
@@ -356,10 +357,11 @@ def test_a_study_compiles_the_kernels_of_its_own_policies_only():
         "belote_sim.kernels.greedy.is_master",
     }
     assert greedy_helpers <= set(compiled["greedy"])
-    assert not greedy_helpers & set(compiled["random"])
     heavy = ("belote_sim.kernels.expert", "belote_sim.kernels.solver", "belote_sim.kernels.search_")
-    for play in ("random", "greedy"):
-        assert not [k for k in compiled[play] if k.startswith(heavy)], play
+    assert not [k for k in compiled["greedy"] if k.startswith(heavy)]
+    assert "belote_sim.kernels.expert_model.model_card" in compiled["expert:0"]
+    search = ("belote_sim.kernels.solver.search", "belote_sim.kernels.search_policies")
+    assert not [k for k in compiled["expert:0"] if k.startswith(search)]
 
 
 def test_the_lean_expert_plays_the_same_cards_and_refuses_what_it_does_not_cover():
@@ -371,7 +373,7 @@ def test_the_lean_expert_plays_the_same_cards_and_refuses_what_it_does_not_cover
     bid_ids, bid_params, play_ids, play_params, announce, menu = study.policies
     assert {"lean_expert", "bid_threshold"} <= set(menu.dtype.names)
     assert "play_expert" not in menu.dtype.names
-    full = SW.policy_menu(play=["expert"], bid=["threshold"], forms=["four", "auction"])
+    full = SW.policy_menu(play=["expert"], bid=["threshold"], forms=["four"])
     n = 120
 
     def run(params, chosen):
@@ -403,13 +405,13 @@ def test_the_lean_expert_plays_the_same_cards_and_refuses_what_it_does_not_cover
 
 
 def test_a_menu_of_one_game_form_plays_the_same_deals_and_refuses_other_rules():
-    """A study's menu names its game (``form_four``, ``form_auction``): only that form is
-    compiled, and it plays the same deals as the menu that decides the form at run
-    time; rules of another form get no deal played (every deal fails), never another
-    game."""
+    """A 4-player study's menu names its game (``form_four``): only that play loop is
+    compiled, and it plays the same deals as the menu that decides the game at run
+    time; rules of another game get no deal played (each contract fails), never
+    another game."""
     study = make_study("common", "threshold", "greedy", 8)
     bid_ids, bid_params, play_ids, play_params, announce, menu = study.policies
-    assert {"form_four", "form_auction"} <= set(menu.dtype.names)
+    assert "form_four" in menu.dtype.names
     n = 200
 
     def run(chosen, rules):
@@ -434,9 +436,9 @@ def test_a_menu_of_one_game_form_plays_the_same_deals_and_refuses_other_rules():
     assert failed == 0
     generic_failed, generic_out = run(generic, study.rules)
     assert generic_failed == 0 and (generic_out == out).all()
-    two_round = Rules.preset("french")
-    wrong_form, _ = run(menu, two_round)  # the menu says auction: french rules fail
-    assert wrong_form == n
+    three = Rules.from_spec("bulgarian", {"players": 3})
+    wrong_form, out = run(menu, three)  # the menu says 4 players: no deal is played
+    assert wrong_form > 0 and (out[:, COL_STRAIN] < 0).all()
 
 
 @pytest.mark.parametrize("options", [{}, {"players": 3}])

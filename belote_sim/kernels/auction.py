@@ -11,7 +11,6 @@ doubling]``.  A policy that gives no call (an id with no policy) stops the biddi
 """
 
 import numpy as np
-from numba.extending import overload
 
 from belote_sim.kernels._jit import lean_kernel
 from belote_sim.kernels.bidding import (
@@ -33,9 +32,8 @@ from belote_sim.kernels.records import (
     BidTurn,
 )
 from belote_sim.kernels.suit_symmetry import random_suit_perm
-from belote_sim.kernels.switchboard import FORM_PREFIX, bid_call, menu_names
+from belote_sim.kernels.switchboard import bid_call
 from belote_sim.kernels.tables import (
-    BIDDING_AUCTION,
     BIDDING_TAKE_OR_PASS,
     BIDDING_TWO_ROUND,
     R_AT_DOUBLE_ENDS_AUCTION,
@@ -65,64 +63,13 @@ def run_auction(bid_cards, dealer, turned, rules, policies, out_calls, atlas, st
     """
     for k in range(MAX_CALLS):
         out_calls[k] = 0
-    return bid_form(
-        policies[2], bid_cards, dealer, turned, rules, policies, out_calls, atlas, state
-    )
-
-
-def bid_form(menu, bid_cards, dealer, turned, rules, policies, out_calls, atlas, state):
-    """``run_auction``'s bidding of the form of ``rules``: when the menu names one
-    bidding form (``auction``, ``two_round``, ``take_or_pass``) only that one is
-    compiled, else the one the rules ask for at run time.  Callable from kernels only
-    (its body is made from the menu)."""
-    raise TypeError("bid_form is called from compiled kernels only")
-
-
-def _french(bid_cards, dealer, turned, rules, policies, out_calls, atlas, state):
-    order = random_suit_perm(state)
-    return french_rounds(bid_cards, dealer, turned, rules, policies, out_calls, atlas, order)
-
-
-def _open(bid_cards, dealer, turned, rules, policies, out_calls, atlas, state):
+    bidding = rules[R_BIDDING]
+    if bidding == BIDDING_TWO_ROUND:
+        order = random_suit_perm(state)
+        return french_rounds(bid_cards, dealer, turned, rules, policies, out_calls, atlas, order)
+    if bidding == BIDDING_TAKE_OR_PASS:
+        return take_or_pass(bid_cards, dealer, rules, policies, out_calls, atlas)
     return open_auction(bid_cards, dealer, rules, policies, out_calls, atlas)
-
-
-def _take_or_pass(bid_cards, dealer, turned, rules, policies, out_calls, atlas, state):
-    return take_or_pass(bid_cards, dealer, rules, policies, out_calls, atlas)
-
-
-#: Each bidding form's code (``tables.BIDDING_*``) and its auction.
-_FORMS = (
-    ("auction", BIDDING_AUCTION, lean_kernel(inline="always")(_open)),
-    ("two_round", BIDDING_TWO_ROUND, lean_kernel(inline="always")(_french)),
-    ("take_or_pass", BIDDING_TAKE_OR_PASS, lean_kernel(inline="always")(_take_or_pass)),
-)
-
-
-@overload(bid_form, inline="always")
-def _bid_form_body(menu, bid_cards, dealer, turned, rules, policies, out_calls, atlas, state):
-    named = [f for f in _FORMS if f[0] in menu_names(menu, FORM_PREFIX)]
-    if len(named) == 1:
-        _, code, auction = named[0]
-
-        def one_form(menu, bid_cards, dealer, turned, rules, policies, out_calls, atlas, state):
-            if rules[R_BIDDING] != code:  # rules the menu was not made for: no call
-                return -1, -1, 0, FAILED
-            return auction(bid_cards, dealer, turned, rules, policies, out_calls, atlas, state)
-
-        return one_form
-    french = _FORMS[1][2]
-    take = _FORMS[2][2]
-
-    def any_form(menu, bid_cards, dealer, turned, rules, policies, out_calls, atlas, state):
-        bidding = rules[R_BIDDING]
-        if bidding == BIDDING_TWO_ROUND:
-            return french(bid_cards, dealer, turned, rules, policies, out_calls, atlas, state)
-        if bidding == BIDDING_TAKE_OR_PASS:
-            return take(bid_cards, dealer, turned, rules, policies, out_calls, atlas, state)
-        return open_auction(bid_cards, dealer, rules, policies, out_calls, atlas)
-
-    return any_form
 
 
 @lean_kernel
@@ -342,7 +289,6 @@ __all__ = [
     "FAILED",
     "after_call",
     "auction_turn_at",
-    "bid_form",
     "fixed_contract",
     "french_rounds",
     "open_auction",

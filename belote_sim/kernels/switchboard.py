@@ -342,9 +342,10 @@ BID_PREFIX = "bid_"
 FORM_PREFIX = "form_"
 
 #: The game forms a menu may name, each compiled alone when named: ``four`` the
-#: 4-player game (no table cards), and the bidding: ``auction``, ``two_round``,
-#: ``take_or_pass``.  A menu that names none compiles every form (decided at run time).
-FORMS = ("four", "auction", "two_round", "take_or_pass")
+#: 4-player game (no table cards).  A menu that names none compiles every game's play
+#: loop (decided at run time).  (Forms of the bidding were tried: ~3 s less to compile
+#: each, but one more compiled driver per bidding in the test suite.)
+FORMS = ("four",)
 
 
 class _Named(NamedTuple):
@@ -439,7 +440,11 @@ def _play_card_body(menu, policy, params, turn, deal, rules, state, search):
     )
 
 
-@overload(bid_call, inline="always")
+# Not inlined: the auction calls it from the open auction, the french rounds and
+# take-or-pass, and one compiled chain serves the three (inlined, each bidding policy
+# was compiled three times: ~10 s more for a study's first run; a call per bid costs
+# nothing measurable).
+@overload(bid_call)
 def _bid_call_body(menu, policy, params, turn, rules, atlas):
     names = menu_names(menu, BID_PREFIX)
     return _bid_chain(tuple(p for p in BID_POLICIES if p.name in names))

@@ -48,7 +48,7 @@ def measure(
     tables = (*study.atlas_arrays[:GAINS], empty_gains())
     play_ids, play_params = study.play_arrays
     # the menu: the play policies and atlas_auction, the bidder the samples measure
-    menu = menu_of(study.play, players=4, bid_names=[AUCTION_ATLAS], forms=["four", "auction"])
+    menu = menu_of(study.play, players=4, forms=["four"], bid_names=[AUCTION_ATLAS])
     play_arrays = (play_ids, play_params, study.announce_mask, menu)
     bits = search_bits(study.play)
     out = np.empty((deals, NUM_SAMPLE_COLS), dtype=np.float64)

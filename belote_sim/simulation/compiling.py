@@ -13,8 +13,13 @@ that imports belote_sim sees it if it configures logging.
 
 from __future__ import annotations
 
+import contextlib
 import logging
 import math
+import time
+from collections.abc import Iterator
+
+import numpy as np
 
 from belote_sim.kernels.switchboard import (
     BID_POLICIES,
@@ -38,11 +43,11 @@ COMPILED_AFTER_S = 2.0
 LOG = logging.getLogger("belote_sim.compile")
 
 
-def compile_estimate(study: Study) -> float:
-    """About how many seconds compiling this study's kernels takes on 2 cores (wall):
-    ``BASE_COMPILE_S`` and each policy of its menu's ``compile_s`` (``lean_compile_s``
-    for a lean kernel)."""
-    names = set(study.menu.dtype.names or ())
+def compile_estimate(menu: np.ndarray) -> float:
+    """About how many seconds compiling the kernels of a menu (``Study.menu``) takes on
+    2 cores (wall): ``BASE_COMPILE_S`` and each policy's ``compile_s``
+    (``lean_compile_s`` for a lean kernel)."""
+    names = set(menu.dtype.names or ())
     return (
         BASE_COMPILE_S
         + sum(p.compile_s for p in PLAY_POLICIES if PLAY_PREFIX + p.name in names)
@@ -51,11 +56,11 @@ def compile_estimate(study: Study) -> float:
     )
 
 
-def kernels_text(study: Study) -> str:
-    """The policies whose kernels a study compiles (its menu), for a reader: ``greedy
-    play and threshold bidding``; ``expert (card network only)`` where the menu takes
-    the expert's lean kernel."""
-    names = study.menu.dtype.names or ()
+def kernels_text(menu: np.ndarray) -> str:
+    """The policies whose kernels a menu compiles, for a reader: ``greedy, random play
+    and threshold bidding``; ``expert (card network only)`` for the expert's lean
+    kernel."""
+    names = menu.dtype.names or ()
     play = [n[len(PLAY_PREFIX) :] for n in names if n.startswith(PLAY_PREFIX)]
     play += [
         f"{n[len(LEAN_PREFIX) :]} (card network only)" for n in names if n.startswith(LEAN_PREFIX)
@@ -72,21 +77,31 @@ def rough_seconds(seconds: float) -> str:
     return f"about {math.floor(seconds / 60 + 0.5)} min"
 
 
-def prepare(study: Study, keep_plays: bool = False) -> float:
-    """Compile (or load from numba's disk cache) every kernel a run of ``study`` calls,
-    and return the seconds it took.  When the kernels are not cached, ``LOG`` first gets
-    one line (what is compiled, once, about how long), then, when it is over, one line
-    with the time it took."""
-    cached = study.kernels_cached(keep_plays)
+@contextlib.contextmanager
+def compile_notice(cached: bool | None, menu: np.ndarray) -> Iterator[None]:
+    """Around the first call of a command's kernels: when ``cached`` is False (they
+    are not in numba's disk cache, ``numba_internals.is_cached``) ``LOG`` first gets one
+    line (what is compiled, once, about how long), then, when it is over, one line
+    with the time it took; also that line when the block took long anyway."""
     if cached is False:
         LOG.info(
-            f"compiling the kernels of {kernels_text(study)} "
-            f"({rough_seconds(compile_estimate(study))} on 2 cores; once: later runs "
+            f"compiling the kernels of {kernels_text(menu)} "
+            f"({rough_seconds(compile_estimate(menu))} on 2 cores; once: later runs "
             "load them from the disk cache)..."
         )
-    seconds = study.prepare_kernels(keep_plays)
+    start = time.perf_counter()
+    yield
+    seconds = time.perf_counter() - start
     if cached is False or seconds > COMPILED_AFTER_S:
         LOG.info(f"compiled in {seconds:.0f} s")
+
+
+def prepare(study: Study, keep_plays: bool = False) -> float:
+    """Compile (or load from numba's disk cache) every kernel a run of ``study`` calls,
+    and return the seconds it took, saying so (``compile_notice``) when they are not
+    cached."""
+    with compile_notice(study.kernels_cached(keep_plays), study.menu):
+        seconds = study.prepare_kernels(keep_plays)
     return seconds
 
 
@@ -95,6 +110,7 @@ __all__ = [
     "COMPILED_AFTER_S",
     "LOG",
     "compile_estimate",
+    "compile_notice",
     "kernels_text",
     "prepare",
     "rough_seconds",

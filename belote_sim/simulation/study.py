@@ -298,8 +298,8 @@ class Study:
     def menu(self) -> np.ndarray:
         """The kernels' menu of this study's policies and game (``policies.menu_of``):
         what a run compiles."""
-        forms = [self.rules.bidding] + ([] if self.rules.solo else ["four"])
-        return menu_of(self.play, self.bidding, self.rules.players, forms=forms)
+        forms = [] if self.rules.solo else ["four"]
+        return menu_of(self.play, self.bidding, self.rules.players, forms)
 
     @property
     def policies(self) -> tuple[np.ndarray, np.ndarray, np.ndarray, np.ndarray, int, np.ndarray]:
