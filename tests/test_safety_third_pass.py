@@ -447,3 +447,58 @@ def test_item9_export_rows_past_the_end_and_choose_card_doubling(tmp_path):
         obs["contract"]["doubling"] = bad
         with pytest.raises(ValueError, match="contract.doubling"):
             choose_card(obs)
+
+
+# --------------------------------------------------------------------------- build 3
+
+#: four studies written at once into one folder; d.parquet, the largest (a few seconds
+#: even alone, one thread), is the output a fifth run tries while d's run holds its lock
+UNDER_LOAD = {
+    "a.parquet": ["--seed", 11, "--deals", 150_000],
+    "b.parquet": ["--seed", 12, "--deals", 120_000, "--dealer", 2, "--chunk-size", 10_000],
+    "c.parquet": ["--seed", 13, "--deals", 90_000, "--trick-log"],
+    "d.parquet": ["--seed", 14, "--deals", 1_000_000, "--chunk-size", 50_000, "--threads", 1],
+}
+
+
+def _simulate(name, folder, *more):
+    return ["simulate", "--play", "greedy", "-q", *UNDER_LOAD[name], "-o", folder / name, *more]
+
+
+def _digest(path):
+    import hashlib
+
+    return hashlib.sha256(path.read_bytes()).hexdigest()
+
+
+def test_build3_four_studies_at_once_and_a_fifth_on_one_of_their_outputs(tmp_path):
+    """Under load: four ``simulate`` processes write four outputs of one folder at once
+    (more work than the 2 cores of a small machine: they compete for them), and while
+    the largest one holds its output's lock a fifth process tries that output with
+    ``--overwrite`` and another seed.  Every output is byte for byte the file a lone run
+    of its command writes (the writer is deterministic: same study, same bytes), the
+    fifth is refused in one line naming the run that holds the lock (not damaging its
+    output: a fifth that got through would have written its own seed's table there),
+    and the folder holds the four outputs and nothing else (no lock, partial or
+    temporary file).  The kernels are compiled (or loaded) by the lone runs first."""
+    lone, shared = tmp_path / "lone", tmp_path / "shared"
+    lone.mkdir()
+    shared.mkdir()
+    for name in UNDER_LOAD:  # the reference: each command alone, one after the other
+        proc = cli_process(*_simulate(name, lone))
+        _, err = proc.communicate(timeout=300)
+        assert proc.returncode == 0, err.decode()
+    runs = {name: cli_process(*_simulate(name, shared)) for name in UNDER_LOAD}
+    target = runs["d.parquet"]
+    wait_for(target, lambda: any(n.startswith(".d.parquet.tmp-") for n in os.listdir(shared)))
+    fifth = cli_process(*_simulate("d.parquet", shared, "--overwrite", "--seed", 99))
+    _, err = fifth.communicate(timeout=120)
+    err = err.decode()
+    assert fifth.returncode == 2 and "being written by another run" in one_line(err), err
+    assert f"pid {target.pid} " in err, err
+    for name, proc in runs.items():
+        _, err = proc.communicate(timeout=300)
+        assert proc.returncode == 0 and "Traceback" not in err.decode(), (name, err.decode())
+    assert sorted(p.name for p in shared.iterdir()) == sorted(UNDER_LOAD)
+    for name in UNDER_LOAD:
+        assert _digest(shared / name) == _digest(lone / name), name

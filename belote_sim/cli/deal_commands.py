@@ -16,12 +16,12 @@ def cmd_replay(args: argparse.Namespace) -> int:
 
     try:
         source = open_lines(args.input)
-    except OSError as exc:
-        print(f"belote-sim replay: cannot read {args.input}: {exc.strerror}", file=sys.stderr)
-        return 2
-    out = sys.stdout if args.output in (None, "-") else open(args.output, "w", encoding="utf-8")  # noqa: SIM115 (or stdout)
-    with source, out if out is not sys.stdout else nullcontext():
-        n, errors = replay_lines(source, out)
+    except OSError as exc:  # one line (main's), whatever the name holds
+        raise ValueError(f"cannot read {args.input}: {exc.strerror}") from None
+    with source:  # closed too when the output cannot be opened
+        out = sys.stdout if args.output in (None, "-") else open(args.output, "w", encoding="utf-8")  # noqa: SIM115 (or stdout)
+        with out if out is not sys.stdout else nullcontext():
+            n, errors = replay_lines(source, out)
     if errors:
         print(f"belote-sim replay: {errors} of {n} records failed", file=sys.stderr)
     return 1 if errors else 0
@@ -52,8 +52,10 @@ def cmd_solve(args: argparse.Namespace) -> int:
         )
     if args.records:
         source = sys.stdin.buffer if args.records == "-" else open(args.records, "rb")  # noqa: SIM115
-        out = sys.stdout if args.output in (None, "-") else open(args.output, "w", encoding="utf-8")  # noqa: SIM115 (or stdout)
-        try:
+        out = sys.stdout
+        try:  # the records are closed too when the output cannot be opened
+            if args.output not in (None, "-"):
+                out = open(args.output, "w", encoding="utf-8")  # noqa: SIM115 (or stdout)
             n, errors = solver.solve_record_lines(source, out)
         finally:
             if source is not sys.stdin.buffer:
