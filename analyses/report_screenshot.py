@@ -1,10 +1,10 @@
-"""A picture of the HTML report for the manual (docs/guide/report.md), taken with headless Chromium.
+"""A picture of the HTML report for the manual (docs/guide/report.md), in headless Chromium.
 
-Question: what does a player get from ``belote-sim main``?  Simulates the default
-study as ``belote-sim main`` does (common rules, atlas bidding, the default play
-``expert:0``, seed 2026), writes the report and photographs its top (summary, headline
-rates, contents, first sections) with headless Chromium (Debian package ``chromium``),
-then shrinks it to a PNG under 500 KB in docs/report.png.
+Question: what does a player get from ``belote-sim main``?  Seed: 2026, as ``belote-sim
+main``.  Simulates the default study as ``belote-sim main`` does (common rules, atlas
+bidding, the default play ``expert:0``), writes the report and photographs its top
+(summary, headline rates, contents, first sections) with headless Chromium (Debian
+package ``chromium``), then shrinks it to a PNG under 500 KB in docs/report.png.
 20,000 deals by default (``belote-sim main --deals 20000``; under a minute once the
 kernels are compiled).  Options: --deals N, --height PX, --out FILE, --keep DIR (keep
 the report there).

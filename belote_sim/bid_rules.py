@@ -21,8 +21,8 @@ from typing import Any
 
 import numpy as np
 
+from belote_sim.input_limits import RULE_FILE_LIMIT, read_limited
 from belote_sim.kernels import bidding_rules as K
-from belote_sim.simulation.safe_io import RULE_FILE_LIMIT, read_limited
 
 __all__ = [
     "BIDDINGS",
@@ -125,7 +125,7 @@ _THRESHOLD_KEYS = ("suit", "nt", "at")
 #: ``threshold``'s default thresholds (suit, NT, AT): the ``margin`` default.
 DEFAULT_THRESHOLDS = (50.0, 52.0, 75.0)
 #: The most rules a rule file may hold (a real system has tens; the file's size limit
-#: is ``safe_io.RULE_FILE_LIMIT``, 1 MiB)
+#: is ``input_limits.RULE_FILE_LIMIT``, 1 MiB)
 MAX_RULES = 10_000
 _CONDITION = re.compile(r"^\s*([A-Za-z_][A-Za-z_0-9]*)\s*(>=|<=|==|!=|>|<|=)\s*(\S+)\s*$")
 

@@ -128,9 +128,12 @@ def test_cli_hand_prints_one_table_on_both_paths(tiny_atlas, capsys):
     # the same header (position and seat in words, rules, players) and table header
     assert atlas[:2] == sim[:2]
     assert "position 1 of 4 (speaks first and leads; seat 0, dealer seat 3)" in atlas[0]
-    assert "play greedy:1,1" in atlas[1]
-    assert atlas[2].startswith("from the atlas tiny.npz: it covers these rules")
-    assert sim[2].startswith("by simulation (600 deals per strain") and "--deals 600" in sim[2]
+    assert "all four players play greedy (play spec greedy:1,1)" in atlas[1]
+    path = [line for line in atlas if line.startswith(("from the atlas", "by simulation"))]
+    assert len(path) == 1 and path[0].startswith("from the atlas tiny.npz: it covers these rules")
+    path = [line for line in sim if line.startswith(("from the atlas", "by simulation"))]
+    assert len(path) == 1 and path[0].startswith("by simulation (600 deals per strain")
+    assert "--deals 600" in path[0]
     header = [line for line in atlas if line.startswith("strain")]
     assert header == [line for line in sim if line.startswith("strain")]
     assert all(w in header[0] for w in ("n", "P(made)", "net x1 ± s.e.", "net x4", "vs best"))

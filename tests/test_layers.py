@@ -72,6 +72,7 @@ LAYERS = [
     ("belote_sim.policies", 1),
     ("belote_sim.policy_help", 1),
     ("belote_sim.bid_rules", 1),
+    ("belote_sim.input_limits", 1),
     ("belote_sim.deal", 2),
     ("belote_sim.simulation", 3),
     # the hand atlas: built by simulation, read by the report (analysis) and the cli

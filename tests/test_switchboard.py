@@ -397,7 +397,8 @@ def test_the_lean_expert_plays_the_same_cards_and_refuses_what_it_does_not_cover
     lean_failed, lean_out, lean_plays = run(play_params, menu)
     full_failed, full_out, full_plays = run(play_params, full)
     assert lean_failed == full_failed == 0
-    assert (lean_out == full_out).all() and (lean_plays == full_plays).all()
+    played = lean_out[:, COL_STRAIN] >= 0  # (a thrown-in deal's trick log is not read)
+    assert (lean_out == full_out).all() and (lean_plays[played] == full_plays[played]).all()
     searching = play_params.copy()
     searching[:, 0] = 4  # endgame tricks: the full expert's default
     failed, _, _ = run(searching, menu)  # the same auctions: every contract fails

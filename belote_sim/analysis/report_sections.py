@@ -29,6 +29,7 @@ from belote_sim.stats import wilson_interval
 
 __all__ = [
     "DOUBLING_NAMES",
+    "FIXED_EVENTS",
     "MIN_GROUP",
     "SEAT_ORDINALS",
     "Page",
@@ -38,6 +39,7 @@ __all__ = [
     "conditions_text",
     "contract_section",
     "declaration_section",
+    "fixed_contract",
     "interval_digits",
     "outcome_section",
     "pct",

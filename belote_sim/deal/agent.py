@@ -58,7 +58,7 @@ from belote_sim.cards import (
     parse_cards,
     parse_strain,
 )
-from belote_sim.deal.replay import _int_field
+from belote_sim.deal.replay import int_field
 from belote_sim.kernels.core import legal_mask, trick_state, trick_winner
 from belote_sim.kernels.records import Turn, new_deal
 from belote_sim.kernels.rng import seed_state
@@ -229,7 +229,7 @@ def read_observation(obs: dict[str, Any]) -> dict[str, Any]:
     strain = parse_strain(contract["strain"])
     taker = _seat_value(contract["taker"], "contract taker")
     # read by no policy, but checked as replay checks it: a typo is an error, not ignored
-    _int_field(contract.get("doubling", 0), "contract.doubling", 0, rules.max_doubling)
+    int_field(contract.get("doubling", 0), "contract.doubling", 0, rules.max_doubling)
     dealer, seat = _seat_value(obs["dealer"], "dealer"), _seat_value(obs["seat"], "seat")
     hand = mask_of(_card_texts(obs["hand"], "hand"))
     plays = _card_texts(obs.get("plays", []), "plays")

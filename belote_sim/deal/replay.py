@@ -42,6 +42,7 @@ import numpy as np
 
 from belote_sim.cards import format_card, format_cards, parse_card, parse_hands, parse_strain
 from belote_sim.deal.declarations import belote_entries, carre_entries, run_entries, sort_entries
+from belote_sim.input_limits import RECORD_LINE_LIMIT, limit_words
 from belote_sim.kernels.core import DUTY_NAMES
 from belote_sim.kernels.declarations import DECL_CARRE_RANKS, DECL_RUN_CARDS
 from belote_sim.kernels.play import play_deal
@@ -57,7 +58,6 @@ from belote_sim.kernels.tables import (
     OUTCOME_NAMES,
 )
 from belote_sim.rules import Rules
-from belote_sim.simulation.safe_io import RECORD_LINE_LIMIT, limit_words
 
 RECORD_FIELDS = (
     "ruleset",
@@ -75,7 +75,7 @@ RECORD_FIELDS = (
 CONTRACT_FIELDS = ("strain", "taker", "doubling")
 
 
-def _int_field(value: Any, name: str, low: int, high: int) -> int:
+def int_field(value: Any, name: str, low: int, high: int) -> int:
     if isinstance(value, bool) or not isinstance(value, int) or not low <= value <= high:
         raise ValueError(f"field {name!r} must be an integer {low}..{high}, got {value!r}")
     return value
@@ -121,7 +121,7 @@ def parse_record(record: Any) -> dict[str, Any]:
     except (ValueError, TypeError) as exc:
         raise ValueError(f"field 'options': {exc}") from None
     n_players = rules.players
-    dealer = _int_field(record["dealer"], "dealer", 0, n_players - 1)
+    dealer = int_field(record["dealer"], "dealer", 0, n_players - 1)
     hands_text = record["hands"]
     if not isinstance(hands_text, list) or len(hands_text) != n_players:
         raise ValueError(
@@ -158,8 +158,8 @@ def parse_record(record: Any) -> dict[str, Any]:
             f"field 'contract.strain': {contract['strain']} is not a contract "
             f"of the {rules.name} rules (option french_allow_nt_at)"
         )
-    taker = _int_field(contract["taker"], "contract.taker", 0, n_players - 1)
-    doubling = _int_field(contract.get("doubling", 0), "contract.doubling", 0, rules.max_doubling)
+    taker = int_field(contract["taker"], "contract.taker", 0, n_players - 1)
+    doubling = int_field(contract.get("doubling", 0), "contract.doubling", 0, rules.max_doubling)
     if "turned" in record:
         if rules.bidding != "two_round":
             raise ValueError("field 'turned': only the french deal turns a card up")
@@ -193,7 +193,7 @@ def parse_record(record: Any) -> dict[str, Any]:
     silent = record.get("belote_silent", [])
     if not isinstance(silent, list):
         raise ValueError("field 'belote_silent' must be a list of seats")
-    silent_seats = {_int_field(s, "belote_silent", 0, n_players - 1) for s in silent}
+    silent_seats = {int_field(s, "belote_silent", 0, n_players - 1) for s in silent}
     return dict(
         rules=rules,
         dealer=dealer,
@@ -544,4 +544,4 @@ def replay_lines(lines: Iterable[str | bytes], out: TextIO) -> tuple[int, int]:
     return map_json_lines(lines, out, replay)
 
 
-__all__ = ["map_json_lines", "parse_record", "replay", "replay_lines"]
+__all__ = ["int_field", "map_json_lines", "parse_record", "replay", "replay_lines"]

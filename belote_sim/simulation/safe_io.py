@@ -34,6 +34,14 @@ import uuid
 from collections.abc import Iterator
 from typing import Any
 
+from belote_sim.input_limits import (
+    MANIFEST_LIMIT,
+    RECORD_LINE_LIMIT,
+    RULE_FILE_LIMIT,
+    limit_words,
+    read_limited,
+)
+
 __all__ = [
     "CHUNK_OVERHEAD",
     "COMPLETE_KEY",
@@ -51,6 +59,7 @@ __all__ = [
     "fsync_file",
     "human_bytes",
     "is_temp",
+    "limit_words",
     "read_limited",
     "read_lock",
     "read_mark",
@@ -81,33 +90,8 @@ ESTIMATE_MARGIN = 1.25
 CHUNK_OVERHEAD = 8192
 
 
-#: Size limits of the input files read whole (bytes): a rule file (``--bid rules:FILE``;
-#: a real one is a few KB), a dataset's manifest (about 1 KB a chunk), and one line of
-#: the records ``replay`` and ``solve --records`` read.
-RULE_FILE_LIMIT = 1 << 20
-MANIFEST_LIMIT = 256 << 20
-RECORD_LINE_LIMIT = 1 << 20
-
-
-def limit_words(limit: int) -> str:
-    """``1 MiB``: a size limit in words."""
-    return (
-        f"{limit >> 20} MiB" if limit >= 1 << 20 and not limit % (1 << 20) else f"{limit:,} bytes"
-    )
-
-
-def read_limited(path: str, limit: int, what: str) -> bytes:
-    """The bytes of the file ``path``; ``ValueError`` (one line) when it holds more than
-    ``limit`` bytes (``what``: "a rule file"), found by reading at most ``limit + 1``."""
-    with open(path, "rb") as f:
-        data = f.read(limit + 1)
-    if len(data) > limit:
-        raise ValueError(
-            f"{path}: more than {limit_words(limit)}, the size limit of {what}; not read"
-        )
-    return data
-
-
+# The input size limits live one layer down (``belote_sim.input_limits``: the rule
+# files and records are read below the simulation layer); re-exported here.
 def fsync_dir(path: str) -> None:
     """fsync a directory (so that a rename in it is durable); best effort."""
     try:
