@@ -105,6 +105,10 @@ def numba_threads(threads: int | None) -> Iterator[int]:
         numba.set_num_threads(previous)
 
 
+def _nobody(n: int) -> None:
+    """Reports to no one (a ``Pacer`` that only cuts chunks into parts)."""
+
+
 def iter_chunks(
     study: Study,
     n_deals: int,
@@ -121,7 +125,9 @@ def iter_chunks(
         raise ValueError(f"n_deals must be a non-negative integer, got {n_deals!r}")
     prepare(study, keep_plays)  # before the first chunk's clock (and its ticks)
     study.check_feasible()
-    pacer = Pacer(ticks) if ticks is not None else None
+    # in parts of about a second even with no one to report to: Ctrl-C and SIGTERM are
+    # handled between two parts (a kernel call holds them), not after a whole chunk
+    pacer = Pacer(ticks if ticks is not None else _nobody)
     with numba_threads(threads):
         n_chunks = -(-n_deals // study.chunk_size)
         for chunk in range(n_chunks):
@@ -698,7 +704,9 @@ def _write_chunks(
 ) -> int:
     """Write the ``kept`` chunks of the file resumed from (``old``, or None), then
     simulate and write the others; returns the number of deals simulated."""
-    pacer = Pacer(ticks) if ticks is not None else None
+    # in parts of about a second even with no one to report to: Ctrl-C and SIGTERM are
+    # handled between two parts (a kernel call holds them), not after a whole chunk
+    pacer = Pacer(ticks if ticks is not None else _nobody)
     size = study.chunk_size
     n_chunks = -(-n_deals // size)
     computed = 0

@@ -412,15 +412,16 @@ class Study:
         check_no_failed(driver(*args))
 
     def _first_deal_call(self, keep_plays: bool) -> tuple[Any, tuple[Any, ...]]:
-        """The driver call of one deal (the first seed) into fresh arrays, its
-        constraints tried once: the same argument types as a run's."""
+        """The driver call of the first two deals into fresh arrays, their constraints
+        tried once: the same argument types as a run's (two deals: the columns of one
+        deal are contiguous slices, another type than a run's, ``kernel_columns``)."""
         n_cols = NUM_SOLO_COLS if self.rules.solo else NUM_COLS
         return self._kernel_call(
-            self.chunk_seeds(0, 1).view(np.int64),
-            self.dealers(0, 1),
-            np.zeros((1, n_cols), dtype=np.int64),
-            np.zeros((1, MAX_CALLS), dtype=np.uint8),
-            np.zeros((1, 32), dtype=np.int64),
+            self.chunk_seeds(0, 2).view(np.int64),
+            self.dealers(0, 2),
+            np.zeros((2, n_cols), dtype=np.int64),
+            np.zeros((2, MAX_CALLS), dtype=np.uint8),
+            np.zeros((2 if keep_plays else 1, 32), dtype=np.int64),
             keep_plays,
             max_tries=1,
         )
@@ -472,7 +473,7 @@ class Study:
 
     def prepare_kernels(self, keep_plays: bool = False) -> float:
         """Compile (or load from the disk cache) every kernel a run of this study calls,
-        by simulating its first deal (thrown away) and converting it to columns; returns
+        by simulating its first two deals (thrown away) and converting them to columns; returns
         the seconds it took.  Runs before a run's clock starts, so that rates and ETAs
         leave the compile out (``compile_notice`` says it first)."""
         start = time.perf_counter()
@@ -483,7 +484,8 @@ class Study:
         driver, args = self._first_deal_call(keep_plays)
         driver(*args)  # what it played is thrown away (failed or not)
         if not self.rules.solo:
-            kernel_columns(args[5])
+            kernel_columns(args[5])  # the chunks' columns ...
+            kernel_columns(args[5][:0])  # ... and the empty frame a table's schema is from
         return time.perf_counter() - start
 
     def check_feasible(self) -> float:
