@@ -91,3 +91,23 @@ def test_the_bar_counts_ticks_once(capsys):
     finally:
         bar.close()
     assert Progress(10, "deal", False).ticks is None
+
+
+def test_a_run_without_a_progress_bar_still_computes_in_parts(tmp_path, monkeypatch):
+    """With no one to report to (no terminal), a chunk still runs in timed parts, so
+    that Ctrl-C and SIGTERM are handled between two parts (a kernel call holds them)
+    rather than after a whole chunk of a slow policy; the deals are the same."""
+    from belote_sim.simulation.runner import make_study, simulate_to_parquet
+    from belote_sim.simulation.study import Study
+
+    sizes: list[int] = []
+    real = Study._run_deals
+
+    def counting(self, seeds, *args):
+        sizes.append(len(seeds))
+        return real(self, seeds, *args)
+
+    monkeypatch.setattr(Study, "_run_deals", counting)
+    study = make_study("common", "threshold", "random", 1, chunk_size=4096)
+    simulate_to_parquet(str(tmp_path / "d.parquet"), 3000, study)
+    assert sum(sizes) == 3000 and len(sizes) > 1
