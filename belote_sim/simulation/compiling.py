@@ -2,8 +2,8 @@
 
 numba compiles a driver kernel the first time a process calls it with a new menu of
 policies (``switchboard.policy_menu``) and keeps the machine code in its disk cache, so
-only the first run of each kind of study pays: from ~20 s (greedy play) to a few minutes
-(the expert and the solver) on 2 cores.  ``prepare`` does that compile before a run's
+only the first run of each kind of study pays: from ~20 s (greedy play) to ~90 s
+(the full expert) on 2 cores.  ``prepare`` does that compile before a run's
 clock starts: when the kernels are not cached it first says, in one line, what is being
 compiled, that it happens once, and about how long it takes, so that nothing looks hung
 and every printed rate and ETA leaves the compile out.  It says so through the logger
