@@ -18,14 +18,12 @@ import shutil
 import signal
 import socket
 import subprocess
-import sys
-import time
 from pathlib import Path
 
 import numpy as np
 import pyarrow.parquet as pq
 import pytest
-from cli_run import run_cli
+from cli_run import cli_process, run_cli, wait_for
 
 from belote_sim.simulation.deal_table import read_deals
 from belote_sim.simulation.output import Output, RunInterrupted, WriteFailed
@@ -493,39 +491,14 @@ def test_atlas_build_leftovers_interrupts_and_bad_chunk_files(tmp_path):
 # --------------------------------------------------------------------------- subprocesses
 
 
-def _default_sigint():
-    signal.signal(signal.SIGINT, signal.SIG_DFL)
-
-
-def _cli_process(*argv):
-    env = dict(os.environ, PYTHONPATH=ROOT + os.pathsep + os.environ.get("PYTHONPATH", ""))
-    return subprocess.Popen(
-        [sys.executable, "-m", "belote_sim", *map(str, argv)],
-        stdout=subprocess.PIPE,
-        stderr=subprocess.PIPE,
-        env=env,
-        start_new_session=True,
-        preexec_fn=_default_sigint,
-    )
-
-
-def _wait(proc, ready, timeout=180):
-    end = time.monotonic() + timeout
-    while not ready():
-        if proc.poll() is not None or time.monotonic() > end:
-            proc.kill()
-            raise AssertionError(proc.communicate())
-        time.sleep(0.05)
-
-
 def test_two_runs_at_once_on_one_output(tmp_path):
     """A deals run is writing; a games run and a second deals run on the same file are
     refused, and the first one's result is whole."""
     path = tmp_path / "out.parquet"
-    proc = _cli_process(
+    proc = cli_process(
         "simulate", "--deals", 3_000_000, "--chunk-size", 2000, "--threads", 1, "-q", "-o", path
     )
-    _wait(proc, lambda: any(n.startswith(".out.parquet.tmp-") for n in os.listdir(tmp_path)))
+    wait_for(proc, lambda: any(n.startswith(".out.parquet.tmp-") for n in os.listdir(tmp_path)))
     rc, _, err = run_cli(["simulate", "--games", 2, "-o", path, "--overwrite"])
     assert rc == 2 and "being written by another run" in one_line(err)
     rc, _, err = run_cli(["simulate", "--deals", 10, "-q", "-o", path, "--overwrite"])
@@ -544,11 +517,11 @@ def test_ctrl_c_while_the_dask_cluster_starts(tmp_path):
     psutil = pytest.importorskip("psutil")
     pytest.importorskip("dask.distributed")
     out = tmp_path / "ds"
-    proc = _cli_process(
+    proc = cli_process(
         "simulate", "--deals", 2000, "--chunk-size", 1000, "--workers", 1, "-q", "-o", out
     )
     parent = psutil.Process(proc.pid)
-    _wait(proc, lambda: len(parent.children()) >= 2)  # the resource tracker and a worker
+    wait_for(proc, lambda: len(parent.children()) >= 2)  # the resource tracker and a worker
     os.killpg(proc.pid, signal.SIGINT)
     _, err = proc.communicate(timeout=120)
     err = err.decode()
@@ -562,11 +535,11 @@ def test_ctrl_c_of_an_atlas_build_with_workers(tmp_path):
     no atlas and no temporary; the chunks finished are kept in the work directory."""
     pytest.importorskip("dask.distributed")
     path, work = tmp_path / "a.npz", tmp_path / "work"
-    proc = _cli_process(
+    proc = cli_process(
         "atlas", "build", "-o", path, "--work-dir", work, "--workers", 1, "--first-deals", 20,
         "--max-deals", 20, "--rounds", 1, "-q",
     )  # fmt: skip
-    _wait(proc, lambda: any(work.glob("round0_chunk*.npz")))
+    wait_for(proc, lambda: any(work.glob("round0_chunk*.npz")))
     os.killpg(proc.pid, signal.SIGINT)
     _, err = proc.communicate(timeout=120)
     err = err.decode()

@@ -10,13 +10,12 @@ play, a few cells or deals.
 import os
 import signal
 import subprocess
-import sys
 import time
 from pathlib import Path
 
 import numpy as np
 import pytest
-from cli_run import one_line_error, run_cli
+from cli_run import cli_process, one_line_error, run_cli, wait_for
 
 ROOT = str(Path(__file__).resolve().parents[1])
 
@@ -27,32 +26,6 @@ SLACK_S = 3.0
 def one_line(err):
     assert "Traceback" not in err and len(err.strip().splitlines()) == 1, err
     return err
-
-
-def _default_sigint():
-    signal.signal(signal.SIGINT, signal.SIG_DFL)
-
-
-def cli_process(*argv, cwd=None):
-    env = dict(os.environ, PYTHONPATH=ROOT + os.pathsep + os.environ.get("PYTHONPATH", ""))
-    return subprocess.Popen(
-        [sys.executable, "-m", "belote_sim", *map(str, argv)],
-        stdout=subprocess.PIPE,
-        stderr=subprocess.PIPE,
-        env=env,
-        cwd=cwd,
-        start_new_session=True,
-        preexec_fn=_default_sigint,
-    )
-
-
-def wait_for(proc, ready, timeout=300):
-    end = time.monotonic() + timeout
-    while not ready():
-        if proc.poll() is not None or time.monotonic() > end:
-            proc.kill()
-            raise AssertionError(proc.communicate())
-        time.sleep(0.02)
 
 
 def stop_and_time(proc, sig):

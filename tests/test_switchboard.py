@@ -113,6 +113,28 @@ def test_an_unknown_bidding_id_stops_the_auction():
     assert (strain, n_calls) == (-1, FAILED)
 
 
+def _simulate(study, policies, seeds, rules=None, keep_plays=False, search_bits=1):
+    """``simulate_deals`` of ``study`` on these seeds (dealers rotating) with the given
+    ``policies`` tuple: (failed deals, rows, trick logs)."""
+    n = len(seeds)
+    out = np.zeros((n, NUM_COLS), dtype=np.int64)
+    plays = np.zeros((n if keep_plays else 1, 32), dtype=np.int64)
+    failed = simulate_deals(
+        np.asarray(seeds, dtype=np.int64),
+        np.arange(n, dtype=np.int64) % 4,
+        (rules or study.rules).to_array(),
+        policies,
+        study.conditions(),
+        out,
+        np.zeros((n, MAX_CALLS), dtype=np.uint8),
+        plays,
+        keep_plays,
+        search_bits,
+        study.atlas_arrays,
+    )
+    return failed, out, plays
+
+
 def test_a_simulation_with_a_failing_policy_raises_instead_of_writing_deals():
     """Every deal with a contract fails when no seat's play id is known: the kernel
     counts them, and the Python layer raises rather than keep them as thrown in."""
@@ -121,21 +143,8 @@ def test_a_simulation_with_a_failing_policy_raises_instead_of_writing_deals():
     n = 64
 
     def run(ids):
-        out = np.zeros((n, NUM_COLS), dtype=np.int64)
-        failed = simulate_deals(
-            np.arange(n, dtype=np.int64),
-            np.zeros(n, dtype=np.int64),
-            study.rules.to_array(),
-            (bid_ids, bid_params, ids, play_params, announce, menu),
-            study.conditions(),
-            out,
-            np.zeros((n, MAX_CALLS), dtype=np.uint8),
-            np.zeros((1, 32), dtype=np.int64),
-            False,
-            1,
-            study.atlas_arrays,
-        )
-        return failed, out
+        policies = (bid_ids, bid_params, ids, play_params, announce, menu)
+        return _simulate(study, policies, np.arange(n))[:2]
 
     ok, good = run(play_ids)
     assert ok == 0
@@ -377,22 +386,9 @@ def test_the_lean_expert_plays_the_same_cards_and_refuses_what_it_does_not_cover
     n = 120
 
     def run(params, chosen):
-        out = np.zeros((n, NUM_COLS), dtype=np.int64)
-        plays = np.zeros((n, 32), dtype=np.int64)
-        failed = simulate_deals(
-            np.arange(n, dtype=np.int64) * 7919,
-            np.arange(n, dtype=np.int64) % 4,
-            study.rules.to_array(),
-            (bid_ids, bid_params, play_ids, params, announce, chosen),
-            study.conditions(),
-            out,
-            np.zeros((n, MAX_CALLS), dtype=np.uint8),
-            plays,
-            True,
-            SW.EXPERT_SEARCH_BITS,
-            study.atlas_arrays,
-        )
-        return failed, out, plays
+        policies = (bid_ids, bid_params, play_ids, params, announce, chosen)
+        seeds = np.arange(n) * 7919
+        return _simulate(study, policies, seeds, None, True, SW.EXPERT_SEARCH_BITS)
 
     lean_failed, lean_out, lean_plays = run(play_params, menu)
     full_failed, full_out, full_plays = run(play_params, full)
@@ -416,21 +412,8 @@ def test_a_menu_of_one_game_form_plays_the_same_deals_and_refuses_other_rules():
     n = 200
 
     def run(chosen, rules):
-        out = np.zeros((n, NUM_COLS), dtype=np.int64)
-        failed = simulate_deals(
-            np.arange(n, dtype=np.int64) * 104729,
-            np.arange(n, dtype=np.int64) % 4,
-            rules.to_array(),
-            (bid_ids, bid_params, play_ids, play_params, announce, chosen),
-            study.conditions(),
-            out,
-            np.zeros((n, MAX_CALLS), dtype=np.uint8),
-            np.zeros((1, 32), dtype=np.int64),
-            False,
-            1,
-            study.atlas_arrays,
-        )
-        return failed, out
+        policies = (bid_ids, bid_params, play_ids, play_params, announce, chosen)
+        return _simulate(study, policies, np.arange(n) * 104729, rules)[:2]
 
     generic = SW.policy_menu(play=["greedy"], bid=["threshold"])
     failed, out = run(menu, study.rules)

@@ -162,17 +162,23 @@ def _play_game_body(menu, deal, policies, rules, state, search, players, open_ta
     # deal saved).
     relabel = bool(menu_names(menu, PLAY_PREFIX) - {"random"} or menu_names(menu, LEAN_PREFIX))
 
-    def play_form(menu, deal, policies, rules, state, search, players, open_table):
-        if four:
+    # The form is chosen here, in Python: only the chosen body is compiled.
+    if four:
+
+        def play_form(menu, deal, policies, rules, state, search, players, open_table):
             if players != 4 or open_table:  # rules the menu was not made for: no play
                 deal.failed_seat = deal.leader
                 stop_deal(deal, 0, DUTY_NONE, 0)
                 return
             play_cards(deal, policies, rules, state, search, 4, False)
-        elif players == 4:
-            play_cards(deal, policies, rules, state, search, 4, False)
-        else:
-            play_cards(deal, policies, rules, state, search, players, open_table)
+
+    else:
+
+        def play_form(menu, deal, policies, rules, state, search, players, open_table):
+            if players == 4:
+                play_cards(deal, policies, rules, state, search, 4, False)
+            else:
+                play_cards(deal, policies, rules, state, search, players, open_table)
 
     if not relabel:
         return play_form
