@@ -56,7 +56,15 @@ from belote_sim.kernels.switchboard import bid_decide
 from belote_sim.kernels.tables import NUM_STRAINS, STRAIN_AT, STRAIN_NAMES, STRAIN_NT
 from belote_sim.policies import PY_POLICY, PolicySpec
 
-__all__ = ["CALL_WORDS", "BidView", "dealing_study", "python_chunk", "run_auction"]
+__all__ = [
+    "CALL_WORDS",
+    "BidView",
+    "call_word",
+    "dealing_study",
+    "legal_calls",
+    "python_chunk",
+    "run_auction",
+]
 
 #: The call letters of the deals table (the kernels' ``CALL_*`` codes) and the words a
 #: function may answer with.
@@ -107,15 +115,19 @@ class BidView:
     legal: tuple[str, ...]
 
 
-def _word(letter: str) -> str:
+def call_word(letter: str) -> str:
+    """A call letter of the deals table as the word a bidding function answers with
+    (``"pass"``, ``"double"``, a strain's name such as ``"H"`` or ``"NT"``)."""
     if letter in CALL_WORDS:
         return CALL_WORDS[letter]
     return STRAIN_NAMES[_STRAIN_LETTERS.index(letter)]
 
 
-def _legal(kind: int, rules: Any, seat: int, current: int, bidder: int, level: int,
+def legal_calls(kind: int, rules: Any, seat: int, current: int, bidder: int, level: int,
            must_bid: bool, turned: int) -> list[str]:  # fmt: skip
-    """The legal call letters of a turn (docs/rules.md section 4)."""
+    """The legal call letters of a turn (docs/rules.md section 4): ``kind`` a
+    ``records.BID_*``, ``current``/``bidder``/``level`` the strain held (-1: none), its
+    seat and doubling level, ``turned`` the french turned card (-1 otherwise)."""
     if kind == BID_FRENCH_ROUND1:
         return [_PASS, _STRAIN_LETTERS[turned >> 3]]
     if kind == BID_FRENCH_ROUND2:
@@ -158,7 +170,7 @@ class _Asker:
             turned, heard) -> tuple[str, int]:  # fmt: skip
         spec = self.study.bidding[seat]
         players = self.rules.players
-        legal = _legal(kind, self.rules, seat, current, bidder, level, must_bid, turned)
+        legal = legal_calls(kind, self.rules, seat, current, bidder, level, must_bid, turned)
         if spec.name != PY_POLICY:
             scores = (
                 0
@@ -191,13 +203,13 @@ class _Asker:
             bidding=self.rules.bidding,
             round={BID_FRENCH_ROUND1: 1, BID_FRENCH_ROUND2: 2}.get(kind, 0),
             calls="".join(calls),
-            auction=tuple(_word(c) for c in calls),
+            auction=tuple(call_word(c) for c in calls),
             turned=format_cards(1 << turned)[0] if turned >= 0 else None,
             current=STRAIN_NAMES[current] if current >= 0 else None,
             holder=holder,
             level=level,
             must_bid=bool(must_bid),
-            legal=tuple(_word(c) for c in legal),
+            legal=tuple(call_word(c) for c in legal),
         )
         where = f"deal {self.deal_id}, seat {seat}, auction {''.join(calls)!r}"
         func: Callable[[BidView], Any] | None = spec.func
