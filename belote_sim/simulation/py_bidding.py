@@ -61,7 +61,7 @@ __all__ = [
     "BidView",
     "call_word",
     "dealing_study",
-    "legal_calls",
+    "legal_call_letters",
     "python_chunk",
     "run_auction",
 ]
@@ -123,7 +123,7 @@ def call_word(letter: str) -> str:
     return STRAIN_NAMES[_STRAIN_LETTERS.index(letter)]
 
 
-def legal_calls(kind: int, rules: Any, seat: int, current: int, bidder: int, level: int,
+def legal_call_letters(kind: int, rules: Any, seat: int, current: int, bidder: int, level: int,
            must_bid: bool, turned: int) -> list[str]:  # fmt: skip
     """The legal call letters of a turn (docs/rules.md section 4): ``kind`` a
     ``records.BID_*``, ``current``/``bidder``/``level`` the strain held (-1: none), its
@@ -170,7 +170,7 @@ class _Asker:
             turned, heard) -> tuple[str, int]:  # fmt: skip
         spec = self.study.bidding[seat]
         players = self.rules.players
-        legal = legal_calls(kind, self.rules, seat, current, bidder, level, must_bid, turned)
+        legal = legal_call_letters(kind, self.rules, seat, current, bidder, level, must_bid, turned)
         if spec.name != PY_POLICY:
             scores = (
                 0
