@@ -77,6 +77,11 @@ LAYERS = [
     ("belote_sim.simulation", 3),
     # the hand atlas: built by simulation, read by the report (analysis) and the cli
     ("belote_sim.atlas", 3.5),
+    # the game interfaces' deal (over the auction of simulation/py_bidding) and the
+    # interfaces themselves (optional extras: open-spiel, pettingzoo)
+    ("belote_sim.games", 3.6),
+    ("belote_sim.openspiel", 4.5),
+    ("belote_sim.pettingzoo", 4.5),
     ("belote_sim.analysis", 4),
     ("belote_sim.cli", 5),
     ("belote_sim.__main__", 6),

@@ -1,0 +1,400 @@
+"""One 4-player deal as a step-by-step state machine, for the game interfaces.
+
+``Table`` is what ``belote_sim.openspiel`` and ``belote_sim.pettingzoo`` share: the
+deal card by card (each card a chance outcome), the bidding call by call, the rest
+of the deal after a contract, the play card by card, and the score in match points
+(MP; French points under french scoring) once the last card is down.  Every rule
+comes from the engine's own helpers, none is written again here:
+
+* dealing order (docs/rules.md section 3): a packet of 3 cards to each seat from
+  ``dealer + 1``, then a packet of 2; in ``french`` the turned card; after a contract
+  3 more cards to each seat, in ``french`` the taker taking the turned card and 2;
+* the calls and the end of the bidding: ``simulation.py_bidding.legal_call_letters``
+  and ``run_auction`` (the auction loop is *run* over the calls so far, asking for
+  the next call, so the flow of section 4 is the engine's, not a copy);
+* the cards: ``kernels.core.legal_mask``, ``trick_state``, ``trick_winner``;
+* what is announced (section 6.2): runs and carrés with a seat's first card
+  (``deal.declarations.hand_declarations``), a belote with the first of its two
+  cards (``kernels.declarations.belote_suits``, ``announces_belote``);
+* the score: the finished deal is replayed as a record (``deal.replay.replay``), which
+  scores it exactly as the simulator does.
+
+A thrown-in deal (four passes; in ``french`` eight) ends at once with 0 for both teams.
+Held points of a hanging deal (``held_mp``, section 8.5) are reported apart and are
+not part of ``mp``: in a single deal nobody has won them yet.
+
+Cards are the engine's indices ``8 * suit + rank`` (suits C D H S, ranks 7 8 9 T J Q K
+A); calls are the deals table's letters (``p`` pass, ``C D H S N A`` a bid, ``x r t``
+the doubles).
+"""
+
+from __future__ import annotations
+
+import copy
+from types import SimpleNamespace
+from typing import Any, cast
+
+import numpy as np
+
+from belote_sim.cards import format_card, format_cards, mask_of, parse_cards
+from belote_sim.deal.declarations import hand_declarations
+from belote_sim.deal.replay import replay
+from belote_sim.kernels.core import legal_mask, trick_state, trick_winner
+from belote_sim.kernels.declarations import announces_belote, belote_suits
+from belote_sim.kernels.tables import RANK_K, RANK_Q, STRAIN_NAMES
+from belote_sim.rules import Rules
+from belote_sim.simulation.py_bidding import legal_call_letters, run_auction
+
+__all__ = ["BIDDING", "CALL_LETTERS", "DEALING", "OVER", "PLAY", "Table"]
+
+#: Phases of a deal.
+DEALING, BIDDING, PLAY, OVER = "dealing", "bidding", "play", "over"
+#: Every call letter, in the order of the game interfaces' call actions: pass, the six
+#: strains (C D H S NT AT), double, redouble, third double.
+CALL_LETTERS = "pCDHSNAxrt"
+_KQ_SWAP = RANK_K ^ RANK_Q
+#: first packets: 3 cards then 2 to each seat
+_FIRST_PACKETS = (3, 2)
+
+
+class _NextCall(Exception):
+    """Raised by ``_Replayer`` when the auction asks for a call not made yet."""
+
+    def __init__(self, kind: int, seat: int, current: int, bidder: int, level: int,
+                 must_bid: bool, turned: int):  # fmt: skip
+        super().__init__()
+        self.turn = (kind, seat, current, bidder, level, must_bid, turned)
+
+
+class _Replayer:
+    """An asker for ``py_bidding.run_auction`` that answers with the calls made so far
+    and stops at the first call not made yet (``_NextCall``)."""
+
+    def __init__(self, calls: list[str]):
+        self.calls = calls
+
+    def ask(self, kind, seat, dealer, cards, current, bidder, level, calls, must_bid,
+            turned, heard) -> tuple[str, int]:  # fmt: skip
+        n = len(calls)
+        if n >= len(self.calls):
+            raise _NextCall(kind, seat, current, bidder, level, bool(must_bid), turned)
+        letter = self.calls[n]
+        return letter, CALL_LETTERS.find(letter) - 1 if letter in "CDHSNA" else -1
+
+
+class Table:
+    """A 4-player deal from the first card dealt to the score (module docstring).
+
+    ``rules``: a ``Rules`` or a preset name (``common``, ``bulgarian``, ``french``)
+    with ``options``; ``dealer``: the dealing seat (seat ``dealer + 1`` speaks and
+    leads first).  The 2- and 3-player games and open belot are refused.
+
+    Drive it with ``phase`` and ``to_move``: while ``DEALING``, ``deal_card(card)``
+    with a card of ``deck`` (``receiver`` says who gets it, -1 the french turned
+    card); while ``BIDDING``, ``call(letter)`` with one of ``legal_calls()``; while
+    ``PLAY``, ``play(card)`` with a card of ``legal_cards()``; at ``OVER``, ``mp``
+    holds each team's points (team 0 = seats 0 and 2).
+    """
+
+    def __init__(self, rules: Rules | str = "common", options: dict[str, Any] | None = None,
+                 dealer: int = 3):  # fmt: skip
+        self.rules = Rules.from_spec(rules, options)
+        if self.rules.players != 4 or self.rules.variant != "standard":
+            raise ValueError("the game interfaces play the 4-player game (players 4, standard)")
+        if isinstance(dealer, bool) or dealer not in (0, 1, 2, 3):
+            raise ValueError(f"dealer must be a seat 0..3, got {dealer!r}")
+        self.rules_array = self.rules.to_array()
+        self.french = self.rules.bidding == "two_round"
+        self.dealer = int(dealer)
+        self.phase = DEALING
+        self.deck = (1 << 32) - 1  #: cards not dealt yet (mask)
+        self.hands = [0, 0, 0, 0]  #: cards each seat holds now (masks)
+        self.dealt: list[list[int]] = [[], [], [], []]  #: cards dealt to each seat, in order
+        self.bidding_cards = [0, 0, 0, 0]  #: the 5 cards each seat bids with (masks)
+        self.turned = -1  #: the french turned card (-1: none yet, or not french)
+        self.calls: list[str] = []
+        self.strain = -1  #: the contract's strain (-1: none yet, or thrown in)
+        self.taker = -1
+        self.doubling = 0
+        self.plays: list[int] = []  #: cards played, in order
+        self.leaders: list[int] = [(self.dealer + 1) % 4]  #: leader of each trick
+        self.winners: list[int] = []  #: winner of each finished trick
+        self.announced: list[dict[str, Any]] = []  #: declarations announced, in order
+        self.mp: list[int] | None = None  #: points per team at the end
+        self.held_mp: list[int] | None = None
+        self.outcome: str | None = None
+        self._receivers = self._first_receivers()
+        self._turn: tuple[Any, ...] | None = None  # the bidding turn (cached)
+        self._pending_belote = [0, 0, 0, 0]
+        self._held8 = [0, 0, 0, 0]
+
+    # -- the deal ------------------------------------------------------------------------
+
+    def _first_receivers(self) -> list[int]:
+        order = [(self.dealer + 1 + i) % 4 for i in range(4)]
+        out = [seat for size in _FIRST_PACKETS for seat in order for _ in range(size)]
+        return out + ([-1] if self.french else [])
+
+    def _last_receivers(self) -> list[int]:
+        order = [(self.dealer + 1 + i) % 4 for i in range(4)]
+        out: list[int] = []
+        for seat in order:
+            out += [seat] * (2 if self.french and seat == self.taker else 3)
+        return out
+
+    @property
+    def receiver(self) -> int:
+        """The seat the next chance card goes to (-1: the french turned card)."""
+        if self.phase != DEALING:
+            raise ValueError("no card is being dealt now")
+        return self._receivers[0]
+
+    def deal_card(self, card: int) -> None:
+        """Deal ``card`` (an index 0..31 still in ``deck``) to ``receiver``."""
+        if self.phase != DEALING:
+            raise ValueError(f"no card is being dealt now (phase {self.phase})")
+        if not isinstance(card, (int, np.integer)) or not 0 <= card < 32:
+            raise ValueError(f"a card is an index 0..31, got {card!r}")
+        card = int(card)
+        if not (self.deck >> card) & 1:
+            raise ValueError(f"{format_card(card)} was dealt already")
+        self.deck &= ~(1 << card)
+        seat = self._receivers.pop(0)
+        if seat < 0:
+            self.turned = card
+        else:
+            self.hands[seat] |= 1 << card
+            self.dealt[seat].append(card)
+        if self._receivers:
+            return
+        if self.strain < 0:  # the first packets (and the turned card) are out
+            self.bidding_cards = list(self.hands)
+            self.phase = BIDDING
+            self._advance_auction()
+        else:
+            self._start_play()
+
+    # -- the bidding ---------------------------------------------------------------------
+
+    def _advance_auction(self) -> None:
+        """Run the engine's auction loop over the calls so far: either it asks for the
+        next call (``_turn``), or the bidding is over."""
+        study = SimpleNamespace(rules=self.rules)
+        asker = cast(Any, _Replayer(self.calls))
+        try:
+            strain, taker, doubling, _ = run_auction(
+                study, asker, self.bidding_cards, self.dealer, self.turned
+            )
+        except _NextCall as ask:
+            self._turn = ask.turn
+            return
+        self._turn = None
+        if strain < 0:
+            self.phase = OVER
+            self.outcome = "thrown_in"
+            self.mp, self.held_mp = [0, 0], [0, 0]
+            return
+        self.strain, self.taker, self.doubling = int(strain), int(taker), int(doubling)
+        self.phase = DEALING
+        if self.french:
+            self.hands[self.taker] |= 1 << self.turned
+            self.dealt[self.taker].append(self.turned)
+        self._receivers = self._last_receivers()
+
+    @property
+    def bidding_kind(self) -> int:
+        """The kind of the bidding turn (``kernels.records.BID_*``)."""
+        return self._bidding_turn()[0]
+
+    def _bidding_turn(self) -> tuple[Any, ...]:
+        if self.phase != BIDDING or self._turn is None:
+            raise ValueError(f"nobody is bidding now (phase {self.phase})")
+        return self._turn
+
+    def bidding_state(self) -> dict[str, Any]:
+        """The bidding turn: ``kind`` (``BID_*``), ``seat``, ``current`` strain (-1
+        none), ``bidder``, doubling ``level``, ``must_bid``, ``turned`` card (-1)."""
+        kind, seat, current, bidder, level, must_bid, turned = self._bidding_turn()
+        return dict(kind=kind, seat=seat, current=current, bidder=bidder, level=level,
+                    must_bid=must_bid, turned=turned)  # fmt: skip
+
+    def legal_calls(self) -> list[str]:
+        """The call letters the seat to move may make (docs/rules.md section 4)."""
+        kind, seat, current, bidder, level, must_bid, turned = self._bidding_turn()
+        return legal_call_letters(kind, self.rules, seat, current, bidder, level, must_bid, turned)
+
+    def call(self, letter: str) -> None:
+        """Make the call ``letter`` (one of ``legal_calls()``) for the seat to move."""
+        legal = self.legal_calls()
+        if letter not in legal:
+            raise ValueError(
+                f"illegal call {letter!r} for seat {self.to_move} (legal: {' '.join(legal)})"
+            )
+        self.calls.append(letter)
+        self._advance_auction()
+
+    # -- the play ------------------------------------------------------------------------
+
+    def _start_play(self) -> None:
+        self.phase = PLAY
+        self._held8 = list(self.hands)
+        if self.rules.players == 4:
+            self._pending_belote = [int(belote_suits(h, self.strain)) for h in self.hands]
+
+    @property
+    def trick(self) -> list[int]:
+        """The cards of the trick in progress, in playing order."""
+        return self.plays[4 * len(self.winners) :]
+
+    @property
+    def to_move(self) -> int:
+        """The seat to call or play, -1 while a card is being dealt, -4 at the end."""
+        if self.phase == BIDDING:
+            return int(self._bidding_turn()[1])
+        if self.phase == PLAY:
+            return (self.leaders[-1] + len(self.trick)) % 4
+        return -1 if self.phase == DEALING else -4
+
+    def _trick_state(self) -> tuple[int, int, int, int]:
+        trick = self.trick
+        arr = np.zeros(4, dtype=np.int64)
+        arr[: len(trick)] = trick
+        led, win_card, win_pos = trick_state(arr, len(trick), self.strain)
+        return len(trick), int(led), int(win_card), int(win_pos)
+
+    def legal_cards(self) -> int:
+        """The mask of the cards the seat to move may play (docs/rules.md section 5)."""
+        if self.phase != PLAY:
+            raise ValueError(f"nobody is playing now (phase {self.phase})")
+        n, led, win_card, win_pos = self._trick_state()
+        hand = self.hands[self.to_move]
+        return int(legal_mask(hand, led, n, win_card, win_pos, self.strain, self.rules_array))
+
+    def play(self, card: int) -> None:
+        """Play ``card`` (an index in ``legal_cards()``) for the seat to move."""
+        legal = self.legal_cards()
+        if not isinstance(card, (int, np.integer)) or not 0 <= card < 32:
+            raise ValueError(f"a card is an index 0..31, got {card!r}")
+        card = int(card)
+        seat = self.to_move
+        if not (legal >> card) & 1:
+            raise ValueError(
+                f"illegal card {format_card(card)} for seat {seat} "
+                f"(legal: {' '.join(format_cards(legal))})"
+            )
+        n, led, _, _ = self._trick_state()
+        if self.hands[seat] == self._held8[seat]:
+            # the first card: the seat announces its runs and carrés (section 6.2)
+            strain = STRAIN_NAMES[self.strain]
+            self.announced += hand_declarations(self._held8[seat], strain, self.rules, seat)
+        suit = card >> 3
+        if (self._pending_belote[seat] >> suit) & 1 and (card & 7) in (RANK_K, RANK_Q):
+            self._pending_belote[seat] &= ~(1 << suit)
+            if (self.hands[seat] >> (card ^ _KQ_SWAP)) & 1 and announces_belote(
+                card, led, n, self.strain, self.rules.belote_on_discard
+            ):
+                pair = format_cards([8 * suit + RANK_Q, 8 * suit + RANK_K])
+                self.announced.append(dict(seat=seat, kind="belote", cards=pair, points=20))
+        self.hands[seat] &= ~(1 << card)
+        self.plays.append(card)
+        if len(self.plays) % 4 == 0:
+            trick = np.array(self.plays[-4:], dtype=np.int64)
+            winner = int(trick_winner(trick, self.leaders[-1], self.strain))
+            self.winners.append(winner)
+            if len(self.plays) < 32:
+                self.leaders.append(winner)
+        if len(self.plays) == 32:
+            self._score()
+
+    def _score(self) -> None:
+        result = replay(self.record())
+        if result["illegal"] is not None or result["mp"] is None:  # pragma: no cover
+            raise RuntimeError(f"the engine refuses the deal: {result['illegal']}")
+        self.phase = OVER
+        self.mp = [int(x) for x in result["mp"]]
+        self.held_mp = [int(x) for x in result["held_mp"]]
+        self.outcome = result["outcome"]
+        self.result = result
+
+    # -- views ---------------------------------------------------------------------------
+
+    @property
+    def contract(self) -> dict[str, Any] | None:
+        """``{"strain", "taker", "doubling"}`` once the bidding has made a contract."""
+        if self.strain < 0:
+            return None
+        return dict(strain=STRAIN_NAMES[self.strain], taker=self.taker, doubling=self.doubling)
+
+    def record(self) -> dict[str, Any]:
+        """The deal as a replay record (``belote_sim.deal.replay``): needs a contract."""
+        if self.strain < 0 or self.phase == DEALING:
+            raise ValueError("a replay record needs a contract and every card dealt")
+        rec: dict[str, Any] = {
+            "ruleset": self.rules.name,
+            "dealer": self.dealer,
+            "hands": [" ".join(format_cards(h)) for h in self._held8],
+            "contract": self.contract,
+            "plays": [format_card(c) for c in self.plays],
+        }
+        defaults = Rules.preset(self.rules.name).options()
+        options = {k: v for k, v in self.rules.options().items() if defaults.get(k) != v}
+        if options:
+            rec["options"] = options
+        if self.french:
+            rec["turned"] = format_card(self.turned)
+        return rec
+
+    def observation(self, seat: int | None = None) -> dict[str, Any]:
+        """What ``seat`` (default: the seat to move) knows in the play, as
+        ``belote_sim.choose_card``'s observation (its module docstring)."""
+        if self.strain < 0 or self.phase == DEALING:
+            raise ValueError("the play has not begun")
+        seat = self.to_move if seat is None else seat
+        obs: dict[str, Any] = {
+            "ruleset": self.rules.name,
+            "dealer": self.dealer,
+            "seat": seat,
+            "hand": " ".join(format_cards(self.hands[seat])),
+            "contract": self.contract,
+            "plays": [format_card(c) for c in self.plays],
+            "declarations": [{k: d[k] for k in ("seat", "kind", "cards")} for d in self.announced],
+        }
+        defaults = Rules.preset(self.rules.name).options()
+        options = {k: v for k, v in self.rules.options().items() if defaults.get(k) != v}
+        if options:
+            obs["options"] = options
+        if self.french:
+            obs["turned"] = {"card": format_card(self.turned), "seat": self.taker}
+        return obs
+
+    def played_by(self) -> list[int]:
+        """The mask of the cards each seat has played."""
+        out = [0, 0, 0, 0]
+        for t, leader in enumerate(self.leaders):
+            for pos, card in enumerate(self.plays[4 * t : 4 * t + 4]):
+                out[(leader + pos) % 4] |= 1 << card
+        return out
+
+    def shown_out(self) -> list[int]:
+        """Per seat, the mask of the suits it did not follow when they were led."""
+        out = [0, 0, 0, 0]
+        for t, leader in enumerate(self.leaders):
+            trick = self.plays[4 * t : 4 * t + 4]
+            for pos, card in enumerate(trick[1:], start=1):
+                if card >> 3 != trick[0] >> 3:
+                    out[(leader + pos) % 4] |= 1 << (trick[0] >> 3)
+        return out
+
+    def announced_cards(self) -> list[int]:
+        """Per seat, the mask of the cards it announced (declarations, belote, the
+        french turned card it took) and still holds."""
+        out = [0, 0, 0, 0]
+        for d in self.announced:
+            out[d["seat"]] |= mask_of(parse_cards(d["cards"]))
+        if self.french and self.taker >= 0 and self.phase != DEALING:
+            out[self.taker] |= 1 << self.turned
+        return [out[s] & self.hands[s] for s in range(4)]
+
+    def clone(self) -> Table:
+        """An independent copy."""
+        return copy.deepcopy(self)
