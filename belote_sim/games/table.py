@@ -336,8 +336,7 @@ class Table:
             "contract": self.contract,
             "plays": [format_card(c) for c in self.plays],
         }
-        defaults = Rules.preset(self.rules.name).options()
-        options = {k: v for k, v in self.rules.options().items() if defaults.get(k) != v}
+        options = self._options()
         if options:
             rec["options"] = options
         if self.french:
@@ -359,13 +358,38 @@ class Table:
             "plays": [format_card(c) for c in self.plays],
             "declarations": [{k: d[k] for k in ("seat", "kind", "cards")} for d in self.announced],
         }
-        defaults = Rules.preset(self.rules.name).options()
-        options = {k: v for k, v in self.rules.options().items() if defaults.get(k) != v}
+        options = self._options()
         if options:
             obs["options"] = options
         if self.french:
             obs["turned"] = {"card": format_card(self.turned), "seat": self.taker}
         return obs
+
+    def bidding_observation(self, seat: int | None = None) -> dict[str, Any]:
+        """What ``seat`` (default: the seat to call) knows in the bidding, as
+        ``belote_sim.choose_call``'s bidding observation: its 5 bidding cards, the
+        calls so far (letters), the french turned card."""
+        if self.phase != BIDDING:
+            raise ValueError(f"nobody is bidding now (phase {self.phase})")
+        seat = self.to_move if seat is None else seat
+        obs: dict[str, Any] = {
+            "ruleset": self.rules.name,
+            "dealer": self.dealer,
+            "seat": seat,
+            "hand": " ".join(format_cards(self.bidding_cards[seat])),
+            "calls": list(self.calls),
+        }
+        options = self._options()
+        if options:
+            obs["options"] = options
+        if self.french:
+            obs["turned"] = format_card(self.turned)
+        return obs
+
+    def _options(self) -> dict[str, Any]:
+        """The rule options that differ from the preset's."""
+        defaults = Rules.preset(self.rules.name).options()
+        return {k: v for k, v in self.rules.options().items() if defaults.get(k) != v}
 
     def played_by(self) -> list[int]:
         """The mask of the cards each seat has played."""
