@@ -29,7 +29,6 @@ returns.  The sum over the teams varies from deal to deal: the game is declared
 
 from __future__ import annotations
 
-import functools
 import random
 from typing import Any
 
@@ -38,9 +37,9 @@ import pyspiel
 
 from belote_sim.cards import format_card, format_cards, iter_cards, parse_card
 from belote_sim.deal.agent import choose_card
+from belote_sim.games.encoding import Encoding
 from belote_sim.games.table import BIDDING, CALL_LETTERS, DEALING, OVER, PLAY, Table
 from belote_sim.kernels.bidding import MAX_CALLS
-from belote_sim.kernels.tables import STRAIN_NAMES
 from belote_sim.rules import Rules
 
 __all__ = [
@@ -339,38 +338,11 @@ def _rebuild(game: Any, history: list[int], seats: list[int], player: int, hands
     return state
 
 
-@functools.cache
-def _pieces(private: str, public: bool, perfect_recall: bool) -> tuple[tuple[str, int], ...]:
-    out: list[tuple[str, int]] = [("player", 4), ("dealer", 4)]
-    if private == "single":
-        out += [("bidding_cards", 32), ("hand", 32)]
-        if perfect_recall:
-            out.append(("dealt_later", 32))
-    elif private == "all":
-        out += [("hands", 4 * 32)]
-    if public:
-        out += [("turned", 32), ("calls", MAX_CALLS * len(CALL_LETTERS)), ("contract", 14)]
-        if perfect_recall:
-            out += [("plays", 32 * 36)]
-        else:
-            out += [("trick", 4 * 32), ("played_by", 4 * 32)]
-        out += [("announced", 4 * 32)]
-    return tuple(out)
-
-
 class BeloteObserver:
     """OpenSpiel's Python observer of ``belote`` (``make_observation``): ``tensor``
-    and its named views ``dict``; the layout is in docs/guide/openspiel-pettingzoo.md.
-
-    Pieces: ``player`` and ``dealer`` one-hot (4 each); private (the observing seat):
-    ``bidding_cards`` (32: its first 5 cards), ``hand`` (32: the cards it holds now),
-    with perfect recall ``dealt_later`` (32: the cards it received after the bidding,
-    the french turned card included); public: ``turned`` (32), ``calls`` (40 x 10:
-    call k one-hot over ``p C D H S N A x r t``), ``contract`` (14: strain 6, taker 4,
-    doubling 4), with perfect recall ``plays`` (32 x 36: card k one-hot over the 32
-    cards, then its seat one-hot), else ``trick`` (4 x 32: the card each seat put in
-    the trick in progress) and ``played_by`` (4 x 32); ``announced`` (4 x 32: the cards
-    each seat announced in declarations and belotes)."""
+    and its named views ``dict``, as ``belote_sim.games.encoding.Encoding`` lays them
+    out (docs/guide/openspiel-pettingzoo.md); private information ``SINGLE_PLAYER``
+    (the observing seat's cards), ``ALL_PLAYERS`` (every hand) or none."""
 
     def __init__(self, iig_obs_type: Any, params: Any):
         if params:
@@ -379,112 +351,20 @@ class BeloteObserver:
             pyspiel.PrivateInfoType.SINGLE_PLAYER: "single",
             pyspiel.PrivateInfoType.ALL_PLAYERS: "all",
         }.get(iig_obs_type.private_info, "none")
-        self.perfect_recall = bool(iig_obs_type.perfect_recall)
-        pieces = _pieces(private, bool(iig_obs_type.public_info), self.perfect_recall)
-        self.tensor = np.zeros(sum(size for _, size in pieces), np.float32)
-        self.dict: dict[str, np.ndarray] = {}
-        index = 0
-        shapes = {"calls": (MAX_CALLS, len(CALL_LETTERS)), "plays": (32, 36)}
-        for name, size in pieces:
-            view = self.tensor[index : index + size]
-            shape = shapes.get(name, (4, 32) if size == 128 else (size,))
-            self.dict[name] = view.reshape(shape)
-            index += size
+        self.encoding = Encoding(
+            private, bool(iig_obs_type.public_info), bool(iig_obs_type.perfect_recall)
+        )
+        self.tensor = self.encoding.tensor
+        self.dict = self.encoding.dict
 
     def set_from(self, state: BeloteState, player: int) -> None:
         """Fill ``tensor`` with what ``player`` knows of ``state``."""
-        t = state.table
-        self.tensor.fill(0)
-        d = self.dict
-        d["player"][player] = 1
-        d["dealer"][t.dealer] = 1
-        if "bidding_cards" in d:
-            _set_mask(d["bidding_cards"], _first5(t, player))
-            _set_mask(d["hand"], t.hands[player])
-        if "dealt_later" in d:
-            _set_mask(d["dealt_later"], sum(1 << c for c in t.dealt[player][5:]))
-        if "hands" in d:
-            for s in range(4):
-                _set_mask(d["hands"][s], t.hands[s])
-        if "turned" in d:
-            if t.turned >= 0:
-                d["turned"][t.turned] = 1
-            for k, letter in enumerate(t.calls):
-                d["calls"][k, CALL_LETTERS.index(letter)] = 1
-            if t.strain >= 0:
-                d["contract"][t.strain] = 1
-                d["contract"][6 + t.taker] = 1
-                d["contract"][10 + t.doubling] = 1
-            seats = _seats_of_plays(t)
-            if "plays" in d:
-                for k, (card, seat) in enumerate(zip(t.plays, seats)):
-                    d["plays"][k, card] = 1
-                    d["plays"][k, 32 + seat] = 1
-            else:
-                n_done = 4 * len(t.winners)
-                for card, seat in zip(t.plays[n_done:], seats[n_done:]):
-                    d["trick"][seat, card] = 1
-                for card, seat in zip(t.plays, seats):
-                    d["played_by"][seat, card] = 1
-            for decl in t.announced:
-                for card in decl["cards"]:
-                    d["announced"][decl["seat"], parse_card(card)] = 1
+        self.encoding.fill(state.table, player)
 
     def string_from(self, state: BeloteState, player: int) -> str:
         """What ``player`` knows of ``state`` as text (the information state string
         when ``perfect_recall``)."""
-        t = state.table
-        d = self.dict
-        parts = [f"p{player} dealer {t.dealer}"]
-        if "bidding_cards" in d:
-            parts.append(f"bidding cards {' '.join(format_cards(_first5(t, player)))}")
-            if "dealt_later" in d:
-                later = t.dealt[player][5:]
-                if later:
-                    parts.append(f"dealt later {' '.join(format_cards(later))}")
-            else:
-                parts.append(f"hand {' '.join(format_cards(t.hands[player]))}")
-        if "hands" in d:
-            parts += [f"seat {s} {' '.join(format_cards(t.hands[s]))}" for s in range(4)]
-        if "turned" in d:
-            if t.turned >= 0:
-                parts.append(f"turned {format_card(t.turned)}")
-            if t.calls:
-                parts.append(f"calls {''.join(t.calls)}")
-            if t.strain >= 0:
-                parts.append(f"contract {STRAIN_NAMES[t.strain]} by {t.taker} x{t.doubling}")
-            seats = _seats_of_plays(t)
-            if "plays" in d:
-                if t.plays:
-                    parts.append(
-                        "plays " + " ".join(f"{s}:{format_card(c)}" for c, s in zip(t.plays, seats))
-                    )
-            else:
-                n_done = 4 * len(t.winners)
-                trick = [f"{s}:{format_card(c)}" for c, s in zip(t.plays[n_done:], seats[n_done:])]
-                parts.append(f"trick {' '.join(trick)}")
-                parts += [
-                    f"played by {s} {' '.join(format_cards(m))}"
-                    for s, m in enumerate(t.played_by())
-                    if m
-                ]
-            parts += [
-                f"{a['seat']} announced {a['kind']} {' '.join(a['cards'])}" for a in t.announced
-            ]
-        return " | ".join(parts)
-
-
-def _first5(table: Table, player: int) -> int:
-    return sum(1 << c for c in table.dealt[player][:5])
-
-
-def _set_mask(view: np.ndarray, mask: int) -> None:
-    for card in iter_cards(mask):
-        view[card] = 1
-
-
-def _seats_of_plays(table: Table) -> list[int]:
-    return [(table.leaders[k // 4] + k % 4) % 4 for k in range(len(table.plays))]
+        return self.encoding.text(state.table, player)
 
 
 class BeloteSimBot(pyspiel.Bot):
