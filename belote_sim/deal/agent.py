@@ -37,15 +37,22 @@ dd        ruleset, options, dealer, seat, hand, plays, contract       --
 
 ``seed`` draws the random card (``random``), the suit relabelling (``random``,
 ``greedy``, ``expert``) and the sampled deals (``pimc``); ``expert``'s endgame draws
-come from the observation itself.  ``contract["doubling"]`` is read by no policy (the
-doubling changes the score, not the best card under these policies).  An input that
-the policy does not read is refused with one line -- ``hands`` to any policy but
-``dd``, a ``seed`` or ``suit_perm`` to ``dd``, a ``suit_perm`` to ``pimc``, ``samples``
-to any policy but ``pimc`` (or to ``pimc:N`` with another N) -- never ignored silently.
+come from the observation itself.  Without a seed, the seed is drawn from the
+observation: ``observation_seed`` (a SHA-256) of the fields the policy reads, so the
+same observation always gets the same card, and two observations get independent
+relabellings -- never one fixed relabelling for every call (ties never fall by suit
+index).  The relabelling of a seed is ``perm_of_seed(seed)``.  ``contract["doubling"]``
+is read by no policy (the doubling changes the score, not the best card under these
+policies).  An input that the policy does not read is refused with one line --
+``hands`` to any policy but ``dd``, a ``seed`` or ``suit_perm`` to ``dd``, a
+``suit_perm`` to ``pimc``, ``samples`` to any policy but ``pimc`` (or to ``pimc:N``
+with another N) -- never ignored silently.
 """
 
 from __future__ import annotations
 
+import hashlib
+import json
 from typing import Any
 
 import numpy as np
@@ -99,6 +106,41 @@ POLICY_READS: dict[str, tuple[tuple[str, ...], tuple[str, ...]]] = {
 }
 #: the largest seed (the kernels' generators take a 64-bit signed integer)
 MAX_SEED = (1 << 63) - 1
+
+
+#: The version of the agent API (``legal_cards``, ``choose_card``, ``legal_calls``,
+#: ``choose_call``) and of its observations' JSON Schema (``observation_schema``): a
+#: change that breaks a caller raises it.
+AGENT_API_VERSION = 1
+
+
+def observation_schema() -> dict[str, Any]:
+    """The JSON Schema (draft 2020-12) of the agent API's observations, versioned
+    (``AGENT_API_VERSION``): ``$defs/play`` (``choose_card``, ``legal_cards``) and
+    ``$defs/bidding`` (``choose_call``, ``legal_calls``); shipped as
+    ``belote_sim/data/observation.schema.json``."""
+    from importlib.resources import files
+
+    text = files("belote_sim").joinpath("data", "observation.schema.json").read_text()
+    schema: dict[str, Any] = json.loads(text)
+    return schema
+
+
+def observation_seed(*parts: Any) -> int:
+    """A seed 0..2**63-1 drawn from an observation: the first 8 bytes (little-endian)
+    of the SHA-256 of ``parts`` written as compact JSON with sorted keys, the top bit
+    cleared.  The same parts always give the same seed (no salt, unlike ``hash()``);
+    any other parts another seed."""
+    text = json.dumps(parts, sort_keys=True, separators=(",", ":"))
+    return int.from_bytes(hashlib.sha256(text.encode()).digest()[:8], "little") & MAX_SEED
+
+
+def perm_of_seed(seed: int) -> int:
+    """The suit relabelling (0..23, a row of ``suit_symmetry.SUIT_PERMS``) that ``seed``
+    draws: the top bits of ``seed`` times 0x9E3779B97F4A7C15 (mod 2**64), mod 24."""
+    return (((int(seed) * 0x9E3779B97F4A7C15) & 0xFFFFFFFFFFFFFFFF) >> 32) % NUM_SUIT_PERMS
+
+
 DECLARATION_KINDS = ("tierce", "quarte", "quinte", "carre", "belote")
 
 
@@ -315,6 +357,25 @@ def read_observation(obs: dict[str, Any]) -> dict[str, Any]:
     )
 
 
+def legal_cards(observation: dict[str, Any]) -> list[str]:
+    """The cards (texts such as ``"JH"``, in card order: suits C D H S, ranks 7 to A)
+    that the seat to play may play in this observation (docs/rules.md section 5, under
+    the observation's rules).  ``ValueError`` (one line) for a bad observation."""
+    obs = read_observation(observation)
+    return format_cards(_legal(obs))
+
+
+def _legal(obs: dict[str, Any]) -> int:
+    """The legal cards (mask) of a read observation."""
+    trick = np.zeros(4, dtype=np.int64)
+    trick[: len(obs["trick"])] = obs["trick"]
+    n = len(obs["trick"])
+    led, win_card, win_pos = trick_state(trick, n, obs["strain"])
+    return int(
+        legal_mask(obs["hand"], led, n, win_card, win_pos, obs["strain"], obs["rules"].to_array())
+    )
+
+
 def relabel_observation(obs: dict[str, Any], perm: int) -> dict[str, Any]:
     """A read observation (``read_observation``) with its suits relabelled by
     ``suit_symmetry.SUIT_PERMS[perm]``: every card, mask and the strain."""
@@ -340,26 +401,24 @@ def choose_card(
     As in the simulator, ``random``, ``greedy`` and ``expert`` decide under a random
     relabelling of the suits, so that their ties never fall by suit index:
     ``suit_perm`` (0..23, a row of ``kernels.suit_symmetry.SUIT_PERMS``) is the
-    relabelling, by default drawn from ``seed`` (default 0).  ``samples``: the deals
+    relabelling, by default drawn from ``seed`` (``perm_of_seed``); without a seed, the
+    seed is drawn from the observation (``observation_seed`` of the fields the policy
+    reads: the same observation, the same card).  ``samples``: the deals
     plain ``pimc`` samples (default 30).  What each policy reads: ``POLICY_READS`` (the
     module's docstring); an argument or the ``hands`` field given to a policy that does
     not read it is refused.  ``ValueError`` (one line) for a bad observation, policy,
     seed or sample count."""
     parsed = parse_policy(policy, PLAY_POLICIES, "play")
     _refuse_unread(parsed, ":" in policy, observation, seed, samples, suit_perm)
-    if seed is None:
-        seed = 0
     if samples is None:
         samples = 30
-    if (
+    if seed is not None and (
         isinstance(seed, bool)
         or not isinstance(seed, (int, np.integer))
         or not 0 <= seed <= MAX_SEED
     ):
         raise ValueError(f"seed must be an integer 0..2**63-1, got {seed!r}")
-    if suit_perm is None:
-        suit_perm = int(np.random.default_rng(int(seed)).integers(NUM_SUIT_PERMS))
-    elif (
+    if suit_perm is not None and (
         isinstance(suit_perm, bool)
         or not isinstance(suit_perm, (int, np.integer))
         or not 0 <= suit_perm < NUM_SUIT_PERMS
@@ -372,6 +431,10 @@ def choose_card(
     ):
         raise ValueError(f"samples must be an integer 1..{MAX_PIMC_SAMPLES}, got {samples!r}")
     obs = read_observation(observation)
+    if seed is None:
+        seed = _observation_seed(obs, parsed.name)
+    if suit_perm is None:
+        suit_perm = perm_of_seed(seed)
     seed, samples = int(seed), int(samples)
     spec = parsed.name
     if spec in ("dd", "pimc"):
@@ -448,6 +511,23 @@ def choose_card(
     return format_card(int(relabel_card(card, back)))
 
 
+def _observation_seed(obs: dict[str, Any], policy: str) -> int:
+    """The seed of an unseeded ``choose_card``: ``observation_seed`` of what ``policy``
+    reads of the observation (``POLICY_READS``), so that a field it does not read
+    changes nothing."""
+    fields = POLICY_READS.get(policy, (("declarations",), ()))[0]
+    rules = obs["rules"]
+    parts = [
+        "play", rules.name, rules.options(), obs["dealer"], obs["seat"], obs["hand"],
+        obs["plays"], obs["strain"],
+    ]  # fmt: skip
+    if "contract taker" in fields:
+        parts.append(obs["taker"])
+    if "declarations" in fields:
+        parts.append(obs["known"])
+    return observation_seed(*parts)
+
+
 def _refuse_unread(
     parsed: Any, with_params: bool, observation: Any, seed: Any, samples: Any, suit_perm: Any
 ) -> None:
@@ -507,4 +587,15 @@ def _switchboard_card(obs: dict[str, Any], policy: int, params: np.ndarray, seed
     )
 
 
-__all__ = ["POLICY_READS", "choose_card", "read_observation", "relabel_observation"]
+__all__ = [
+    "AGENT_API_VERSION",
+    "MAX_SEED",
+    "POLICY_READS",
+    "choose_card",
+    "legal_cards",
+    "observation_schema",
+    "observation_seed",
+    "perm_of_seed",
+    "read_observation",
+    "relabel_observation",
+]
