@@ -27,7 +27,7 @@ of ``env``; ``raw_env`` raises ``ValueError`` instead).
 
 from __future__ import annotations
 
-from typing import Any
+from typing import Any, ClassVar
 
 import gymnasium
 import numpy as np
@@ -55,7 +55,7 @@ def env(**kwargs: Any) -> AECEnv:
     return wrappers.OrderEnforcingWrapper(out)
 
 
-class raw_env(AECEnv):  # noqa: N801 -- PettingZoo's name for the unwrapped environment
+class raw_env(AECEnv):
     """One Belote deal per episode (module docstring).
 
     ``rules``: ``common``, ``bulgarian`` or ``french``; ``options``: rule options
@@ -63,14 +63,18 @@ class raw_env(AECEnv):  # noqa: N801 -- PettingZoo's name for the unwrapped envi
     speaks and leads first); ``render_mode``: ``"human"`` prints the deal after each
     action, ``"ansi"`` makes ``render()`` return it."""
 
-    metadata = {"render_modes": ["human", "ansi"], "name": "belote_v0", "is_parallelizable": False}
+    metadata: ClassVar[dict[str, Any]] = {
+        "render_modes": ["human", "ansi"],
+        "name": "belote_v0",
+        "is_parallelizable": False,
+    }
 
     def __init__(self, rules: str = "common", options: dict[str, Any] | None = None,
                  dealer: int = 3, render_mode: str | None = None):  # fmt: skip
         super().__init__()
         self._table_args = (rules, dict(options or {}), dealer)
         self.table = Table(rules, options, dealer=dealer)  # checks the arguments
-        if render_mode not in (None, *self.metadata["render_modes"]):
+        if render_mode not in (None, "human", "ansi"):
             raise ValueError(f"render_mode must be None, human or ansi, got {render_mode!r}")
         self.render_mode = render_mode
         self.possible_agents = [f"player_{p}" for p in range(4)]

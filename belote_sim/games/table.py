@@ -9,9 +9,8 @@ comes from the engine's own helpers, none is written again here:
 * dealing order (docs/rules.md section 3): a packet of 3 cards to each seat from
   ``dealer + 1``, then a packet of 2; in ``french`` the turned card; after a contract
   3 more cards to each seat, in ``french`` the taker taking the turned card and 2;
-* the calls and the end of the bidding: ``simulation.py_bidding.legal_call_letters``
-  and ``run_auction`` (the auction loop is *run* over the calls so far, asking for
-  the next call, so the flow of section 4 is the engine's, not a copy);
+* the calls and the end of the bidding: ``simulation.py_bidding.AuctionState`` (the
+  auction that ``run_auction`` runs for the simulator's Python bidding);
 * the cards: ``kernels.core.legal_mask``, ``trick_state``, ``trick_winner``;
 * what is announced (section 6.2): runs and carrés with a seat's first card
   (``deal.declarations.hand_declarations``), a belote with the first of its two
@@ -31,8 +30,7 @@ the doubles).
 from __future__ import annotations
 
 import copy
-from types import SimpleNamespace
-from typing import Any, cast
+from typing import Any
 
 import numpy as np
 
@@ -43,7 +41,7 @@ from belote_sim.kernels.core import legal_mask, trick_state, trick_winner
 from belote_sim.kernels.declarations import announces_belote, belote_suits
 from belote_sim.kernels.tables import RANK_K, RANK_Q, STRAIN_NAMES
 from belote_sim.rules import Rules
-from belote_sim.simulation.py_bidding import legal_call_letters, run_auction
+from belote_sim.simulation.py_bidding import AuctionState
 
 __all__ = ["BIDDING", "CALL_LETTERS", "DEALING", "OVER", "PLAY", "Table"]
 
@@ -55,31 +53,6 @@ CALL_LETTERS = "pCDHSNAxrt"
 _KQ_SWAP = RANK_K ^ RANK_Q
 #: first packets: 3 cards then 2 to each seat
 _FIRST_PACKETS = (3, 2)
-
-
-class _NextCall(Exception):
-    """Raised by ``_Replayer`` when the auction asks for a call not made yet."""
-
-    def __init__(self, kind: int, seat: int, current: int, bidder: int, level: int,
-                 must_bid: bool, turned: int):  # fmt: skip
-        super().__init__()
-        self.turn = (kind, seat, current, bidder, level, must_bid, turned)
-
-
-class _Replayer:
-    """An asker for ``py_bidding.run_auction`` that answers with the calls made so far
-    and stops at the first call not made yet (``_NextCall``)."""
-
-    def __init__(self, calls: list[str]):
-        self.calls = calls
-
-    def ask(self, kind, seat, dealer, cards, current, bidder, level, calls, must_bid,
-            turned, heard) -> tuple[str, int]:  # fmt: skip
-        n = len(calls)
-        if n >= len(self.calls):
-            raise _NextCall(kind, seat, current, bidder, level, bool(must_bid), turned)
-        letter = self.calls[n]
-        return letter, CALL_LETTERS.find(letter) - 1 if letter in "CDHSNA" else -1
 
 
 class Table:
@@ -124,7 +97,7 @@ class Table:
         self.held_mp: list[int] | None = None
         self.outcome: str | None = None
         self._receivers = self._first_receivers()
-        self._turn: tuple[Any, ...] | None = None  # the bidding turn (cached)
+        self.auction: AuctionState | None = None  #: the bidding, once it has begun
         self._pending_belote = [0, 0, 0, 0]
         self._held8 = [0, 0, 0, 0]
 
@@ -170,25 +143,16 @@ class Table:
         if self.strain < 0:  # the first packets (and the turned card) are out
             self.bidding_cards = list(self.hands)
             self.phase = BIDDING
-            self._advance_auction()
+            self.auction = AuctionState(self.rules, self.dealer, self.turned)
         else:
             self._start_play()
 
     # -- the bidding ---------------------------------------------------------------------
 
-    def _advance_auction(self) -> None:
-        """Run the engine's auction loop over the calls so far: either it asks for the
-        next call (``_turn``), or the bidding is over."""
-        study = SimpleNamespace(rules=self.rules)
-        asker = cast(Any, _Replayer(self.calls))
-        try:
-            strain, taker, doubling, _ = run_auction(
-                study, asker, self.bidding_cards, self.dealer, self.turned
-            )
-        except _NextCall as ask:
-            self._turn = ask.turn
-            return
-        self._turn = None
+    def _end_auction(self) -> None:
+        """After the last call: throw the deal in, or deal the rest for the contract."""
+        assert self.auction is not None
+        strain, taker, doubling = self.auction.result()
         if strain < 0:
             self.phase = OVER
             self.outcome = "thrown_in"
@@ -201,27 +165,14 @@ class Table:
             self.dealt[self.taker].append(self.turned)
         self._receivers = self._last_receivers()
 
-    @property
-    def bidding_kind(self) -> int:
-        """The kind of the bidding turn (``kernels.records.BID_*``)."""
-        return self._bidding_turn()[0]
-
-    def _bidding_turn(self) -> tuple[Any, ...]:
-        if self.phase != BIDDING or self._turn is None:
+    def _bidding(self) -> AuctionState:
+        if self.phase != BIDDING or self.auction is None:
             raise ValueError(f"nobody is bidding now (phase {self.phase})")
-        return self._turn
-
-    def bidding_state(self) -> dict[str, Any]:
-        """The bidding turn: ``kind`` (``BID_*``), ``seat``, ``current`` strain (-1
-        none), ``bidder``, doubling ``level``, ``must_bid``, ``turned`` card (-1)."""
-        kind, seat, current, bidder, level, must_bid, turned = self._bidding_turn()
-        return dict(kind=kind, seat=seat, current=current, bidder=bidder, level=level,
-                    must_bid=must_bid, turned=turned)  # fmt: skip
+        return self.auction
 
     def legal_calls(self) -> list[str]:
         """The call letters the seat to move may make (docs/rules.md section 4)."""
-        kind, seat, current, bidder, level, must_bid, turned = self._bidding_turn()
-        return legal_call_letters(kind, self.rules, seat, current, bidder, level, must_bid, turned)
+        return self._bidding().legal()
 
     def call(self, letter: str) -> None:
         """Make the call ``letter`` (one of ``legal_calls()``) for the seat to move."""
@@ -230,8 +181,11 @@ class Table:
             raise ValueError(
                 f"illegal call {letter!r} for seat {self.to_move} (legal: {' '.join(legal)})"
             )
+        auction = self._bidding()
+        auction.play(letter)
         self.calls.append(letter)
-        self._advance_auction()
+        if auction.over:
+            self._end_auction()
 
     # -- the play ------------------------------------------------------------------------
 
@@ -250,7 +204,7 @@ class Table:
     def to_move(self) -> int:
         """The seat to call or play, -1 while a card is being dealt, -4 at the end."""
         if self.phase == BIDDING:
-            return int(self._bidding_turn()[1])
+            return self._bidding().seat
         if self.phase == PLAY:
             return (self.leaders[-1] + len(self.trick)) % 4
         return -1 if self.phase == DEALING else -4
