@@ -38,7 +38,18 @@ import pyspiel
 from belote_sim.cards import format_card, format_cards, iter_cards, parse_card
 from belote_sim.deal.agent import choose_card
 from belote_sim.games.encoding import Encoding
-from belote_sim.games.table import BIDDING, CALL_LETTERS, DEALING, OVER, PLAY, Table
+from belote_sim.games.table import (
+    BIDDING,
+    CALL_ACTIONS,
+    CALL_WORDS,
+    DEALING,
+    NUM_ACTIONS,
+    OVER,
+    PLAY,
+    Table,
+    action_of_call,
+    call_of_action,
+)
 from belote_sim.kernels.bidding import MAX_CALLS
 from belote_sim.rules import Rules
 
@@ -52,13 +63,11 @@ __all__ = [
     "BeloteState",
     "action_of_call",
     "call_of_action",
+    "default_bidding",
+    "determinize",
     "parse_options",
 ]
 
-#: The first call action: ``CALL_ACTIONS + CALL_LETTERS.index(letter)``.
-CALL_ACTIONS = 32
-NUM_ACTIONS = CALL_ACTIONS + len(CALL_LETTERS)
-_CALL_WORDS = ("pass", "C", "D", "H", "S", "NT", "AT", "double", "redouble", "third_double")
 #: Loose bounds of a team's points in one deal (every deal total, declarations and
 #: doublings at their largest): -10 (kirtik) .. 3000.
 _MIN_UTILITY, _MAX_UTILITY = -10.0, 3000.0
@@ -104,23 +113,6 @@ def parse_options(text: str) -> dict[str, Any]:
             )
         out[name.strip()] = _option_value(value)
     return out
-
-
-def call_of_action(action: int) -> str:
-    """The call letter of a call action (32..41)."""
-    if not CALL_ACTIONS <= action < NUM_ACTIONS:
-        raise ValueError(f"{action} is not a call action ({CALL_ACTIONS}..{NUM_ACTIONS - 1})")
-    return CALL_LETTERS[action - CALL_ACTIONS]
-
-
-def action_of_call(call: str) -> int:
-    """The action of a call: its letter (``p C D H S N A x r t``) or its word (``pass``,
-    ``NT``, ``double`` ...)."""
-    if call in _CALL_WORDS:
-        return CALL_ACTIONS + _CALL_WORDS.index(call)
-    if len(call) == 1 and call in CALL_LETTERS:
-        return CALL_ACTIONS + CALL_LETTERS.index(call)
-    raise ValueError(f"unknown call {call!r}")
 
 
 class BeloteGame(pyspiel.Game):
@@ -176,12 +168,7 @@ class BeloteState(pyspiel.State):
         return self.table.to_move
 
     def _legal_actions(self, player: int) -> list[int]:
-        table = self.table
-        if table.phase == PLAY:
-            return list(iter_cards(table.legal_cards()))
-        if table.phase == BIDDING:
-            return sorted(CALL_ACTIONS + CALL_LETTERS.index(c) for c in table.legal_calls())
-        return []
+        return self.table.legal_actions()
 
     def chance_outcomes(self) -> list[tuple[int, float]]:
         """The cards not dealt yet, each with the same probability."""
@@ -189,19 +176,16 @@ class BeloteState(pyspiel.State):
         return [(c, 1.0 / len(cards)) for c in cards]
 
     def _apply_action(self, action: int) -> None:
-        table = self.table
-        if table.phase == DEALING:
-            table.deal_card(action)
-        elif table.phase == BIDDING:
-            table.call(call_of_action(action))
+        if self.table.phase == DEALING:
+            self.table.deal_card(action)
         else:
-            table.play(action)
+            self.table.apply(action)
 
     def _action_to_string(self, player: int, action: int) -> str:
         if player == pyspiel.PlayerId.CHANCE:
             return f"Deal {format_card(action)}"
         if action >= CALL_ACTIONS:
-            return _CALL_WORDS[action - CALL_ACTIONS]
+            return CALL_WORDS[action - CALL_ACTIONS]
         return format_card(action)
 
     def is_terminal(self) -> bool:
@@ -370,16 +354,17 @@ class BeloteObserver:
 class BeloteSimBot(pyspiel.Bot):
     """A belote-sim player at an OpenSpiel table: cards by ``choose_card`` with
     ``policy`` (``expert``, ``expert:0``, ``greedy``, ``random``, ``pimc`` ...), calls
-    by ``choose_call`` with ``bidding`` (the agent API's bidding policies).
+    by ``choose_call`` with ``bidding`` (a bidding policy of the ruleset's bidding;
+    default ``atlas_auction``, in ``french`` ``take``).
     ``seed``: each decision's seed is drawn from it (the bot plays the same deal the
     same way)."""
 
     def __init__(self, game: BeloteGame, player: int, policy: str = "expert",
-                 bidding: str = "atlas_auction", seed: int = 0):  # fmt: skip
+                 bidding: str | None = None, seed: int = 0):  # fmt: skip
         super().__init__()
         self.player = player
         self.policy = policy
-        self.bidding = bidding
+        self.bidding = bidding or default_bidding(game.rules)
         self.seed = int(seed)
         self._rng = np.random.default_rng(self.seed)
 
@@ -396,6 +381,13 @@ class BeloteSimBot(pyspiel.Bot):
         if table.phase == BIDDING:
             return action_of_call(bot_call(table, self.player, self.bidding, seed))
         raise ValueError(f"player {self.player} has nothing to decide (phase {table.phase})")
+
+
+def default_bidding(rules: Rules) -> str:
+    """The bots' bidding policy by default: ``atlas_auction`` in the auction of
+    ``common`` and ``bulgarian``, ``take`` (the simulator's default) in the french
+    two rounds (the shipped atlas covers the common rules only)."""
+    return "take" if rules.bidding == "two_round" else "atlas_auction"
 
 
 def bot_call(table: Table, seat: int, bidding: str, seed: int) -> str:

@@ -19,7 +19,10 @@ NT AT (french: taking the turned card is the bid of its suit), 39 double, 40 red
 41 third double.  An observation is ``{"observation": int8 (902,), "action_mask": int8
 (42,)}``: the observation layout of ``belote_sim.games.encoding`` (no perfect recall,
 the agent's own cards) and the legal actions.  ``info["phase"]`` is ``bidding`` or
-``play``.  Rewards come at the end: each agent's team's points of the deal (match
+``play``; the agent to move also finds in ``info["view"]`` what it knows as a dict,
+the bidding observation of ``belote_sim.choose_call`` or the observation of
+``belote_sim.choose_card``, so that a belote-sim player can sit at the table.
+  Rewards come at the end: each agent's team's points of the deal (match
 points; French points under french scoring), 0 for a thrown-in deal.  An illegal
 action ends the deal with -1 for the agent that made it (``TerminateIllegalWrapper``
 of ``env``; ``raw_env`` raises ``ValueError`` instead).
@@ -37,12 +40,9 @@ from pettingzoo.utils import wrappers
 
 from belote_sim.cards import format_card, format_cards, iter_cards
 from belote_sim.games.encoding import Encoding
-from belote_sim.games.table import BIDDING, CALL_LETTERS, DEALING, OVER, PLAY, Table
+from belote_sim.games.table import BIDDING, DEALING, NUM_ACTIONS, OVER, PLAY, Table
 
 __all__ = ["NUM_ACTIONS", "env", "raw_env"]
-
-#: Cards 0..31, then the calls ``p C D H S N A x r t``.
-NUM_ACTIONS = 32 + len(CALL_LETTERS)
 
 
 def env(**kwargs: Any) -> AECEnv:
@@ -135,19 +135,21 @@ class raw_env(AECEnv):
                 self.infos[a] = {"phase": "over", "outcome": table.outcome, "points": list(mp)}
             self.agent_selection = self.agents[0]
         else:
-            self.agent_selection = f"player_{table.to_move}"
+            seat = table.to_move
+            self.agent_selection = f"player_{seat}"
             for a in self.agents:
                 self.infos[a] = {"phase": table.phase}
+            view = (
+                table.bidding_observation(seat)
+                if table.phase == BIDDING
+                else table.observation(seat)
+            )
+            self.infos[self.agent_selection]["view"] = view
         self._accumulate_rewards()
 
     def legal_actions(self) -> list[int]:
         """The legal actions of the agent to move."""
-        table = self.table
-        if table.phase == PLAY:
-            return list(iter_cards(table.legal_cards()))
-        if table.phase == BIDDING:
-            return sorted(32 + CALL_LETTERS.index(c) for c in table.legal_calls())
-        return []
+        return self.table.legal_actions()
 
     def observe(self, agent: str) -> dict[str, np.ndarray]:
         """What ``agent`` knows now and its action mask (zeros unless it is to move)."""
@@ -171,11 +173,7 @@ class raw_env(AECEnv):
         self._cumulative_rewards[agent] = 0.0
         for a in self.agents:
             self.rewards[a] = 0.0
-        table = self.table
-        if table.phase == BIDDING:
-            table.call(CALL_LETTERS[action - 32])
-        else:
-            table.play(action)
+        self.table.apply(action)
         self._deal()
         self._next()
         if self.render_mode == "human":

@@ -178,3 +178,35 @@ def test_bot_plays_the_cards_of_choose_card():
         if played == 2:
             break
     assert played == 2
+
+
+@pytest.mark.parametrize("ruleset", PRESETS)
+def test_bots_bid_by_choose_call_and_finish_deals(ruleset):
+    """Four bots play whole deals from the first call: each call is ``choose_call``'s
+    on the seat's bidding observation (its 5 cards, the calls so far), and the bots
+    bid something in some deal (no pass-only bot)."""
+    from belote_sim.simulation.agent_calls import choose_call
+
+    game = pyspiel.load_game("belote", {"rules": ruleset})
+    rng = random.Random(6)
+    bids = 0
+    for k in range(4):
+        state = game.new_initial_state()
+        bots = [bo.BeloteSimBot(game, p, "greedy", seed=10 * k + p) for p in range(4)]
+        draws = [np.random.default_rng(10 * k + p) for p in range(4)]
+        while not state.is_terminal():
+            if state.is_chance_node():
+                state.apply_action(rng.choice([a for a, _ in state.chance_outcomes()]))
+                continue
+            player = state.current_player()
+            seed = int(draws[player].integers(1 << 62))
+            action = bots[player].step(state)
+            if state.table.phase == "bidding":
+                view = state.table.bidding_observation(player)
+                assert view["seat"] == player and len(view["hand"].split()) == 5
+                expected = choose_call(view, bo.default_bidding(game.rules), seed=seed)
+                assert action == bo.action_of_call(expected)
+                bids += expected != "pass"
+            state.apply_action(action)
+        assert state.is_terminal()
+    assert bids > 0

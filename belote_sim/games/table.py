@@ -34,7 +34,7 @@ from typing import Any
 
 import numpy as np
 
-from belote_sim.cards import format_card, format_cards, mask_of, parse_cards
+from belote_sim.cards import format_card, format_cards, iter_cards, mask_of, parse_cards
 from belote_sim.deal.declarations import hand_declarations
 from belote_sim.deal.replay import replay
 from belote_sim.kernels.core import legal_mask, trick_state, trick_winner
@@ -43,16 +43,51 @@ from belote_sim.kernels.tables import RANK_K, RANK_Q, STRAIN_NAMES
 from belote_sim.rules import Rules
 from belote_sim.simulation.py_bidding import AuctionState
 
-__all__ = ["BIDDING", "CALL_LETTERS", "DEALING", "OVER", "PLAY", "Table"]
+__all__ = [
+    "BIDDING",
+    "CALL_ACTIONS",
+    "CALL_LETTERS",
+    "CALL_WORDS",
+    "DEALING",
+    "NUM_ACTIONS",
+    "OVER",
+    "PLAY",
+    "Table",
+    "action_of_call",
+    "call_of_action",
+]
 
 #: Phases of a deal.
 DEALING, BIDDING, PLAY, OVER = "dealing", "bidding", "play", "over"
 #: Every call letter, in the order of the game interfaces' call actions: pass, the six
 #: strains (C D H S NT AT), double, redouble, third double.
 CALL_LETTERS = "pCDHSNAxrt"
+#: The same calls as the words ``choose_call`` answers with.
+CALL_WORDS = ("pass", "C", "D", "H", "S", "NT", "AT", "double", "redouble", "third_double")
+#: The game interfaces' actions: 0..31 a card, ``CALL_ACTIONS + k`` the call
+#: ``CALL_LETTERS[k]``; ``NUM_ACTIONS`` in all.
+CALL_ACTIONS = 32
+NUM_ACTIONS = CALL_ACTIONS + len(CALL_LETTERS)
 _KQ_SWAP = RANK_K ^ RANK_Q
 #: first packets: 3 cards then 2 to each seat
 _FIRST_PACKETS = (3, 2)
+
+
+def call_of_action(action: int) -> str:
+    """The call letter of a call action (32..41)."""
+    if not CALL_ACTIONS <= action < NUM_ACTIONS:
+        raise ValueError(f"{action} is not a call action ({CALL_ACTIONS}..{NUM_ACTIONS - 1})")
+    return CALL_LETTERS[action - CALL_ACTIONS]
+
+
+def action_of_call(call: str) -> int:
+    """The action of a call: its letter (``p C D H S N A x r t``) or its word (``pass``,
+    ``NT``, ``double`` ...)."""
+    if call in CALL_WORDS:
+        return CALL_ACTIONS + CALL_WORDS.index(call)
+    if len(call) == 1 and call in CALL_LETTERS:
+        return CALL_ACTIONS + CALL_LETTERS.index(call)
+    raise ValueError(f"unknown call {call!r}")
 
 
 class Table:
@@ -169,6 +204,21 @@ class Table:
         if self.phase != BIDDING or self.auction is None:
             raise ValueError(f"nobody is bidding now (phase {self.phase})")
         return self.auction
+
+    def legal_actions(self) -> list[int]:
+        """The legal actions of the seat to move (cards 0..31, calls 32..41), sorted."""
+        if self.phase == PLAY:
+            return list(iter_cards(self.legal_cards()))
+        if self.phase == BIDDING:
+            return sorted(CALL_ACTIONS + CALL_LETTERS.index(c) for c in self.legal_calls())
+        return []
+
+    def apply(self, action: int) -> None:
+        """Make the action of the seat to move (a card or a call)."""
+        if self.phase == BIDDING:
+            self.call(call_of_action(action))
+        else:
+            self.play(action)
 
     def legal_calls(self) -> list[str]:
         """The call letters the seat to move may make (docs/rules.md section 4)."""
