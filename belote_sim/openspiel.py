@@ -228,7 +228,7 @@ class BeloteState(pyspiel.State):
 
 
 def determinize(state: BeloteState, player: int, rng: random.Random,
-                tries: int = 500) -> BeloteState:  # fmt: skip
+                tries: int = 2000) -> BeloteState:  # fmt: skip
     """A state that ``player`` cannot tell from ``state``: the cards it has not seen
     dealt again among the other seats (each keeps the cards it played and announced,
     none gets a card of a suit it showed out of), the calls and cards replayed, and
@@ -275,12 +275,15 @@ def determinize(state: BeloteState, player: int, rng: random.Random,
                 need[s] -= bin(fixed[s]).count("1")
         cards = list(iter_cards(pool))
         rng.shuffle(cards)
+        # the most constrained cards first (fewest seats not void in their suit)
+        cards.sort(
+            key=lambda c: sum(1 for x in range(4) if x != player and not voids[x] >> (c >> 3) & 1)
+        )
         ok = True
         for card in cards:
+            suit = card >> 3
             allowed = [
-                s
-                for s in range(4)
-                if s != player and need[s] > 0 and not (voids[s] >> (card >> 3)) & 1
+                s for s in range(4) if s != player and need[s] > 0 and not (voids[s] >> suit) & 1
             ]
             if not allowed:
                 ok = False

@@ -15,6 +15,7 @@ standard error over deals, and the settings.
 import argparse
 import json
 import os
+import random
 import sys
 import time
 
@@ -83,6 +84,8 @@ def main():
                 random_state=rs,
                 allow_inconsistent_action_sets=True,
             )
+            worlds = random.Random(rs.randint(1 << 30))
+            search.set_resampler(lambda s, p, w=worlds: bo.determinize(s, p, w))
             bots = [
                 search if p % 2 == side else bo.BeloteSimBot(game, p, args.opponent, seed=k)
                 for p in range(4)
