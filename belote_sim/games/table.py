@@ -112,6 +112,8 @@ class Table:
         if isinstance(dealer, bool) or dealer not in (0, 1, 2, 3):
             raise ValueError(f"dealer must be a seat 0..3, got {dealer!r}")
         self.rules_array = self.rules.to_array()
+        defaults = Rules.preset(self.rules.name).options()
+        self._option_diff = {k: v for k, v in self.rules.options().items() if defaults.get(k) != v}
         self.french = self.rules.bidding == "two_round"
         self.dealer = int(dealer)
         self.phase = DEALING
@@ -391,9 +393,8 @@ class Table:
         return obs
 
     def _options(self) -> dict[str, Any]:
-        """The rule options that differ from the preset's."""
-        defaults = Rules.preset(self.rules.name).options()
-        return {k: v for k, v in self.rules.options().items() if defaults.get(k) != v}
+        """The rule options that differ from the preset's (a copy)."""
+        return dict(self._option_diff)
 
     def played_by(self) -> list[int]:
         """The mask of the cards each seat has played."""
