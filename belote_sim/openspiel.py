@@ -37,6 +37,7 @@ import pyspiel
 
 from belote_sim.cards import format_card, format_cards, iter_cards, parse_card
 from belote_sim.deal.agent import choose_card
+from belote_sim.deal.declarations import hand_declarations
 from belote_sim.games.encoding import Encoding
 from belote_sim.games.table import (
     BIDDING,
@@ -51,6 +52,7 @@ from belote_sim.games.table import (
     call_of_action,
 )
 from belote_sim.kernels.bidding import MAX_CALLS
+from belote_sim.kernels.tables import STRAIN_NAMES
 from belote_sim.rules import Rules
 
 __all__ = [
@@ -231,11 +233,13 @@ def determinize(state: BeloteState, player: int, rng: random.Random,
                 tries: int = 2000) -> BeloteState:  # fmt: skip
     """A state that ``player`` cannot tell from ``state``: the cards it has not seen
     dealt again among the other seats (each keeps the cards it played and announced,
-    none gets a card of a suit it showed out of), the calls and cards replayed, and
+    none gets a card its play showed it lacks: ``Table.excluded``, a suit it did not
+    follow, a trump it did not play or raise), the calls and cards replayed, and
     kept only if ``player``'s information state is unchanged (an announcement that the
     new hands would change, e.g. a run nobody declared, sends it back: at most
-    ``tries`` draws).  Uniform among such deals up to the voids' weighting; the other
-    seats' calls are not taken into account."""
+    ``tries`` draws).  Uniform among such deals up to the order in which the cards
+    are given (the most constrained first); the other seats' calls are not taken
+    into account."""
     table = state.table
     key = state.information_state_string(player)
     game = state.get_game()
@@ -257,7 +261,7 @@ def determinize(state: BeloteState, player: int, rng: random.Random,
     if table.french and table.taker >= 0 and table.phase != DEALING:
         fixed[table.taker] |= 1 << table.turned
     fixed[player] = 0
-    voids = table.shown_out()
+    excluded = table.excluded
     public = (1 << table.turned) if table.turned >= 0 else 0
     for _ in range(tries):
         pool = ((1 << 32) - 1) & ~table.deck & ~mine & ~public
@@ -275,28 +279,47 @@ def determinize(state: BeloteState, player: int, rng: random.Random,
                 need[s] -= bin(fixed[s]).count("1")
         cards = list(iter_cards(pool))
         rng.shuffle(cards)
-        # the most constrained cards first (fewest seats not void in their suit)
-        cards.sort(
-            key=lambda c: sum(1 for x in range(4) if x != player and not voids[x] >> (c >> 3) & 1)
-        )
+        # the most constrained cards first (fewest seats that may hold them)
+        others = [x for x in range(4) if x != player]
+        cards.sort(key=lambda c: sum(1 for x in others if not excluded[x] >> c & 1))
         ok = True
         for card in cards:
-            suit = card >> 3
-            allowed = [
-                s for s in range(4) if s != player and need[s] > 0 and not (voids[s] >> suit) & 1
-            ]
+            allowed = [s for s in others if need[s] > 0 and not excluded[s] >> card & 1]
             if not allowed:
                 ok = False
                 break
             s = rng.choices(allowed, weights=[need[x] for x in allowed])[0]
             hands[s] |= 1 << card
             need[s] -= 1
-        if not ok:
+        if not ok or not _same_declarations(table, hands, player):
             continue
         new = _rebuild(game, history, seats_of_chance, player, hands, table, rng)
         if new is not None and new.information_state_string(player) == key:
             return new
     raise RuntimeError(f"no deal consistent with player {player}'s information in {tries} draws")
+
+
+def _same_declarations(table: Table, hands: list[int], player: int) -> bool:
+    """Whether each other seat that has played a card would have announced, holding
+    ``hands[seat]``, the runs and carrés it announced (a cheap test before a rebuild)."""
+    if table.strain < 0:
+        return True
+    strain = STRAIN_NAMES[table.strain]
+    for seat in range(4):
+        if seat == player or not table.played_by()[seat]:
+            continue
+        said = sorted(
+            (d["kind"], tuple(d["cards"]))
+            for d in table.announced
+            if d["seat"] == seat and d["kind"] != "belote"
+        )
+        would = sorted(
+            (d["kind"], tuple(d["cards"]))
+            for d in hand_declarations(hands[seat], strain, table.rules)
+        )
+        if said != would:
+            return False
+    return True
 
 
 def _rebuild(game: Any, history: list[int], seats: list[int], player: int, hands: list[int],

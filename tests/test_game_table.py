@@ -93,3 +93,23 @@ def test_random_deals_end_and_announce_the_first_cards():
                     table.play(rng.choice(list(iter_cards(table.legal_cards()))))
             if table.outcome != "thrown_in":
                 assert len(table.plays) == 32 and sum(table.mp) >= 0
+
+
+@pytest.mark.parametrize("ruleset", ["common", "french"])
+def test_excluded_cards_are_never_held(ruleset):
+    """What the play shows a seat lacks (``Table.excluded``) is never in its hand, in
+    the engine's deals; and it is not empty: seats do show out."""
+    shown = 0
+    for row, moves in engine_deals(ruleset, 60, seed=11):
+        table = Table(ruleset, dealer=int(row.dealer))
+        for kind, value in moves:
+            if kind == "card":
+                table.deal_card(value)
+            elif kind == "call":
+                table.call(value)
+            else:
+                table.play(value)
+                for seat in range(4):
+                    assert not table.excluded[seat] & table.hands[seat]
+        shown += sum(bin(m).count("1") for m in table.excluded)
+    assert shown > 100

@@ -37,7 +37,7 @@ import numpy as np
 from belote_sim.cards import format_card, format_cards, iter_cards, mask_of, parse_cards
 from belote_sim.deal.declarations import hand_declarations
 from belote_sim.deal.replay import replay
-from belote_sim.kernels.core import legal_mask, trick_state, trick_winner
+from belote_sim.kernels.core import legal_mask, legal_masks_batch, trick_state, trick_winner
 from belote_sim.kernels.declarations import announces_belote, belote_suits
 from belote_sim.kernels.tables import RANK_K, RANK_Q, STRAIN_NAMES
 from belote_sim.rules import Rules
@@ -136,6 +136,10 @@ class Table:
         self._receivers = self._first_receivers()
         self.auction: AuctionState | None = None  #: the bidding, once it has begun
         self._pending_belote = [0, 0, 0, 0]
+        #: per seat, the cards it cannot hold: it played a card that such a card would
+        #: have made illegal (a suit not followed, a trump not played, a trump not
+        #: raised: ``legal_mask``), or the other card of a belote it did not announce
+        self.excluded = [0, 0, 0, 0]
         self._held8 = [0, 0, 0, 0]
 
     # -- the deal ------------------------------------------------------------------------
@@ -289,6 +293,8 @@ class Table:
                 f"(legal: {' '.join(format_cards(legal))})"
             )
         n, led, _, _ = self._trick_state()
+        if n:
+            self._exclude(seat, card, n)
         if self.hands[seat] == self._held8[seat]:
             # the first card: the seat announces its runs and carrés (section 6.2)
             strain = STRAIN_NAMES[self.strain]
@@ -301,6 +307,8 @@ class Table:
             ):
                 pair = format_cards([8 * suit + RANK_Q, 8 * suit + RANK_K])
                 self.announced.append(dict(seat=seat, kind="belote", cards=pair, points=20))
+            elif announces_belote(card, led, n, self.strain, self.rules.belote_on_discard):
+                self.excluded[seat] |= 1 << (card ^ _KQ_SWAP)
         self.hands[seat] &= ~(1 << card)
         self.plays.append(card)
         if len(self.plays) % 4 == 0:
@@ -311,6 +319,30 @@ class Table:
                 self.leaders.append(winner)
         if len(self.plays) == 32:
             self._score()
+
+    def _exclude(self, seat: int, card: int, n: int) -> None:
+        """Add to ``excluded[seat]`` every card not played yet whose presence in the
+        seat's hand would have made ``card`` illegal at this point of the trick (each
+        rule of section 5 is "holding such a card, play such a card": one card is
+        enough to break it), asked of ``legal_mask`` for the hands {card, c}."""
+        unplayed = ((1 << 32) - 1) & ~mask_of(self.plays) & ~(1 << card) & ~self.excluded[seat]
+        others = list(iter_cards(unplayed))
+        if not others:
+            return
+        hands = np.array([(1 << card) | (1 << c) for c in others], dtype=np.int64)
+        trick = np.zeros(4, dtype=np.int64)
+        trick[:n] = self.trick
+        k = len(others)
+        legal = legal_masks_batch(
+            hands,
+            np.tile(trick, (k, 1)),
+            np.full(k, n, dtype=np.int64),
+            np.full(k, self.strain, dtype=np.int64),
+            self.rules_array,
+        )
+        for c, mask in zip(others, legal.tolist()):
+            if not (mask >> card) & 1:
+                self.excluded[seat] |= 1 << c
 
     def _score(self) -> None:
         result = replay(self.record())
