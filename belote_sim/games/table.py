@@ -39,7 +39,7 @@ from belote_sim.deal.declarations import hand_declarations
 from belote_sim.deal.replay import replay
 from belote_sim.kernels.core import legal_mask, legal_masks_batch, trick_state, trick_winner
 from belote_sim.kernels.declarations import announces_belote, belote_suits
-from belote_sim.kernels.tables import RANK_K, RANK_Q, STRAIN_NAMES
+from belote_sim.kernels.tables import RANK_K, RANK_Q, STRAIN_AT, STRAIN_NAMES
 from belote_sim.rules import Rules
 from belote_sim.simulation.py_bidding import AuctionState
 
@@ -293,7 +293,8 @@ class Table:
                 f"(legal: {' '.join(format_cards(legal))})"
             )
         n, led, _, _ = self._trick_state()
-        if n:
+        if n and (card >> 3 != led or led == self.strain or self.strain == STRAIN_AT):
+            # a plain suit followed breaks no duty whatever else the seat holds
             self._exclude(seat, card, n)
         if self.hands[seat] == self._held8[seat]:
             # the first card: the seat announces its runs and carrés (section 6.2)
