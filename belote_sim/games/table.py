@@ -266,11 +266,14 @@ class Table:
         return -1 if self.phase == DEALING else -4
 
     def _trick_state(self) -> tuple[int, int, int, int]:
-        trick = self.trick
+        """(cards in the trick, led suit, winning card, its position): ``trick_state``."""
+        n = len(self.plays) - 4 * len(self.winners)
+        if n == 0:
+            return 0, -1, -1, -1
         arr = np.zeros(4, dtype=np.int64)
-        arr[: len(trick)] = trick
-        led, win_card, win_pos = trick_state(arr, len(trick), self.strain)
-        return len(trick), int(led), int(win_card), int(win_pos)
+        arr[:n] = self.plays[-n:]
+        led, win_card, win_pos = trick_state(arr, n, self.strain)
+        return n, int(led), int(win_card), int(win_pos)
 
     def legal_cards(self) -> int:
         """The mask of the cards the seat to move may play (docs/rules.md section 5)."""
@@ -331,16 +334,14 @@ class Table:
         if not others:
             return
         hands = np.array([(1 << card) | (1 << c) for c in others], dtype=np.int64)
-        trick = np.zeros(4, dtype=np.int64)
-        trick[:n] = self.trick
         k = len(others)
-        legal = legal_masks_batch(
-            hands,
-            np.tile(trick, (k, 1)),
-            np.full(k, n, dtype=np.int64),
-            np.full(k, self.strain, dtype=np.int64),
-            self.rules_array,
-        )
+        tricks = np.zeros((k, 4), dtype=np.int64)
+        tricks[:, :n] = self.trick
+        sizes = np.empty(k, dtype=np.int64)
+        sizes.fill(n)
+        strains = np.empty(k, dtype=np.int64)
+        strains.fill(self.strain)
+        legal = legal_masks_batch(hands, tricks, sizes, strains, self.rules_array)
         for c, mask in zip(others, legal.tolist()):
             if not (mask >> card) & 1:
                 self.excluded[seat] |= 1 << c
