@@ -221,3 +221,16 @@ def test_the_package_names_and_the_schema():
             legal_cards(dict(obs, **{field: 1}))
     assert set(play["required"]) == {"dealer", "seat", "hand", "contract"}
     assert set(bidding["required"]) == {"dealer", "seat", "hand"}
+
+
+def test_choose_card_from_two_threads_gives_the_cards_of_one():
+    """The kernels run without the GIL and reuse their scratch between calls: two
+    threads asking at once get the cards that one thread gets."""
+    from concurrent.futures import ThreadPoolExecutor
+
+    positions = [obs for obs, *_ in simulated_positions(6, seed=21)]
+    for policy in ["greedy", "expert"]:
+        alone = [choose_card(obs, policy) for obs in positions]
+        with ThreadPoolExecutor(2) as pool:
+            together = list(pool.map(lambda obs, p=policy: choose_card(obs, p), positions))
+        assert together == alone

@@ -25,12 +25,13 @@ the ruleset's bidding -- ``atlas_auction``, ``atlas``, ``threshold``, ``take``,
 answer) ...  The kernel policies are deterministic except where they visit the
 suits of the french second round in a random order (``BidTurn.suit_order``): that
 order is drawn from ``seed``, or, without a seed, from the observation itself (a
-SHA-256 of its canonical form, ``agent.observation_seed``), so that one observation
+SHA-256 of its canonical text, ``bidding_text``), so that one observation
 always gets the same call and ties between suits never fall by suit index.
 """
 
 from __future__ import annotations
 
+import json
 import os
 from collections import OrderedDict
 from typing import Any
@@ -51,6 +52,7 @@ from belote_sim.simulation.study import make_study
 __all__ = [
     "BIDDING_FIELDS",
     "bidding_cards",
+    "bidding_text",
     "choose_call",
     "legal_calls",
     "read_bidding_observation",
@@ -152,6 +154,18 @@ def read_bidding_observation(obs: Any) -> dict[str, Any]:
                 state=state)  # fmt: skip
 
 
+def bidding_text(read: dict[str, Any]) -> str:
+    """The canonical text of a read bidding observation (``read_bidding_observation``),
+    fields joined by ``|``: ``bidding``, the rules as JSON (name and every option,
+    sorted keys, no spaces), dealer, seat, the hand's card mask, the turned card (-1:
+    none), the call letters so far.  ``agent.observation_seed`` of it seeds an
+    unseeded ``choose_call``."""
+    rules = read["rules"]
+    text = json.dumps([rules.name, rules.options()], sort_keys=True, separators=(",", ":"))
+    parts = ["bidding", text, read["dealer"], read["seat"], read["hand"], read["turned"]]
+    return "|".join(map(str, parts)) + "|" + "".join(read["state"].calls)
+
+
 def legal_calls(bidding_observation: dict[str, Any]) -> list[str]:
     """The calls the seat to call may make (words: ``"pass"``, a strain's name such as
     ``"H"`` or ``"NT"``, ``"double"``, ``"redouble"``, ``"third_double"``), in the
@@ -214,10 +228,7 @@ def choose_call(
     rules, state = read["rules"], read["state"]
     asker = _asker(rules, policy)
     if seed is None:
-        seed = observation_seed(
-            "bidding", rules.name, rules.options(), read["dealer"], read["seat"], read["hand"],
-            read["turned"], "".join(state.calls),
-        )  # fmt: skip
+        seed = observation_seed(bidding_text(read))
     asker.deal(0, int(seed) % NUM_SUIT_PERMS)
     letter, _ = asker.ask(
         state.kind, state.seat, read["dealer"], read["hand"], state.current, state.bidder,
