@@ -714,7 +714,8 @@ _MENUS: dict[int, np.ndarray] = {}
 #: offsets of the fields set here: a record is filled by word, which costs a fraction
 #: of a structured copy or of a field assignment.
 _BLANK_WORDS = new_deal().view(np.int64)
-_AT = {name: (DEAL.fields or {})[name][1] // 8 for name in ("leader", "strain", "taker", "hands",
+_DEAL_FIELDS: Any = DEAL.fields
+_AT = {name: _DEAL_FIELDS[name][1] // 8 for name in ("leader", "strain", "taker", "hands",
        "n_given", "cards")}  # fmt: skip
 #: Per thread: the kernels' scratch (a deal record, the play policies' buffers, the
 #: expert's), made on a thread's first call; the kernels run without the GIL, so two
