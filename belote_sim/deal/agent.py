@@ -153,8 +153,10 @@ def perm_of_seed(seed: int) -> int:
 DECLARATION_KINDS = ("tierce", "quarte", "quinte", "carre", "belote")
 
 
-def _declared_cards(entry: Any, strain: int) -> tuple[int, int]:
-    """(seat, card mask) of one announced declaration, checked for its shape."""
+def read_declaration(entry: Any, strain: int) -> tuple[int, int]:
+    """(seat, card mask) of one announced declaration (``{"seat", "kind", "cards"}``,
+    kinds ``DECLARATION_KINDS``), checked for its shape under the contract's
+    ``strain`` (a belote is the king and queen of a trump suit); ``ValueError``."""
     if (
         not isinstance(entry, dict)
         or "seat" not in entry
@@ -333,6 +335,16 @@ def _walk(
     return by_seat, leader, out, problem
 
 
+def walk_plays(plays: list[int], dealer: int, strain: int) -> dict[str, Any]:
+    """What the cards ``plays`` (indices, in playing order from seat ``dealer + 1``)
+    say under ``strain``: ``turn`` the seat to play next (after a complete trick: its
+    winner), ``played`` per seat the mask of the cards it played, ``shown_out`` per seat
+    a mask of the suits it did not follow (bit s: suit s).  No check of the history."""
+    by_seat, leader, shown, _ = _walk(plays, dealer, strain)
+    turn = (leader + len(plays) % 4) % 4
+    return {"turn": turn, "played": [mask_of(c) for c in by_seat], "shown_out": shown}
+
+
 def _showed_out(plays: list[int], dealer: int, strain: int) -> list[int]:
     """Per seat, a mask of the suits it has shown out of (did not follow when led).
 
@@ -417,7 +429,7 @@ def read_observation(obs: dict[str, Any]) -> dict[str, Any]:
             f"{type(declarations).__name__}"
         )
     for entry in declarations or []:
-        announced.append(_declared_cards(entry, strain))
+        announced.append(read_declaration(entry, strain))
     turned = obs.get("turned")
     if turned is not None:
         if not isinstance(turned, dict) or set(turned) != {"card", "seat"}:
@@ -764,6 +776,7 @@ def _switchboard_card(obs: dict[str, Any], policy: int, params: np.ndarray, seed
 
 __all__ = [
     "AGENT_API_VERSION",
+    "DECLARATION_KINDS",
     "MAX_SEED",
     "POLICY_READS",
     "choose_card",
@@ -772,6 +785,8 @@ __all__ = [
     "observation_seed",
     "perm_of_seed",
     "play_text",
+    "read_declaration",
     "read_observation",
     "relabel_observation",
+    "walk_plays",
 ]

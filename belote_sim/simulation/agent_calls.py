@@ -53,6 +53,7 @@ __all__ = [
     "BIDDING_FIELDS",
     "bidding_cards",
     "bidding_text",
+    "check_bidding_policy",
     "choose_call",
     "legal_calls",
     "read_bidding_observation",
@@ -98,11 +99,12 @@ def _call_letters(calls: Any) -> list[str]:
     return letters
 
 
-def read_bidding_observation(obs: Any) -> dict[str, Any]:
+def read_bidding_observation(obs: Any, any_turn: bool = False) -> dict[str, Any]:
     """Validate a bidding observation (the module docstring); returns ``rules``,
     ``dealer``, ``seat``, ``hand`` (card mask), ``turned`` (card, -1 none) and
     ``state`` (a ``py_bidding.AuctionState`` with the calls so far replayed).
-    ``ValueError`` (one line) names the problem."""
+    ``ValueError`` (one line) names the problem.  ``any_turn``: ``seat`` need not be
+    the seat to call (a table telling a player its cards)."""
     if not isinstance(obs, dict):
         raise ValueError("a bidding observation must be a dict")
     unknown = [k for k in obs if k not in BIDDING_FIELDS and not str(k).startswith("_")]
@@ -148,7 +150,7 @@ def read_bidding_observation(obs: Any) -> dict[str, Any]:
             raise ValueError(f"call {k + 1}: {exc}") from None
     if state.over:
         raise ValueError("the bidding is over: no call to make")
-    if state.seat != seat:
+    if state.seat != seat and not any_turn:
         raise ValueError(f"it is seat {state.seat}'s turn to call, not seat {seat}'s")
     return dict(rules=rules, dealer=dealer, seat=seat, hand=mask_of(cards), turned=turned,
                 state=state)  # fmt: skip
@@ -207,6 +209,12 @@ def _asker(rules: Rules, policy: Any) -> Asker:
     else:
         _ASKERS.move_to_end(key)
     return asker
+
+
+def check_bidding_policy(rules: Rules, policy: Any) -> None:
+    """``ValueError`` (one line) unless ``policy`` is a bidding policy that bids in
+    ``rules``'s bidding (its tables are loaded, for the calls to come)."""
+    _asker(rules, policy)
 
 
 def choose_call(
