@@ -21,39 +21,13 @@ SCHEMA = Path(belote_sim.__file__).parent / "data" / "observation.schema.json"
 
 
 def auction_legal(calls, dealer, seat, third_double=False, two_round=False, turned=None):
-    """The legal calls at ``seat`` after ``calls`` (words), from docs/rules.md 4.1 and
-    4.2 alone; None when it is not ``seat``'s turn or the bidding is over."""
-    if (dealer + 1 + len(calls)) % 4 != seat:
-        return None
-    if two_round:
-        if any(c != "pass" for c in calls) or len(calls) >= 8:
-            return None
-        if len(calls) < 4:
-            return ["pass", turned[-1]]
-        return ["pass"] + [s for s in "CDHS" if s != turned[-1]]
-    bid, bidder, level, passes = None, None, 0, 0
-    for k, call in enumerate(calls):
-        caller = (dealer + 1 + k) % 4
-        if call == "pass":
-            passes += 1
-        elif call in STRAINS:
-            bid, bidder, level, passes = call, caller, 0, 0
-        else:
-            level, passes = level + 1, 0
-    if (bid is None and passes >= 4) or (bid is not None and passes >= 3):
-        return None
-    if bid == "AT" and level == (3 if third_double else 2):
-        return None
-    legal = ["pass"] + STRAINS[(STRAINS.index(bid) + 1 if bid else 0) :]
-    if bid is not None:
-        theirs = bidder % 2 != seat % 2
-        if theirs and level == 0:
-            legal.append("double")
-        if not theirs and level == 1:
-            legal.append("redouble")
-        if theirs and level == 2 and third_double:
-            legal.append("third_double")
-    return legal
+    """The legal calls at ``seat`` after ``calls`` (words) by the reference (docs/rules.md
+    4.1 and 4.2); None when it is not ``seat``'s turn or the bidding is over."""
+    rules = {"ruleset": "french" if two_round else "common"}
+    if third_double:
+        rules["options"] = {"third_double": True}
+    state = ref.auction(calls, dealer, rules, turned)
+    return None if state["over"] or state["turn"] != seat else state["legal"]
 
 
 @pytest.mark.parametrize("ruleset", ["common", "bulgarian", "french"])

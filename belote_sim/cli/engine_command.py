@@ -64,10 +64,10 @@ class Engine:
         self.declarations: list[dict[str, Any]] = []
 
     def _rules(self) -> Any:
-        from belote_sim.rules import Rules
+        from belote_sim.deal.agent import rules_of
 
         s = self.settings
-        return Rules.from_spec(s["ruleset"], s["options"] or None)
+        return rules_of(s["ruleset"], s["options"] or None)[0]
 
     def _bidding(self) -> str:
         return self.settings["bidding"] or DEFAULT_BIDDING.get(self.settings["ruleset"], "")

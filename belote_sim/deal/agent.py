@@ -208,11 +208,14 @@ def _seat_value(value: Any, what: str) -> int:
     return int(value)
 
 
-#: Canonical card texts ("JH") -> card index: the fast path of ``_card_texts``.
+#: Canonical card texts ("JH") -> card index: the fast path of ``card_texts``.
 _CARD_INDEX = {format_card(c): c for c in range(32)}
 
 
-def _card_texts(value: Any, what: str) -> list[int]:
+def card_texts(value: Any, what: str) -> list[int]:
+    """The card indices of ``value``, cards as one text (``"JH 9H"``) or a list of card
+    texts, each once; ``ValueError`` naming ``what`` (an observation field) or the
+    card.  Canonical texts (``"JH"``) are read by a table, others by ``parse_cards``."""
     if isinstance(value, str):
         items: Any = value.replace(",", " ").split()
     elif isinstance(value, (list, tuple)):
@@ -278,7 +281,7 @@ def _trick_state(trick: list[int], strain: int) -> tuple[int, int, int]:
 _RULES: dict[Any, tuple[Rules, np.ndarray, str]] = {}
 
 
-def _rules_of(ruleset: Any, options: Any) -> tuple[Rules, np.ndarray, str]:
+def rules_of(ruleset: Any, options: Any) -> tuple[Rules, np.ndarray, str]:
     """``Rules.from_spec(ruleset, options)``, its kernel array and a canonical text of
     it (the name and every option as JSON), cached by the exact input (types
     included, so that ``1`` is not taken for ``True``)."""
@@ -382,7 +385,7 @@ def read_observation(obs: dict[str, Any]) -> dict[str, Any]:
     for key in ("dealer", "seat", "hand", "contract"):
         if key not in obs:
             raise ValueError(f"observation lacks {key!r}")
-    rules, rules_array, rules_text = _rules_of(obs.get("ruleset", "common"), obs.get("options"))
+    rules, rules_array, rules_text = rules_of(obs.get("ruleset", "common"), obs.get("options"))
     if rules.players != 4:
         raise ValueError("choose_card plays the 4-player game")
     contract = obs["contract"]
@@ -397,8 +400,8 @@ def read_observation(obs: dict[str, Any]) -> dict[str, Any]:
     # read by no policy, but checked as replay checks it: a typo is an error, not ignored
     int_field(contract.get("doubling", 0), "contract.doubling", 0, rules.max_doubling)
     dealer, seat = _seat_value(obs["dealer"], "dealer"), _seat_value(obs["seat"], "seat")
-    hand = mask_of(_card_texts(obs["hand"], "hand"))
-    plays = _card_texts(obs.get("plays", []), "plays")
+    hand = mask_of(card_texts(obs["hand"], "hand"))
+    plays = card_texts(obs.get("plays", []), "plays")
     if len(plays) >= 32:
         raise ValueError("the deal is over: no card to play")
     if len(set(plays)) != len(plays):
@@ -609,7 +612,7 @@ def choose_card(
             given = observation["hands"]
             if not isinstance(given, (list, tuple)) or len(given) != 4:
                 raise ValueError("'hands' must be a list of the 4 hands still held")
-            hands = [mask_of(_card_texts(h, "hands")) for h in given]
+            hands = [mask_of(card_texts(h, "hands")) for h in given]
             if hands[obs["seat"]] != obs["hand"]:
                 raise ValueError(
                     "'hands' must be the 4 hands still held, the mover's equal to 'hand'"
@@ -779,6 +782,7 @@ __all__ = [
     "DECLARATION_KINDS",
     "MAX_SEED",
     "POLICY_READS",
+    "card_texts",
     "choose_card",
     "legal_cards",
     "observation_schema",
@@ -788,5 +792,6 @@ __all__ = [
     "read_declaration",
     "read_observation",
     "relabel_observation",
+    "rules_of",
     "walk_plays",
 ]

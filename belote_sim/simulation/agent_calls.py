@@ -19,7 +19,7 @@ one call a letter).  The calls are replayed under the rules of docs/rules.md
 section 4: an illegal one, or an observation where it is not ``seat``'s turn or the
 bidding is over, is a ``ValueError``.  Answers are words.
 
-Policies: every bidding policy of the package (``belote-sim policies``) that bids in
+Policies: every bidding policy of the package (``belote-sim simulate --help``) that bids in
 the ruleset's bidding -- ``atlas_auction``, ``atlas``, ``threshold``, ``take``,
 ``rules:FILE``, ``py:MODULE:FUNCTION`` or a Python function (``BidView`` ->
 answer) ...  The kernel policies are deterministic except where they visit the
@@ -31,13 +31,12 @@ always gets the same call and ties between suits never fall by suit index.
 
 from __future__ import annotations
 
-import json
 import os
 from collections import OrderedDict
 from typing import Any
 
-from belote_sim.cards import mask_of, parse_card, parse_cards
-from belote_sim.deal.agent import observation_seed
+from belote_sim.cards import mask_of, parse_card
+from belote_sim.deal.agent import card_texts, observation_seed, rules_of
 from belote_sim.kernels.suit_symmetry import NUM_SUIT_PERMS
 from belote_sim.policies import BID_POLICIES, parse_policy, uses_rules
 from belote_sim.rules import Rules
@@ -113,17 +112,10 @@ def read_bidding_observation(obs: Any, any_turn: bool = False) -> dict[str, Any]
     for key in ("dealer", "seat", "hand"):
         if key not in obs:
             raise ValueError(f"bidding observation lacks {key!r}")
-    rules = Rules.from_spec(obs.get("ruleset", "common"), obs.get("options"))
+    rules, _, rules_text = rules_of(obs.get("ruleset", "common"), obs.get("options"))
     n = rules.players
     dealer, seat = _seat(obs["dealer"], "dealer", n), _seat(obs["seat"], "seat", n)
-    given = obs["hand"]
-    if not isinstance(given, str) and not (
-        isinstance(given, (list, tuple)) and all(isinstance(c, str) for c in given)
-    ):
-        raise ValueError("observation 'hand' must be cards as text or a list of card strings")
-    cards = parse_cards(given)
-    if len(set(cards)) != len(cards):
-        raise ValueError("a card is given twice in 'hand'")
+    cards = card_texts(obs["hand"], "hand")
     if len(cards) != bidding_cards(rules):
         raise ValueError(
             f"a seat sees {bidding_cards(rules)} cards of its own while bidding in "
@@ -152,8 +144,8 @@ def read_bidding_observation(obs: Any, any_turn: bool = False) -> dict[str, Any]
         raise ValueError("the bidding is over: no call to make")
     if state.seat != seat and not any_turn:
         raise ValueError(f"it is seat {state.seat}'s turn to call, not seat {seat}'s")
-    return dict(rules=rules, dealer=dealer, seat=seat, hand=mask_of(cards), turned=turned,
-                state=state)  # fmt: skip
+    return dict(rules=rules, rules_text=rules_text, dealer=dealer, seat=seat,
+                hand=mask_of(cards), turned=turned, state=state)  # fmt: skip
 
 
 def bidding_text(read: dict[str, Any]) -> str:
@@ -162,9 +154,14 @@ def bidding_text(read: dict[str, Any]) -> str:
     sorted keys, no spaces), dealer, seat, the hand's card mask, the turned card (-1:
     none), the call letters so far.  ``agent.observation_seed`` of it seeds an
     unseeded ``choose_call``."""
-    rules = read["rules"]
-    text = json.dumps([rules.name, rules.options()], sort_keys=True, separators=(",", ":"))
-    parts = ["bidding", text, read["dealer"], read["seat"], read["hand"], read["turned"]]
+    parts = [
+        "bidding",
+        read["rules_text"],
+        read["dealer"],
+        read["seat"],
+        read["hand"],
+        read["turned"],
+    ]
     return "|".join(map(str, parts)) + "|" + "".join(read["state"].calls)
 
 
