@@ -315,12 +315,25 @@ def test_garbage_and_illegal_lines_get_one_error_each_and_the_engine_goes_on():
         ]:
             answer = engine.raw(line)
             assert message in answer.get("error", ""), (line, answer)
+        for line, message in [
+            ('{"cmd": "declare", "seat": 1, "kind": "tierce", "cards": "7S 8S"}', "tierce"),
+            ('{"cmd": "declare", "seat": 1, "kind": "tierce", "cards": "7C 8C 9C"}', "holds"),
+            ('{"cmd": "declare", "seat": 3, "kind": "belote", "cards": "KH QH"}', "trump"),
+            ('{"cmd": "declare", "seat": 3, "kind": "carre", "cards": "JC JD JH JS"}', "holds"),
+        ]:
+            answer = engine.raw(line)
+            assert message in answer.get("error", ""), (line, answer)
+        engine.ask(cmd="declare", seat=1, kind="tierce", cards="TS JS QS")
+        error = engine.raw('{"cmd": "declare", "seat": 3, "kind": "tierce", "cards": "9S TS JS"}')
+        assert "declared one of these cards" in error["error"]
         engine.ask(cmd="play", seat=1, card="7S")
-        engine.ask(cmd="play", seat=2, card="9S")
+        error = engine.raw('{"cmd": "play", "seat": 2, "card": "JS"}')  # seat 1 holds it
+        assert "seat 1 declared JS" in error["error"], error
+        engine.ask(cmd="play", seat=2, card="9D")
         engine.ask(cmd="play", seat=3, card="AS")
         card = engine.ask(cmd="card?")["card"]
         assert card in ref.legal_cards(
-            ["JH", "9H", "AH", "TH", "7C", "8C", "8D", "8S"], ["7S", "9S", "AS"], 1, "S", None
+            ["JH", "9H", "AH", "TH", "7C", "8C", "8D", "8S"], ["7S", "9D", "AS"], 1, "S", None
         )
         assert engine.ask(cmd="end") == {"ok": "end", "phase": "idle", "turn": None}
     finally:

@@ -342,9 +342,21 @@ class Engine:
         from belote_sim.cards import mask_of
         from belote_sim.deal.agent import read_declaration
 
+        self._no_fields("declare", fields, ("seat", "kind", "cards"))
         self._need("play", "declaration")
         assert self.contract is not None
         seat, cards = read_declaration(fields, self.contract[0])
+        for earlier in self.declarations:
+            other, theirs = read_declaration(earlier, self.contract[0])
+            if other != seat and theirs & cards:
+                raise ValueError(f"seat {other} declared one of these cards already")
+        held = cards & ~self._played_by(seat)
+        for earlier in self.declarations:
+            other, theirs = read_declaration(earlier, self.contract[0])
+            if other == seat:
+                held |= theirs & ~self._played_by(seat)
+        if held.bit_count() > 8 - self._played_by(seat).bit_count():
+            raise ValueError(f"seat {seat} declares more cards than it still holds")
         others = mask_of(self.plays) & ~self._played_by(seat)
         if cards & others:
             raise ValueError(f"seat {seat} declares a card another seat played")
@@ -398,7 +410,7 @@ class Engine:
 
     def _play(self, fields: dict[str, Any]) -> dict[str, Any]:
         from belote_sim.cards import format_card, parse_card
-        from belote_sim.deal.agent import legal_cards, walk_plays
+        from belote_sim.deal.agent import legal_cards, read_declaration, walk_plays
 
         self._no_fields("play", fields, ("seat", "card"))
         self._need("play", "card to play")
@@ -419,6 +431,10 @@ class Engine:
         else:
             if self.hand >> card & 1:
                 raise ValueError(f"{format_card(card)} is in the engine's hand")
+            for entry in self.declarations:
+                other, cards = read_declaration(entry, self.contract[0])
+                if other != seat and cards >> card & 1:
+                    raise ValueError(f"seat {other} declared {format_card(card)}: it holds it")
             shown = walk_plays(self.plays, self.dealer, self.contract[0])["shown_out"]
             if shown[seat] >> (card >> 3) & 1:
                 raise ValueError(
