@@ -208,3 +208,22 @@ def test_choose_card_from_two_threads_gives_the_cards_of_one():
         with ThreadPoolExecutor(2) as pool:
             together = list(pool.map(lambda obs, p=policy: choose_card(obs, p), positions))
         assert together == alone
+
+
+def test_take_or_pass_calls_in_the_3_and_2_player_games():
+    """docs/rules.md 4.3: pass or a higher strain, no doubling; the bidding stops once
+    every other player has passed after a bid."""
+    obs = {"ruleset": "bulgarian", "options": {"players": 3}, "dealer": 0, "seat": 1}
+    obs["hand"] = "JH 9H AH TH KC"
+    assert legal_calls(obs) == ["pass", *STRAINS]
+    assert legal_calls(dict(obs, seat=2, calls=["H"])) == ["pass", "S", "NT", "AT"]
+    assert legal_calls(dict(obs, seat=1, calls=["H", "pass", "S"])) == ["pass", "NT", "AT"]
+    with pytest.raises(ValueError, match="bidding is over"):
+        legal_calls(dict(obs, seat=1, calls=["H", "pass", "pass"]))
+    with pytest.raises(ValueError, match="not a legal call"):
+        legal_calls(dict(obs, seat=0, calls=["H", "double"]))
+    assert choose_call(dict(obs, seat=2, calls=["H"]), "threshold") in ["pass", "S", "NT", "AT"]
+    two = {"ruleset": "bulgarian", "options": {"players": 2}, "dealer": 0, "seat": 1}
+    with pytest.raises(ValueError, match="6 cards"):
+        legal_calls(dict(two, hand="JH 9H AH TH KC"))
+    assert legal_calls(dict(two, hand="JH 9H AH TH KC QC")) == ["pass", *STRAINS]
