@@ -94,6 +94,8 @@ def test_calls_as_letters_or_words_and_bad_bidding_observations():
             legal_calls(observation)
     with pytest.raises(ValueError, match="french"):
         choose_call(dict(obs, calls="pp"), "take")
+    with pytest.raises(ValueError, match="makes no call"):
+        choose_call(dict(obs, calls="pp"), "fixed:0,2,0")
     with pytest.raises(ValueError, match="seed"):
         choose_call(dict(obs, calls="pp"), seed=-1)
 

@@ -269,6 +269,7 @@ def test_garbage_and_illegal_lines_get_one_error_each_and_the_engine_goes_on():
             '{"cmd": "set", "play": "nonsense"}',
             '{"cmd": "set", "ruleset": "french", "bidding": "atlas_auction"}',
             '{"cmd": "set", "seed": -1}',
+            '{"cmd": "set", "bidding": "fixed"}',
             '{"cmd": "set", "colour": "red"}',
             '{"cmd": "deal", "seat": 7, "dealer": 0, "cards": "JH 9H AH TH 7C"}',
             '{"cmd": "deal", "seat": 0, "dealer": 0, "cards": "JH 9H"}',

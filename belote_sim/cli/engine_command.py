@@ -129,6 +129,7 @@ class Engine:
     def _hello(self, fields: dict[str, Any]) -> dict[str, Any]:
         from belote_sim.policies import BID_POLICIES
         from belote_sim.rules import OPTION_NAMES, PRESETS
+        from belote_sim.simulation.agent_calls import FIXED
 
         self._no_fields("hello", fields, ("protocol",))
         asked = fields.get("protocol", PROTOCOL)
@@ -143,7 +144,11 @@ class Engine:
             "options": list(OPTION_NAMES),
             "policies": {
                 "play": list(ENGINE_PLAY),
-                "bidding": [*BID_POLICIES, "rules:FILE", "py:MODULE:FUNCTION"],
+                "bidding": [
+                    *(name for name in BID_POLICIES if name != FIXED),
+                    "rules:FILE",
+                    "py:MODULE:FUNCTION",
+                ],
             },
             "settings": self._settings(),
         }

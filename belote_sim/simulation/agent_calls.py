@@ -31,6 +31,7 @@ always gets the same call and ties between suits never fall by suit index.
 
 from __future__ import annotations
 
+import copy
 import os
 from collections import OrderedDict
 from typing import Any
@@ -50,6 +51,7 @@ from belote_sim.simulation.study import make_study
 
 __all__ = [
     "BIDDING_FIELDS",
+    "FIXED",
     "bidding_cards",
     "bidding_text",
     "check_bidding_policy",
@@ -58,6 +60,8 @@ __all__ = [
     "read_bidding_observation",
 ]
 
+#: The bidding policy that makes no calls (a simulation's fixed contract).
+FIXED = "fixed"
 #: The fields of a bidding observation.
 BIDDING_FIELDS = ("ruleset", "options", "dealer", "seat", "hand", "calls", "turned")
 
@@ -199,7 +203,13 @@ def _asker(rules: Rules, policy: Any) -> Asker:
     key = (rules, *key)
     asker = _ASKERS.get(key)
     if asker is None:
-        asker = Asker(make_study(rules, bidding=parse_policy(policy, BID_POLICIES, "bidding")))
+        spec = parse_policy(policy, BID_POLICIES, "bidding")
+        if spec.name == FIXED:
+            raise ValueError(
+                "the fixed bidding policy sets a simulation's contract and makes no call: "
+                "give a policy that bids"
+            )
+        asker = Asker(make_study(rules, bidding=spec))
         _ASKERS[key] = asker
         if len(_ASKERS) > _ASKERS_KEPT:
             _ASKERS.popitem(last=False)
@@ -231,7 +241,7 @@ def choose_call(
         raise ValueError(f"seed must be an integer 0..2**64-1, got {seed!r}")
     read = read_bidding_observation(bidding_observation)
     rules, state = read["rules"], read["state"]
-    asker = _asker(rules, policy)
+    asker = copy.copy(_asker(rules, policy))  # its suit order is this call's
     if seed is None:
         seed = observation_seed(bidding_text(read))
     asker.deal(0, int(seed) % NUM_SUIT_PERMS)
