@@ -1,7 +1,10 @@
 """Per-decision entry point: let another engine or a GUI ask a belote-sim player for a card.
 
 ``choose_card(observation, policy="greedy")`` takes what the player to move knows and
-returns the card it plays.  The observation is a dict::
+returns the card it plays; ``legal_cards(observation)`` the cards it may play (both
+public in ``belote_sim``; the bidding side is ``simulation.agent_calls``; the
+observations' JSON Schema is ``observation_schema()``, docs/guide/agent-api.md).  The
+observation is a dict::
 
     {"ruleset": "common", "options": {...}, "dealer": 3, "seat": 0,
      "hand": "JH 9H AH ...",               # the cards the player still holds
