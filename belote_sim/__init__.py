@@ -2,7 +2,9 @@
 
 Public API (see docs/guide/python-api.md): cards (``parse_card``, ``format_card``,
 ``parse_hand``, ...), ``Rules`` (presets and options), ``replay`` (recorded deals),
-``score_deal`` and ``score_game`` (scoring) and ``perft`` (legal-sequence counts).
+``score_deal`` and ``score_game`` (scoring), ``perft`` (legal-sequence counts) and
+the agent API (``legal_cards``, ``choose_card``, ``legal_calls``, ``choose_call``,
+``observation_schema``: one decision for another engine; docs/guide/agent-api.md).
 
 The names are loaded on first use (PEP 562 ``__getattr__``): ``import belote_sim``
 and ``belote-sim --help`` do not import numba, numpy's kernels or pandas;
@@ -36,17 +38,30 @@ if TYPE_CHECKING:  # what the names are, for type checkers and readers
         parse_hands,
         parse_strain,
     )
+    from belote_sim.deal.agent import (
+        AGENT_API_VERSION,
+        choose_card,
+        legal_cards,
+        observation_schema,
+    )
     from belote_sim.deal.perft import perft
     from belote_sim.deal.replay import replay
     from belote_sim.deal.scoring import score_deal, score_game
     from belote_sim.rules import Rules
+    from belote_sim.simulation.agent_calls import choose_call, legal_calls
     from belote_sim.simulation.runner import simulate, simulate_games
 
 __all__ = [
+    "AGENT_API_VERSION",
     "Rules",
     "__version__",
+    "choose_call",
+    "choose_card",
     "format_card",
     "format_cards",
+    "legal_calls",
+    "legal_cards",
+    "observation_schema",
     "parse_card",
     "parse_cards",
     "parse_hand",
@@ -62,7 +77,13 @@ __all__ = [
 
 #: The module that defines each public name (the imports under TYPE_CHECKING above).
 _HOME = {
+    "AGENT_API_VERSION": "belote_sim.deal.agent",
     "Rules": "belote_sim.rules",
+    "choose_call": "belote_sim.simulation.agent_calls",
+    "choose_card": "belote_sim.deal.agent",
+    "legal_calls": "belote_sim.simulation.agent_calls",
+    "legal_cards": "belote_sim.deal.agent",
+    "observation_schema": "belote_sim.deal.agent",
     "format_card": "belote_sim.cards",
     "format_cards": "belote_sim.cards",
     "parse_card": "belote_sim.cards",

@@ -18,6 +18,7 @@ from belote_sim.cli.common import (
     show_compile_notices,
 )
 from belote_sim.cli.deal_commands import cmd_perft, cmd_replay, cmd_solve
+from belote_sim.cli.engine_command import cmd_engine
 from belote_sim.cli.hand_commands import cmd_hand
 from belote_sim.cli.study_commands import (
     cmd_dataset,
@@ -64,6 +65,7 @@ def build_parser() -> argparse.ArgumentParser:
         _add_study,
         _add_solve,
         _add_duel,
+        _add_engine,
         _add_main,
     ):
         add(sub)
@@ -721,6 +723,18 @@ def _add_duel(sub: _Subparsers) -> None:
         "--games, games, win_rate, win_se, win_low, win_high)",
     )
     p.set_defaults(func=cmd_duel)
+
+
+def _add_engine(sub: _Subparsers) -> None:
+    p = sub.add_parser(
+        "engine",
+        help="play one seat for another program: JSON lines on stdin/stdout",
+        description="A belote-sim player behind a line-oriented JSON protocol on standard "
+        "input and output (docs/guide/engine.md): a handshake, options, then per deal "
+        "the cards seen, calls and plays as they happen, and call?/card? requests "
+        "answered with a legal call or card.",
+    )
+    p.set_defaults(func=cmd_engine)
 
 
 def _add_main(sub: _Subparsers) -> None:

@@ -58,7 +58,10 @@ from belote_sim.policies import PY_POLICY, PolicySpec
 
 __all__ = [
     "CALL_WORDS",
+    "Asker",
+    "AuctionState",
     "BidView",
+    "call_letter",
     "call_word",
     "dealing_study",
     "legal_call_letters",
@@ -123,6 +126,13 @@ def call_word(letter: str) -> str:
     return STRAIN_NAMES[_STRAIN_LETTERS.index(letter)]
 
 
+def call_letter(text: Any) -> str | None:
+    """The call letter of a call written as a word or a letter, any case (``"pass"``,
+    ``"p"``, ``"H"``, ``"nt"``, ``"double"``, ``"x"``, ``"third_double"`` ...); None
+    for anything else."""
+    return _ANSWERS.get(text.strip().lower()) if isinstance(text, str) else None
+
+
 def legal_call_letters(kind: int, rules: Any, seat: int, current: int, bidder: int, level: int,
            must_bid: bool, turned: int) -> list[str]:  # fmt: skip
     """The legal call letters of a turn (docs/rules.md section 4): ``kind`` a
@@ -146,7 +156,7 @@ def legal_call_letters(kind: int, rules: Any, seat: int, current: int, bidder: i
     return legal
 
 
-class _Asker:
+class Asker:
     """Asks each seat of a study for its calls: a function with a ``BidView``, a kernel
     policy through ``bid_decide``."""
 
@@ -221,7 +231,7 @@ class _Asker:
             raise ValueError(
                 f"bidding function {spec.path} raised {type(exc).__name__}: {exc} ({where})"
             ) from None
-        letter = _ANSWERS.get(answer.strip().lower(), "") if isinstance(answer, str) else ""
+        letter = call_letter(answer) or ""
         if not letter or letter not in legal:
             raise ValueError(
                 f"bidding function {spec.path} made the illegal call {answer!r} ({where}; "
@@ -231,54 +241,120 @@ class _Asker:
         return letter, strain
 
 
-def run_auction(study: Any, asker: _Asker, bid: list[int], dealer: int, turned: int
+class AuctionState:
+    """One deal's bidding as it goes (docs/rules.md section 4; the rules of
+    ``kernels.auction``): whose turn it is, what is held, the legal calls, and the
+    calls made so far (``calls``, one letter each).  ``turned``: the french turned card
+    (-1 otherwise).  ``play(letter)`` makes the next call (``ValueError`` for an illegal
+    one); ``over`` says when the bidding has ended, ``result()`` how."""
+
+    def __init__(self, rules: Any, dealer: int, turned: int = -1):
+        self.rules = rules
+        self.dealer = dealer
+        self.turned = turned
+        self.players = rules.players
+        self.two_round = rules.bidding == "two_round"
+        self.solo = rules.bidding == "take_or_pass"
+        self.max_level = 3 if rules.third_double else 2
+        self.calls: list[str] = []
+        self.current, self.bidder, self.level, self.passes, self.heard = -1, -1, 0, 0, 0
+        self.over = False
+
+    @property
+    def kind(self) -> int:
+        """The kind of the next turn (a ``records.BID_*``)."""
+        if self.two_round:
+            return BID_FRENCH_ROUND1 if len(self.calls) < 4 else BID_FRENCH_ROUND2
+        return BID_TAKE_OR_PASS if self.solo else BID_AUCTION
+
+    @property
+    def seat(self) -> int:
+        """The seat whose turn it is."""
+        return (self.dealer + 1 + len(self.calls)) % self.players
+
+    @property
+    def must_bid(self) -> bool:
+        """Whether the seat to call must bid (``dealer_must_take`` after three passes)."""
+        return (
+            not self.two_round
+            and not self.solo
+            and bool(self.rules.dealer_must_take)
+            and self.current < 0
+            and len(self.calls) == 3
+        )
+
+    def legal(self) -> list[str]:
+        """The legal call letters of the seat to call (none once the bidding is over)."""
+        if self.over:
+            return []
+        return legal_call_letters(
+            self.kind, self.rules, self.seat, self.current, self.bidder, self.level,
+            self.must_bid, self.turned,
+        )  # fmt: skip
+
+    def play(self, letter: str) -> None:
+        """Make the next call (a call letter); ``ValueError`` if it is not legal."""
+        legal = self.legal()
+        if letter not in legal:
+            if self.over:
+                raise ValueError("the bidding is over: no more calls")
+            raise ValueError(
+                f"{call_word(letter) if letter in _ANSWERS.values() else letter!r} is not a "
+                f"legal call for seat {self.seat} (legal: "
+                f"{', '.join(call_word(c) for c in legal)})"
+            )
+        seat = self.seat
+        self.calls.append(letter)
+        strain = _STRAIN_LETTERS.find(letter)
+        if self.two_round:
+            if strain >= 0:
+                self.current, self.bidder = strain, seat
+                self.over = True
+            elif len(self.calls) == 8:
+                self.over = True
+            return
+        if letter == _PASS:
+            self.passes += 1
+            players = self.players
+            if (self.current < 0 and self.passes == players) or (
+                self.current >= 0 and self.passes == players - 1
+            ):
+                self.over = True
+        elif strain >= 0:
+            self.current, self.bidder, self.level, self.passes = strain, seat, 0, 0
+            self.heard |= 1 << (HEARD_BITS * seat + strain)
+        else:
+            self.level += 1
+            self.passes = 0
+            if self.current == STRAIN_AT and (
+                self.level == self.max_level
+                or (self.level == 1 and self.rules.at_double_ends_auction)
+            ):
+                self.over = True
+        if len(self.calls) >= MAX_CALLS:
+            self.over = True
+
+    def result(self) -> tuple[int, int, int]:
+        """``(strain, taker, doubling)`` of the bidding so far; strain -1: no contract."""
+        if self.current < 0:
+            return -1, -1, 0
+        return self.current, self.bidder, self.level
+
+
+def run_auction(study: Any, asker: Asker, bid: list[int], dealer: int, turned: int
                 ) -> tuple[int, int, int, list[str]]:  # fmt: skip
     """One deal's bidding, as ``kernels.auction.run_auction``: ``(strain, taker,
     doubling, calls)``, strain -1 when the deal is thrown in."""
-    rules = study.rules
-    calls: list[str] = []
-    heard = 0
-    if rules.bidding == "two_round":
-        for kind in (BID_FRENCH_ROUND1, BID_FRENCH_ROUND2):
-            for i in range(4):
-                seat = (dealer + 1 + i) & 3
-                letter, strain = asker.ask(
-                    kind, seat, dealer, bid[seat], -1, -1, 0, calls, False, turned, 0
-                )
-                calls.append(letter)
-                if strain >= 0:
-                    return strain, seat, 0, calls
-        return -1, -1, 0, calls
-    players = rules.players
-    solo = rules.bidding == "take_or_pass"
-    kind = BID_TAKE_OR_PASS if solo else BID_AUCTION
-    max_level = 3 if rules.third_double else 2
-    current, bidder, level, passes = -1, -1, 0, 0
-    seat = (dealer + 1) % players
-    while len(calls) < MAX_CALLS:
-        must_bid = not solo and rules.dealer_must_take and current < 0 and len(calls) == 3
-        letter, strain = asker.ask(
-            kind, seat, dealer, bid[seat], current, bidder, level, calls, must_bid, -1, heard
-        )
-        calls.append(letter)
-        if letter == _PASS:
-            passes += 1
-            if (current < 0 and passes == players) or (current >= 0 and passes == players - 1):
-                break
-        elif strain >= 0:
-            current, bidder, level, passes = strain, seat, 0, 0
-            heard |= 1 << (HEARD_BITS * seat + strain)
-        else:
-            level += 1
-            passes = 0
-            if current == STRAIN_AT and (
-                level == max_level or (level == 1 and rules.at_double_ends_auction)
-            ):
-                break
-        seat = (seat + 1) % players
-    if current < 0:
-        return -1, -1, 0, calls
-    return current, bidder, level, calls
+    state = AuctionState(study.rules, dealer, turned)
+    while not state.over:
+        seat = state.seat
+        letter, _ = asker.ask(
+            state.kind, seat, dealer, bid[seat], state.current, state.bidder, state.level,
+            state.calls, state.must_bid, turned, state.heard,
+        )  # fmt: skip
+        state.play(letter)
+    strain, taker, doubling = state.result()
+    return strain, taker, doubling, state.calls
 
 
 def dealing_study(study: Any) -> Any:
@@ -302,7 +378,7 @@ def python_chunk(study: Any, chunk: int, length: int, keep_plays: bool,
     seeds = raw["seed"]
     contracts: dict[tuple[int, int, int], list[int]] = {}
     calls = np.zeros((len(rows), MAX_CALLS), dtype=np.uint8)
-    asker = _Asker(study)
+    asker = Asker(study)
     for i in range(len(rows)):
         row = out[i]
         dealer = int(row[S_DEALER if solo else COL_DEALER])
