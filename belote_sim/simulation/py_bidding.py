@@ -58,6 +58,7 @@ from belote_sim.policies import PY_POLICY, PolicySpec
 
 __all__ = [
     "CALL_WORDS",
+    "Asker",
     "BidView",
     "call_word",
     "dealing_study",
@@ -146,7 +147,7 @@ def legal_call_letters(kind: int, rules: Any, seat: int, current: int, bidder: i
     return legal
 
 
-class _Asker:
+class Asker:
     """Asks each seat of a study for its calls: a function with a ``BidView``, a kernel
     policy through ``bid_decide``."""
 
@@ -231,7 +232,7 @@ class _Asker:
         return letter, strain
 
 
-def run_auction(study: Any, asker: _Asker, bid: list[int], dealer: int, turned: int
+def run_auction(study: Any, asker: Asker, bid: list[int], dealer: int, turned: int
                 ) -> tuple[int, int, int, list[str]]:  # fmt: skip
     """One deal's bidding, as ``kernels.auction.run_auction``: ``(strain, taker,
     doubling, calls)``, strain -1 when the deal is thrown in."""
@@ -302,7 +303,7 @@ def python_chunk(study: Any, chunk: int, length: int, keep_plays: bool,
     seeds = raw["seed"]
     contracts: dict[tuple[int, int, int], list[int]] = {}
     calls = np.zeros((len(rows), MAX_CALLS), dtype=np.uint8)
-    asker = _Asker(study)
+    asker = Asker(study)
     for i in range(len(rows)):
         row = out[i]
         dealer = int(row[S_DEALER if solo else COL_DEALER])
