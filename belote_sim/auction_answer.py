@@ -109,6 +109,8 @@ MIN_ACCEPTANCE = 0.001
 PILOT_TRIES = 20_000
 #: Candidate deals per kernel call (the first block; later ones sized to what is left).
 _BLOCK = 4096
+#: Kept deals played per call of the play kernels (the progress bar's step).
+_PLAY_SLICE = 2048
 
 #: The columns of an answer's table: per legal call, ``call`` (letter) and ``words``;
 #: ``n`` deals; ``net_mp_x1`` the seat's team's MP minus the other team's per deal
@@ -263,7 +265,9 @@ class AuctionAnswer:
     """The answer of ``answer_in_auction``: the hand, its seat and dealer, the calls so
     far (``auction``, letters), the rules, the model (``others``) and play specs, one
     row per legal call (``table``, ``ANSWER_COLUMNS``), the deals tried and accepted
-    (kept), the deals per call, the seed, and how the deals were made (``method``)."""
+    (kept), the deals per call, the seed, how the deals were made (``method``) and how
+    many (deal, contract) pairs were played (``plays``: a pair that several calls lead
+    to is played once)."""
 
     hand: str
     seat: int
@@ -278,6 +282,7 @@ class AuctionAnswer:
     deals: int
     seed: int
     method: str
+    plays: int = 0
     nets: dict[str, np.ndarray] = field(default_factory=dict, repr=False)
 
     @property
@@ -391,9 +396,6 @@ def answer_in_auction(
     """
     from belote_sim.atlas import play_spec
     from belote_sim.kernels.auction_deals import (
-        K_DOUBLING,
-        K_STRAIN,
-        K_TAKER,
         NUM_CONTRACT_FIELDS,
         auction_answers,
     )
@@ -401,11 +403,7 @@ def answer_in_auction(
     from belote_sim.kernels.simulate import (
         COL_BID0,
         COL_DEALER,
-        COL_MP0,
-        COL_MP1,
-        COL_OUTCOME,
     )
-    from belote_sim.kernels.tables import OUTCOME_MADE
     from belote_sim.policies import PY_POLICY, PolicySpec, menu_of
     from belote_sim.simulation.compiling import prepare
     from belote_sim.simulation.py_bidding import dealing_study
@@ -469,10 +467,16 @@ def answer_in_auction(
         tables = study.atlas_arrays
     model_call = _model_call(study, text, seat, dealer, letters, state)
 
-    prepare(dealing)
+    prepare(dealing)  # the kernels compiled (or loaded) before the clock, with a notice
+    strain = next(s for s in range(6) if rules.strain_allowed(s))
+    prepare(dataclasses.replace(study, bidding=[PolicySpec("fixed", (seat, strain, 0))] * 4))
     chunk_size = study.chunk_size
-    kept_rows: list[tuple[int, np.ndarray, np.ndarray]] = []  # (chunk, rows, contracts)
-    accepted = tried = 0
+    nets = np.zeros((deals, n_ours))  # per kept deal and call: net MP of our team
+    made = np.zeros((deals, n_ours), dtype=bool)
+    played = np.zeros((deals, n_ours), dtype=bool)
+    takes = np.zeros((deals, n_ours), dtype=bool)
+    labels = np.empty((deals, n_ours), dtype=object)
+    accepted = tried = first = plays = 0
     chunk, offset = 0, 0
     with numba_threads(threads):
         while accepted < deals:
@@ -505,61 +509,69 @@ def answer_in_auction(
             else:
                 tried += size
             accepted += len(hits)
-            if len(hits):
-                kept_rows.append((chunk, rows[hits], contracts[hits]))
-                if progress is not None:
-                    progress(len(hits))
             if tried >= PILOT_TRIES or accepted >= deals:
                 _check_acceptance(accepted, tried, min_acceptance, letters, others_text, text)
+            # the kept deals played now, in slices: the progress bar moves as they are
+            for at in range(0, len(hits), _PLAY_SLICE):
+                some = hits[at : at + _PLAY_SLICE]
+                where = slice(first, first + len(some))
+                plays += _play(
+                    study, chunk, rows[some], contracts[some], seat,
+                    nets[where], made[where], played[where], takes[where], labels[where],
+                )  # fmt: skip
+                first += len(some)
+                if progress is not None:
+                    progress(len(some))
             offset += size
             if offset >= chunk_size:
                 chunk, offset = chunk + 1, 0
-
-        # Play every distinct (deal, contract) once, grouped by contract, with ``fixed``.
-        nets = np.zeros((deals, n_ours))
-        made = np.zeros((deals, n_ours), dtype=bool)
-        played = np.zeros((deals, n_ours), dtype=bool)
-        labels = np.empty((deals, n_ours), dtype=object)
-        takes = np.zeros((deals, n_ours), dtype=bool)
-        team = seat % 2
-        mine, theirs = (COL_MP0, COL_MP1) if team == 0 else (COL_MP1, COL_MP0)
-        first = 0
-        fixed_ready = False
-        for chunk, rows, contracts in kept_rows:
-            n = len(rows)
-            keys = contracts[:, :, K_STRAIN] * 1000 + contracts[:, :, K_TAKER] * 10
-            keys = keys + contracts[:, :, K_DOUBLING]
-            for key in np.unique(keys):
-                i_deal, i_call = np.nonzero(keys == key)
-                strain, taker, doubling = (
-                    int(contracts[i_deal[0], i_call[0], f]) for f in (K_STRAIN, K_TAKER, K_DOUBLING)
-                )
-                label = _contract_label(strain, taker, doubling, seat)
-                labels[first + i_deal, i_call] = label
-                if strain < 0:
-                    continue
-                fixed = dataclasses.replace(
-                    study,
-                    bidding=[PolicySpec("fixed", (taker, strain, doubling))] * 4,
-                )
-                if not fixed_ready:
-                    prepare(fixed)
-                    fixed_ready = True
-                unique = np.unique(i_deal)
-                part = fixed.run_chunk(chunk, chunk_size, False, rows[unique])["out"]
-                where = np.searchsorted(unique, i_deal)
-                mp = part[where]
-                nets[first + i_deal, i_call] = mp[:, mine] - mp[:, theirs]
-                takes[first + i_deal, i_call] = taker % 2 == team
-                made[first + i_deal, i_call] = mp[:, COL_OUTCOME] == OUTCOME_MADE
-                played[first + i_deal, i_call] = True
-            first += n
     assert first == deals
-    return _answer(
+    answer = _answer(
         text, seat, dealer, letters, rules, others_text, play_text, ours, model_call,
         nets, made, played, takes, labels, tried, accepted, deals, seed,
         python_model and PY_POLICY,
     )  # fmt: skip
+    answer.plays = plays
+    return answer
+
+
+def _play(study: Any, chunk: int, rows: np.ndarray, contracts: np.ndarray, seat: int,
+          nets: np.ndarray, made: np.ndarray, played: np.ndarray, takes: np.ndarray,
+          labels: np.ndarray) -> int:  # fmt: skip
+    """Play kept deals (``rows`` of ``chunk``) in the contracts each call leads to
+    (``contracts`` (n, calls, K_*)): every distinct (deal, contract) once, grouped by
+    contract, with the ``fixed`` bidding policy on the same seeds (the engine's deal and
+    play).  Fills the per-deal-and-call arrays; returns the pairs played."""
+    from belote_sim.kernels.auction_deals import K_DOUBLING, K_STRAIN, K_TAKER
+    from belote_sim.kernels.simulate import COL_MP0, COL_MP1, COL_OUTCOME
+    from belote_sim.kernels.tables import OUTCOME_MADE
+    from belote_sim.policies import PolicySpec
+
+    team = seat % 2
+    mine, theirs = (COL_MP0, COL_MP1) if team == 0 else (COL_MP1, COL_MP0)
+    keys = contracts[:, :, K_STRAIN] * 1000 + contracts[:, :, K_TAKER] * 10
+    keys = keys + contracts[:, :, K_DOUBLING]
+    n_played = 0
+    for key in np.unique(keys):
+        i_deal, i_call = np.nonzero(keys == key)
+        strain, taker, doubling = (
+            int(contracts[i_deal[0], i_call[0], f]) for f in (K_STRAIN, K_TAKER, K_DOUBLING)
+        )
+        labels[i_deal, i_call] = _contract_label(strain, taker, doubling, seat)
+        if strain < 0:  # thrown in: net 0, nothing played
+            continue
+        fixed = dataclasses.replace(
+            study, bidding=[PolicySpec("fixed", (taker, strain, doubling))] * 4
+        )
+        unique = np.unique(i_deal)
+        out = fixed.run_chunk(chunk, study.chunk_size, False, rows[unique])["out"]
+        n_played += len(unique)
+        row = out[np.searchsorted(unique, i_deal)]
+        nets[i_deal, i_call] = row[:, mine] - row[:, theirs]
+        takes[i_deal, i_call] = taker % 2 == team
+        made[i_deal, i_call] = row[:, COL_OUTCOME] == OUTCOME_MADE
+        played[i_deal, i_call] = True
+    return n_played
 
 
 def _check_acceptance(accepted: int, tried: int, least: float, letters: str, others: str,
@@ -698,7 +710,7 @@ def _answer(hand, seat, dealer, letters, rules, others, play, ours, model_call, 
     )
     answer = AuctionAnswer(
         hand, seat, dealer, letters, rules, others, play, table, tried, accepted, deals, seed,
-        method, by_call,
+        method, nets=by_call,
     )  # fmt: skip
     best = answer.best_calls[0]
     for i, call in enumerate(table["call"]):
