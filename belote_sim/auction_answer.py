@@ -396,6 +396,7 @@ def answer_in_auction(
     """
     from belote_sim.atlas import play_spec
     from belote_sim.kernels.auction_deals import (
+        MEMO_BITS,
         NUM_CONTRACT_FIELDS,
         auction_answers,
     )
@@ -455,6 +456,7 @@ def answer_in_auction(
     n_ours = len(ours)
     prefix = np.frombuffer(letters.encode(), dtype=np.uint8).copy()
     ours_codes = np.frombuffer("".join(ours).encode(), dtype=np.uint8).copy()
+    order = _check_order(letters, dealer, seat)
     python_model = study.python_bidding
     if python_model:
         from belote_sim.simulation.py_bidding import Asker
@@ -465,6 +467,7 @@ def answer_in_auction(
         ids, params = study.bid_arrays
         policies = (ids, params, menu_of((), study.bidding, 4, ()))
         tables = study.atlas_arrays
+        memo = np.zeros((max(len(order), 1), 1 << MEMO_BITS), dtype=np.int64)
     model_call = _model_call(study, text, seat, dealer, letters, state)
 
     prepare(dealing)  # the kernels compiled (or loaded) before the clock, with a notice
@@ -498,8 +501,8 @@ def answer_in_auction(
             else:
                 calls = np.zeros((1, 1, MAX_CALLS), dtype=np.uint8)
                 n_failed = auction_answers(
-                    bid, dealers, seat, prefix, ours_codes, rules_array, policies, tables,
-                    ok, contracts, calls, False,
+                    bid, dealer, prefix, order, ours_codes, rules_array, policies, tables,
+                    memo, ok, contracts, calls, False,
                 )  # fmt: skip
                 check_no_failed(n_failed)
             hits = np.flatnonzero(ok)
@@ -572,6 +575,18 @@ def _play(study: Any, chunk: int, rows: np.ndarray, contracts: np.ndarray, seat:
         made[i_deal, i_call] = row[:, COL_OUTCOME] == OUTCOME_MADE
         played[i_deal, i_call] = True
     return n_played
+
+
+def _check_order(letters: str, dealer: int, seat: int) -> np.ndarray:
+    """The indices of the other seats' calls in ``letters``, in the order the kernel
+    checks them (``kernels.auction_deals.prefix_heard``): doubles first, then bids, then
+    passes (the rarer a call, the sooner a deal that does not make it is rejected), later
+    calls first among each.  Only the speed depends on it: a deal is kept when every
+    call matches."""
+    rank = {"p": 2} | {c: 1 for c in _STRAINS}
+    others = [t for t in range(len(letters)) if (dealer + 1 + t) % 4 != seat]
+    others.sort(key=lambda t: (rank.get(letters[t], 0), -t))
+    return np.array(others, dtype=np.int64)
 
 
 def _check_acceptance(accepted: int, tried: int, least: float, letters: str, others: str,

@@ -148,7 +148,13 @@ def test_cli_refusals_are_one_line():
 def test_continued_auctions_are_the_engines():
     """Cut each auction of a plain simulation at a call, force the model's own call
     there: the kernel must continue to the very auction and contract the engine bid."""
-    from belote_sim.kernels.auction_deals import K_DOUBLING, K_STRAIN, K_TAKER, auction_answers
+    from belote_sim.kernels.auction_deals import (
+        K_DOUBLING,
+        K_STRAIN,
+        K_TAKER,
+        MEMO_BITS,
+        auction_answers,
+    )
     from belote_sim.kernels.bidding import MAX_CALLS
     from belote_sim.policies import menu_of
     from belote_sim.simulation.study import make_study
@@ -169,9 +175,12 @@ def test_continued_auctions_are_the_engines():
         ok = np.zeros(1, np.uint8)
         contracts = np.zeros((1, 1, 4), np.int64)
         calls = np.zeros((1, 1, MAX_CALLS), np.uint8)
+        others = [k for k in range(t) if (row.dealer + 1 + k) % 4 != seat]
+        order = np.array(others[::-1], np.int64)  # any order: the same deals kept
         n_failed = auction_answers(
-            bid, np.array([row.dealer], np.int64), seat, prefix, ours,
-            study.rules.to_array(), policies, study.atlas_arrays, ok, contracts, calls, True,
+            bid, int(row.dealer), prefix, order, ours, study.rules.to_array(), policies,
+            study.atlas_arrays, np.zeros((max(t, 1), 1 << MEMO_BITS), np.int64), ok, contracts,
+            calls, True,
         )  # fmt: skip
         assert n_failed == 0 and ok[0] == 1
         assert calls[0, 0].tobytes().rstrip(b"\0").decode() == auction
