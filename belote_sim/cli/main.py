@@ -361,7 +361,8 @@ def _add_hand(sub: _Subparsers) -> None:
         "--deals",
         type=at_least_2,
         help="simulate this many deals per strain (the same deals for every strain); "
-        "default 20,000 when simulating",
+        "default 20,000 when simulating (with --auction: the consistent deals kept, the "
+        "same for every call)",
     )
     p.add_argument("--seed", type=int, help="simulate with this seed of the deals; default 0")
     p.add_argument("--ruleset", default="common", help="common, bulgarian or french")
