@@ -299,14 +299,19 @@ class AuctionAnswer:
         """The call with the highest expected net MP x1, with every call that gives the
         same net MP on every deal (they cannot be told apart: no tie is broken by an
         arbitrary order)."""
-        best = str(self.table.loc[self.table["net_mp_x1"].idxmax(), "call"])
-        return [c for c in self.table["call"] if np.array_equal(self.nets[c], self.nets[best])]
+        return self.ties(str(self.table.loc[self.table["net_mp_x1"].idxmax(), "call"]))
+
+    def ties(self, call: str) -> list[str]:
+        """``call`` and every call that scores the same as it on every deal, in the
+        table's order."""
+        return [c for c in self.table["call"] if np.array_equal(self.nets[c], self.nets[call])]
 
     @property
-    def runner_up(self) -> str | None:
-        """The best call among those not tied with the best (None: every call ties)."""
+    def runner_up(self) -> list[str]:
+        """The best call among those not tied with the best, with its ties ([]: every
+        call ties with the best)."""
         rest = self.table[~self.table["call"].isin(self.best_calls)]
-        return None if rest.empty else str(rest.loc[rest["net_mp_x1"].idxmax(), "call"])
+        return [] if rest.empty else self.ties(str(rest.loc[rest["net_mp_x1"].idxmax(), "call"]))
 
     def difference(self, call: str, other: str) -> tuple[float, float]:
         """Paired difference of net MP x1 (``call`` minus ``other``) on the same deals
@@ -316,7 +321,8 @@ class AuctionAnswer:
     def records(self) -> list[dict[str, Any]]:
         """JSON-ready rows, one per call (``ANSWER_COLUMNS``; NaN as None), each with the
         answer's ``hand``, ``position``, ``auction`` (letters and words), ``others``,
-        ``play``, ``tried``, ``accepted``, ``acceptance``, ``seed`` and ``best_calls``."""
+        ``play``, ``tried``, ``accepted``, ``acceptance``, ``seed``, ``best_calls`` and
+        ``runner_up``."""
         extra = {
             "hand": self.hand,
             "position": self.position,
@@ -329,6 +335,7 @@ class AuctionAnswer:
             "acceptance": self.acceptance,
             "seed": self.seed,
             "best_calls": self.best_calls,
+            "runner_up": self.runner_up,
         }
         rows = []
         for row in self.table.to_dict("records"):
@@ -356,6 +363,11 @@ def _check_rules(rules: Rules) -> None:
             f"answers in an auction are for the auction of section 4.1 (the 4-player common "
             f"and bulgarian rules), not the {rules.name} rules' "
             f"{rules.bidding.replace('_', '-')} bidding"
+        )
+    if rules.max_doubling < 2:
+        raise ValueError(
+            "answers in an auction need contracts that can be doubled: french scoring "
+            "plays none (Rules.max_doubling 0), while the auction of section 4.1 doubles"
         )
 
 

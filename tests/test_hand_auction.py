@@ -123,6 +123,10 @@ def test_impossible_auction_is_refused():
 def test_other_biddings_and_hands_are_refused():
     with pytest.raises(ValueError, match="section 4.1"):
         answer_in_auction("JS 9S AC TC 7D", "", 1, rules="french", play=PLAY, deals=50)
+    with pytest.raises(ValueError, match="french scoring"):
+        answer_in_auction(
+            "JS 9S AC TC 7D", "", 1, options={"scoring": "french"}, others=PASSING, deals=50
+        )
     with pytest.raises(ValueError, match="5 bidding cards"):
         answer_in_auction("JS 9S AC TC 7D 8D 9D", "", 1, play=PLAY, deals=50)
     with pytest.raises(ValueError, match="no auction"):
@@ -319,3 +323,27 @@ def test_cli_table_and_json():
     )  # fmt: skip
     assert rc == 0, err
     assert json.loads(out2) == rows
+
+
+def test_ties_are_named_together():
+    """Calls that score the same on every deal are named together, never one of them
+    by the table's order: built by hand, nets known."""
+    import pandas as pd
+
+    from belote_sim.auction_answer import AuctionAnswer
+
+    nets = {
+        "p": np.array([4.0, 0.0, 2.0]),
+        "S": np.array([1.0, 1.0, 1.0]),
+        "N": np.array([1.0, 1.0, 1.0]),
+        "r": np.array([4.0, 0.0, 2.0]),
+    }
+    table = pd.DataFrame({"call": list(nets), "net_mp_x1": [v.mean() for v in nets.values()]})
+    answer = AuctionAnswer(
+        "JS 9S AC TC 7D", 0, 3, "pHx", Rules.preset("common"), "atlas_auction", "greedy",
+        table, 10, 3, 3, 0, "by hand", nets=nets,
+    )  # fmt: skip
+    assert answer.best_calls == ["p", "r"]
+    assert answer.runner_up == ["S", "N"]
+    diff, se = answer.difference("p", "S")
+    assert diff == 1.0 and se == pytest.approx(np.std([3.0, -1.0, 1.0], ddof=1) / np.sqrt(3))

@@ -133,11 +133,11 @@ def format_auction_answer(answer: Any, elapsed: float | None = None) -> str:
     if len(best) > 1:
         line += "; these calls score the same on every deal"
     second = answer.runner_up
-    if second is not None:
-        diff, se = answer.difference(best[0], second)
+    if second:
+        diff, se = answer.difference(best[0], second[0])
         line += (
-            f"; ahead of {call_name(second)} by {diff:+.2f} ± {se:.2f} {unit} per deal "
-            "(paired, same deals)"
+            f"; ahead of {' = '.join(call_name(c) for c in second)} by {diff:+.2f} ± {se:.2f} "
+            f"{unit} per deal (paired, same deals)"
         )
     lines.append(line)
     if elapsed is not None:
