@@ -45,6 +45,7 @@ from belote_sim.stats import mean_se, wilson_interval
 
 __all__ = [
     "ANSWER_COLUMNS",
+    "MAX_DEALS",
     "MIN_ACCEPTANCE",
     "PILOT_TRIES",
     "AuctionAnswer",
@@ -107,6 +108,8 @@ _READ |= {
 MIN_ACCEPTANCE = 0.001
 #: Candidate deals tried before the acceptance is judged.
 PILOT_TRIES = 20_000
+#: Most kept deals of one answer (about 20 bytes per deal and call are kept).
+MAX_DEALS = 10_000_000
 #: Candidate deals per kernel call (the first block; later ones sized to what is left).
 _BLOCK = 4096
 #: Kept deals played per call of the play kernels (the progress bar's step).
@@ -251,6 +254,15 @@ def _who(taker: int, seat: int) -> str:
     if taker == seat ^ 2:
         return "partner"
     return "next opp." if taker == (seat + 1) % 4 else "prev. opp."
+
+
+def _contract_code(strain: int, taker: int, doubling: int) -> int:
+    """A final contract as one number (-1: thrown in); ``_contract_fields`` reads it."""
+    return -1 if strain < 0 else strain * 100 + taker * 10 + doubling
+
+
+def _contract_fields(code: int) -> tuple[int, int, int]:
+    return (-1, -1, 0) if code < 0 else (code // 100, code // 10 % 10, code % 10)
 
 
 def _contract_label(strain: int, taker: int, doubling: int, seat: int) -> str:
@@ -425,6 +437,11 @@ def answer_in_auction(
 
     if isinstance(deals, bool) or not isinstance(deals, (int, np.integer)) or deals < 2:
         raise ValueError(f"deals must be an integer of at least 2, got {deals!r}")
+    if deals > MAX_DEALS:
+        raise ValueError(
+            f"deals: at most {MAX_DEALS:,} kept deals (each kept with every call in memory), "
+            f"got {deals:,}"
+        )
     if not 0 < min_acceptance < 1:
         raise ValueError(f"min_acceptance must be in (0, 1), got {min_acceptance!r}")
     rules = Rules.from_spec(rules, options)
@@ -436,6 +453,10 @@ def answer_in_auction(
         )
     text = " ".join(format_cards(cards))
     letters = parse_auction(auction)
+    if len(letters) >= MAX_CALLS:
+        raise ValueError(
+            f"auction: {len(letters)} calls; the engine ends an auction at {MAX_CALLS} calls"
+        )
     if position is not None:
         if position not in (1, 2, 3, 4):
             raise ValueError(f"position must be 1..4, got {position!r}")
@@ -490,7 +511,7 @@ def answer_in_auction(
     made = np.zeros((deals, n_ours), dtype=bool)
     played = np.zeros((deals, n_ours), dtype=bool)
     takes = np.zeros((deals, n_ours), dtype=bool)
-    labels = np.empty((deals, n_ours), dtype=object)
+    labels = np.zeros((deals, n_ours), dtype=np.int32)  # the contract: _contract_code
     accepted = tried = first = plays = 0
     chunk, offset = 0, 0
     with numba_threads(threads):
@@ -572,7 +593,7 @@ def _play(study: Any, chunk: int, rows: np.ndarray, contracts: np.ndarray, seat:
         strain, taker, doubling = (
             int(contracts[i_deal[0], i_call[0], f]) for f in (K_STRAIN, K_TAKER, K_DOUBLING)
         )
-        labels[i_deal, i_call] = _contract_label(strain, taker, doubling, seat)
+        labels[i_deal, i_call] = _contract_code(strain, taker, doubling)
         if strain < 0:  # thrown in: net 0, nothing played
             continue
         fixed = dataclasses.replace(
@@ -704,7 +725,8 @@ def _answer(hand, seat, dealer, letters, rules, others, play, ours, model_call, 
         n_played = int(played[:, k].sum())
         n_made = int(made[:, k].sum())
         low, high = wilson_interval(n_made, n_played)
-        mix = pd.Series(labels[:, k]).value_counts()
+        codes, counts = np.unique(labels[:, k], return_counts=True)
+        mix = pd.Series(counts, index=[_contract_label(*_contract_fields(c), seat) for c in codes])
         mix = mix.sort_index(kind="stable").sort_values(ascending=False, kind="stable")
         mean, se = mean_se(net)
         rows.append(

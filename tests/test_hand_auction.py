@@ -127,6 +127,10 @@ def test_other_biddings_and_hands_are_refused():
         answer_in_auction(
             "JS 9S AC TC 7D", "", 1, options={"scoring": "french"}, others=PASSING, deals=50
         )
+    with pytest.raises(ValueError, match="at most 10,000,000 kept deals"):
+        answer_in_auction("JS 9S AC TC 7D", "", 1, play=PLAY, deals=10**9)
+    with pytest.raises(ValueError, match="ends an auction at 40 calls"):
+        answer_in_auction("JS 9S AC TC 7D", "Hpxr" * 10, play=PLAY, deals=50)
     with pytest.raises(ValueError, match="5 bidding cards"):
         answer_in_auction("JS 9S AC TC 7D 8D 9D", "", 1, play=PLAY, deals=50)
     with pytest.raises(ValueError, match="no auction"):
