@@ -298,8 +298,15 @@ def test_python_model_agrees_with_the_kernels():
     assert kernel.table.equals(python.table) and kernel.tried == python.tried
     hearts = answer_in_auction("JS 9S AC TC 7D", "pH", others=_passes_but_hearts, **kw)
     assert hearts.accepted == 300
-    # position 2 bid hearts: it holds JH in every kept deal, so nobody else does
-    assert 0 < hearts.acceptance < 0.5
+    # kept: position 2 holds JH among its 5 of the 27 unseen cards (then position 1,
+    # without it, passed): probability 5/27
+    p = 5 / 27
+    assert abs(hearts.acceptance - p) < 3 * np.sqrt(p * (1 - p) / hearts.tried)
+    # with hearts by an opponent and nobody else bidding, this seat's spades is played
+    # in every kept deal, and passing leaves hearts to the opponent
+    rows = hearts.table.set_index("call")
+    assert rows.loc["S", "contracts"] == [("S by me", 1.0)]
+    assert rows.loc["p", "contracts"] == [("H by prev. opp.", 1.0)]
 
 
 # -- the command line -------------------------------------------------------------------
