@@ -284,6 +284,21 @@ def test_reproducible_and_thread_independent():
     assert not c.table["net_mp_x1"].equals(a.table["net_mp_x1"])
 
 
+def test_a_rule_file_model_is_its_policy():
+    """rules:FILE as the model: the shipped threshold.toml is threshold's system, so the
+    answer is threshold's, deal for deal."""
+    from pathlib import Path
+
+    import belote_sim
+
+    book = Path(belote_sim.__file__).parent / "data" / "bidding" / "threshold.toml"
+    kw = dict(position=3, play=PLAY, deals=300, seed=6)
+    plain = answer_in_auction("JS 9S AC TC 7D", "pH", others="threshold", **kw)
+    ruled = answer_in_auction("JS 9S AC TC 7D", "pH", others=f"rules:{book}", **kw)
+    assert plain.tried == ruled.tried
+    assert plain.table.equals(ruled.table)
+
+
 def _passes_but_hearts(view):
     """A Python model: bids hearts holding the jack of hearts when it may, else passes."""
     return "H" if "JH" in view.cards.split() and "H" in view.legal else "pass"
