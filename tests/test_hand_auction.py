@@ -280,6 +280,9 @@ def test_reproducible_and_thread_independent():
     b = answer_in_auction("JS 9S AC TC 7D", "Hp", threads=2, **kw)
     assert a.tried == b.tried and a.accepted == b.accepted == 400
     assert a.table.equals(b.table)
+    told = []
+    d = answer_in_auction("JS 9S AC TC 7D", "Hp", progress=told.append, **kw)
+    assert sum(told) == 400 and d.table.equals(a.table)
     c = answer_in_auction("JS 9S AC TC 7D", "Hp", position=3, play=PLAY, deals=400, seed=22)
     assert not c.table["net_mp_x1"].equals(a.table["net_mp_x1"])
 
