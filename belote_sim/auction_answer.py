@@ -406,7 +406,9 @@ def answer_in_auction(
     0, the dealer set from it; default: the position whose turn the auction reached),
     or give ``seat`` and ``dealer``.  ``others``: the bidding policy of the other seats
     (and of the seat's own later calls) -- any bidding policy spec, ``rules:FILE`` and
-    ``py:MODULE:FUNCTION`` included; ``play``: every seat's play policy (None: the
+    ``py:MODULE:FUNCTION`` included, a Python function, or a list of four, one per seat
+    (partner bidding another system than the opponents; the seat's own entry bids its
+    later calls); ``play``: every seat's play policy (None: the
     default, ``expert:0``).  ``deals``: consistent deals kept (the same for every call);
     ``seed``: the deals' seed (``SeedSequence``); ``threads``: numba threads (the answer
     does not depend on it); ``progress(n)``: told of each ``n`` more deals kept.
@@ -482,7 +484,12 @@ def answer_in_auction(
     )
     if any(s.name == "fixed" for s in study.bidding):
         raise ValueError("--others: the fixed bidding policy has no auction to model")
-    others_text = str(study.bidding[0])
+    specs = [str(spec) for spec in study.bidding]
+    others_text = (
+        specs[0]
+        if len(set(specs)) == 1
+        else ", ".join(f"{_who(s, seat)} {spec}" for s, spec in enumerate(specs))
+    )
     play_text = str(study.play[0])
     dealing = dealing_study(study)
     ours = [c for c in CALL_LETTERS if c in state.legal]  # the table's order

@@ -302,6 +302,23 @@ def test_a_rule_file_model_is_its_policy():
     assert plain.table.equals(ruled.table)
 
 
+def test_a_model_per_seat():
+    """``others`` as four specs, one per seat: the same four as one spec is the same
+    answer; partner passing while the opponents bid threshold is another question."""
+    kw = dict(position=3, play=PLAY, deals=300, seed=8)
+    one = answer_in_auction("JS 9S AC TC 7D", "pH", others="threshold", **kw)
+    four = answer_in_auction("JS 9S AC TC 7D", "pH", others=["threshold"] * 4, **kw)
+    assert one.table.equals(four.table) and one.others == four.others
+    mixed = answer_in_auction(
+        "JS 9S AC TC 7D", "pH", others=["threshold", "threshold", PASSING, "threshold"], **kw
+    )
+    assert "partner threshold:9999" in mixed.others and "prev. opp. threshold:50" in mixed.others
+    # partner (seat 2) never bids, so after this seat's pass hearts stands or an
+    # opponent bids on: never a contract of partner's
+    contracts = mixed.table.set_index("call").loc["p", "contracts"]
+    assert not any("by partner" in label for label, _ in contracts)
+
+
 def _passes_but_hearts(view):
     """A Python model: bids hearts holding the jack of hearts when it may, else passes."""
     return "H" if "JH" in view.cards.split() and "H" in view.legal else "pass"
