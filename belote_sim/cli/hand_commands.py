@@ -23,6 +23,12 @@ LINE_WIDTH = 105
 def cmd_hand(args: argparse.Namespace) -> int:
     from belote_sim.atlas import answer_hand
 
+    if args.auction is not None:  # every call in the middle of an auction
+        from belote_sim.cli.auction_commands import cmd_hand_auction
+
+        return cmd_hand_auction(args)
+    if args.others is not None:
+        raise ValueError("--others is the model of the other seats' bidding: give --auction")
     options = dict(parse_option(o) for o in args.option or [])
     if args.position is not None:
         if args.seat is not None or args.dealer is not None:
