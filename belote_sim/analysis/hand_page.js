@@ -130,7 +130,7 @@
     const centre = (p + Z * Z / (2 * n)) / denom;
     const half = Z * Math.sqrt(p * (1 - p) / n + Z * Z / (4 * n * n)) / denom;
     const out = { n, p_made: p, p_made_low: centre - half, p_made_high: centre + half,
-      p_made_se: Math.sqrt(p * (1 - p) / nn) };
+      p_made_se: Math.max(Math.sqrt(p * (1 - p) / nn), half / Z) };
     for (const [x, col] of [[1, 2], [2, 4], [4, 6]]) {
       const mean = cols[col][r] / nn;
       const variance = (cols[col + 1][r] - nn * mean * mean) / (n > 1 ? n - 1 : NaN);
