@@ -52,6 +52,7 @@ from belote_sim.kernels import atlas as KA
 from belote_sim.kernels.numba_internals import is_cached
 from belote_sim.policies import menu_of, search_bits
 from belote_sim.rules import Rules
+from belote_sim.simulation.atlas_prior import corrected_stats, table_priors
 from belote_sim.simulation.atlas_table import (
     DEFAULT_ATLAS,
     KIND_STRAIN,
@@ -629,8 +630,16 @@ def _add(part, totals, idx, progress, counts) -> None:
         progress(int(counts[idx].sum()))
 
 
-def cell_stats(sums: np.ndarray) -> dict[str, np.ndarray]:
+def cell_stats(sums: np.ndarray, prior: np.ndarray | None = None) -> dict[str, np.ndarray]:
     """Means, standard errors and intervals from cell sums (..., NUM_FIELDS).
+
+    With ``prior`` (the atlas's prior of P(made) for these cells' strain kind,
+    ``table_priors``): the values an atlas publishes, which do not depend on when a
+    cell stopped (``simulation.atlas_prior``): ``p_made`` the posterior mean,
+    ``p_made_se`` its posterior sd, ``p_made_low``/``p_made_high`` the 95% posterior
+    interval, ``net_mp_x1/x2/x4`` and their ``_se`` corrected (MP per deal); the plain
+    estimates stay in ``p_made_raw`` and ``net_mp_x1_raw``.  Without: the plain
+    estimates of the sums (for sums of deals all drawn at once, as by simulation).
 
     Keys: ``n``, ``p_made`` with ``p_made_low``/``p_made_high`` (Wilson 95%) and
     ``p_made_se`` (the larger of sqrt(p (1 - p) / n) and the Wilson half-width / 1.96:
@@ -672,7 +681,21 @@ def cell_stats(sums: np.ndarray) -> dict[str, np.ndarray]:
             ):
                 mean, se = mean_se(base + off, base + off + 1)
                 out[f"{name}_x{x}"], out[f"{name}_x{x}_se"] = mean, se
+    if prior is not None:
+        out["p_made_raw"], out["net_mp_x1_raw"] = out["p_made"], out["net_mp_x1"]
+        measured = n > 0
+        fixed = corrected_stats(s[measured], prior)
+        for key, value in fixed.items():
+            column = np.full(n.shape, np.nan)
+            column[measured] = value
+            out[key] = column
     return out
+
+
+def table_stats(table: AtlasTable, kind: int, sums: np.ndarray) -> dict[str, np.ndarray]:
+    """``cell_stats`` of cells of ``table`` of strain kind ``kind`` (0 suit, 1 NT, 2 AT)
+    with the atlas's prior: the values an atlas publishes."""
+    return cell_stats(sums, table_priors(table)[kind])
 
 
 def atlas_frame(
@@ -686,7 +709,7 @@ def atlas_frame(
         keys = table.keys[k]
         hands = key_hands(keys, k)
         for position in positions:
-            stats = cell_stats(table.sums[k][:, position - 1])
+            stats = table_stats(table, k, table.sums[k][:, position - 1])
             df = pd.DataFrame(
                 {
                     "kind": name,
@@ -717,8 +740,11 @@ POSITION_WORDS = {
 HAND_DEALS = 20_000
 #: The columns of a hand's table, whichever path answers (``hand_from_atlas``,
 #: ``hand_by_simulation``): per strain the rules allow, the deals ``n``, P(made) with
-#: its Wilson 95% interval, the net MP per deal (the taker's team's MP minus the
-#: defenders', added now) at x1, x2 and x4 with their standard errors (NaN where the
+#: its 95% interval (by simulation: the plain estimate and its Wilson interval; from
+#: the atlas: the published values of ``table_stats``, a posterior mean and interval
+#: that do not depend on when the cell stopped), the net MP per deal (the taker's
+#: team's MP minus the defenders', added now) at x1, x2 and x4 with their standard
+#: errors (from the atlas: corrected likewise; NaN where the
 #: rules do not double that far), the paired difference of net MP x1 from the best
 #: strain on the same deals with its s.e. (simulation only: NaN from the atlas, whose
 #: cells are measured on separate deals) and ``source`` ("atlas" or "simulation").
@@ -835,7 +861,7 @@ def hand_from_atlas(
     for strain, name in enumerate(STRAIN_NAMES):
         if not rules.strain_allowed(strain):
             continue
-        stats = cell_stats(table.lookup(mask, strain, position))
+        stats = table_stats(table, kind_of(strain), table.lookup(mask, strain, position))
         row: dict[str, Any] = {"strain": name, "n": int(stats["n"])}
         for key in ("p_made", "p_made_low", "p_made_high", "net_mp_x1", "net_mp_x1_se"):
             row[key] = float(stats[key])
@@ -1188,7 +1214,7 @@ def measured_cells(table: AtlasTable) -> pd.DataFrame:
                         "hand": text[keep],
                         "key": keys[keep],
                         "multiplicity": table.mult[k][measured][keep],
-                        **cell_stats(sums[keep]),
+                        **table_stats(table, k, sums[keep]),
                     }
                 )
             )
@@ -1253,5 +1279,6 @@ __all__ = [
     "shipped_atlas",
     "strain_clear",
     "strain_margin",
+    "table_stats",
     "within_noise",
 ]

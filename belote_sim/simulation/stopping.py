@@ -14,7 +14,9 @@ of (N, made) under that rule (a dynamic programme over the states (n, made) of t
 rounds: a binomial step per top-up) and from it, per final N = n, P(N = n; p),
 g(n, p) = E[p^ | N = n; p] and Var(p^ | N = n; p).  ``corrected_p`` inverts g: the
 conditionally unbiased-in-the-mean estimate (the p whose conditional mean is the
-estimate seen), with the standard error of the delta method, sqrt(Var) / g'.
+estimate seen), with the standard error of the delta method, sqrt(Var) / g' (a diagnostic: the atlas
+publishes the empirical Bayes values of ``simulation.atlas_prior`` instead, since this
+inversion inflates the s.e. where the first round holds most of the information).
 Assumptions: deals are independent, made ~ Bernoulli(p); only the P(made) rule
 decided N (true for every cell of N <= ``p_rule_max``: the net-MP rule of a build,
 where it fires, asks for more deals than that -- the shipped atlases hold no cell
