@@ -24,6 +24,10 @@ strain kind over all bins.
 
     nice -n 10 python analyses/atlas_stopping_bias.py [--per-bin 300] [--deals 1000]
         [--split-deals 500] [--ruleset common bulgarian]
+    nice -n 10 python analyses/atlas_stopping_bias.py --extremes 100 [--extreme-deals 4000]
+
+(the second: the cells whose published P(made) moved most from the plain one, measured
+again)
 
 prints one JSON object per ruleset.
 """
@@ -134,6 +138,46 @@ def measure(ruleset: str, per_bin: int, deals: int, split_deals: int) -> dict:
             "bins": rows, "kinds": kinds}  # fmt: skip
 
 
+def extremes(ruleset: str, count: int, deals: int) -> dict:
+    """The ``count`` cells whose published P(made) is furthest from the plain one,
+    measured again with ``deals`` fresh deals each (seed 39007): z of both."""
+    from belote_sim.atlas import measured_cells
+    from belote_sim.cards import parse_cards
+
+    rules = Rules.preset(ruleset)
+    table = load_atlas(str(shipped_atlas(rules)))
+    frame = measured_cells(table)
+    shift = (frame["p_made"] - frame["p_made_raw"]).abs()
+    top = frame.loc[shift.sort_values(ascending=False, kind="stable").index[:count]]
+    hands = np.array([sum(1 << c for c in parse_cards(h)) for h in top["hand"]], dtype=np.int64)
+    kinds = top["kind"].map({"suit": 0, "NT": 1, "AT": 2}).to_numpy()
+    strains = np.array(KIND_STRAIN, dtype=np.int64)[kinds]
+    play = AtlasPlay.of(make_study(rules, "fixed:0,0,0", table.meta["play"], SEED))
+    sel = np.stack([kinds, np.zeros(len(top), np.int64), top["position"].to_numpy()], 1)
+    fresh = cell_stats(_fresh(sel, hands, strains, deals, SEED + 2, play))
+    plain, published = top["p_made_raw"].to_numpy(), top["p_made"].to_numpy()
+    plain_se = np.sqrt(plain * (1 - plain) / top["n"].to_numpy())
+    z = {
+        "z_plain": (plain - fresh["p_made"]) / np.hypot(plain_se, fresh["p_made_se"]),
+        "z_published": (published - fresh["p_made"])
+        / np.hypot(top["p_made_se"].to_numpy(), fresh["p_made_se"]),
+    }
+    return {
+        "ruleset": ruleset,
+        "cells": len(top),
+        "fresh_deals": deals,
+        "shift_range": [round(float(shift.loc[top.index].min()), 4), round(float(shift.max()), 4)],
+        "n_median": float(top["n"].median()),
+        "plain_median": round(float(np.median(plain)), 3),
+        "published_median": round(float(np.median(published)), 3),
+        "fresh_median": round(float(np.median(fresh["p_made"])), 3),
+        **{
+            name: {"mean": round(float(v.mean()), 2), "sd": round(float(v.std(ddof=1)), 2)}
+            for name, v in z.items()
+        },
+    }
+
+
 def main() -> int:
     parser = argparse.ArgumentParser(
         description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter
@@ -142,8 +186,13 @@ def main() -> int:
     parser.add_argument("--deals", type=int, default=1000)
     parser.add_argument("--split-deals", type=int, default=500)
     parser.add_argument("--ruleset", nargs="+", default=["common", "bulgarian"])
+    parser.add_argument("--extremes", type=int, default=0, help="only the N most moved cells")
+    parser.add_argument("--extreme-deals", type=int, default=4000)
     args = parser.parse_args()
     for ruleset in args.ruleset:
+        if args.extremes:
+            print(json.dumps(extremes(ruleset, args.extremes, args.extreme_deals)), flush=True)
+            continue
         print(json.dumps(measure(ruleset, args.per_bin, args.deals, args.split_deals)), flush=True)
     return 0
 
