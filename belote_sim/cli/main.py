@@ -412,7 +412,8 @@ def _add_hand(sub: _Subparsers) -> None:
         help="print a JSON list, one object per strain: strain, n, p_made, p_made_low, "
         "p_made_high, net_mp_x1, net_mp_x1_se, net_mp_x2, net_mp_x2_se, net_mp_x4, "
         "net_mp_x4_se, vs_best, vs_best_se (null: none), source (atlas or simulation), "
-        "and on every row best_call, within_noise, reason, position, play (with "
+        "and on every row best_call, within_noise, bid_clear, runner_up, strain_margin, "
+        "strain_margin_se, strain_paired, strain_clear, reason, position, play (with "
         "--auction: one object per call, docs/guide/hand-and-atlas.md)",
     )
     p.set_defaults(func=cmd_hand)
