@@ -52,6 +52,7 @@ from belote_sim.kernels import atlas as KA
 from belote_sim.kernels.numba_internals import is_cached
 from belote_sim.policies import menu_of, search_bits
 from belote_sim.rules import Rules
+from belote_sim.simulation.atlas_prior import corrected_stats, table_priors
 from belote_sim.simulation.atlas_table import (
     DEFAULT_ATLAS,
     KIND_STRAIN,
@@ -629,11 +630,21 @@ def _add(part, totals, idx, progress, counts) -> None:
         progress(int(counts[idx].sum()))
 
 
-def cell_stats(sums: np.ndarray) -> dict[str, np.ndarray]:
+def cell_stats(sums: np.ndarray, prior: np.ndarray | None = None) -> dict[str, np.ndarray]:
     """Means, standard errors and intervals from cell sums (..., NUM_FIELDS).
 
+    With ``prior`` (the atlas's prior of P(made) for these cells' strain kind,
+    ``table_priors``): the values an atlas publishes, which do not depend on when a
+    cell stopped (``simulation.atlas_prior``): ``p_made`` the posterior mean,
+    ``p_made_se`` its posterior sd, ``p_made_low``/``p_made_high`` the 95% posterior
+    interval, ``net_mp_x1/x2/x4`` and their ``_se`` corrected (MP per deal); the plain
+    estimates stay in ``p_made_raw`` and ``net_mp_x1_raw``.  Without: the plain
+    estimates of the sums (for sums of deals all drawn at once, as by simulation).
+
     Keys: ``n``, ``p_made`` with ``p_made_low``/``p_made_high`` (Wilson 95%) and
-    ``p_made_se``, ``p_inside``, ``p_hanging``, ``p_valat_by``, ``p_valat_against``,
+    ``p_made_se`` (the larger of sqrt(p (1 - p) / n) and the Wilson half-width / 1.96:
+    never 0, also at P(made) 0 or 1), ``p_inside``, ``p_hanging``, ``p_valat_by``,
+    ``p_valat_against``,
     ``card_points`` (taker's team, with ``_se``), and for x = 1, 2, 4: ``taker_mp_x``,
     ``defender_mp_x``, ``net_mp_x`` (MP added now) each with ``_se``.  NaN where n = 0.
     """
@@ -646,7 +657,10 @@ def cell_stats(sums: np.ndarray) -> dict[str, np.ndarray]:
         out["p_made"] = p
         low, high = wilson_interval(s[..., KA.F_MADE], n)
         out["p_made_low"], out["p_made_high"] = low, high
-        out["p_made_se"] = np.sqrt(p * (1 - p) / nn)
+        # never 0 at P(made) 0 or 1: at least the Wilson 95% half-width / Z95
+        denom = 1 + Z95 * Z95 / n
+        half = Z95 * np.sqrt(p * (1 - p) / n + Z95 * Z95 / (4 * n * n)) / denom
+        out["p_made_se"] = np.maximum(np.sqrt(p * (1 - p) / nn), half / Z95)
         out["p_inside"] = s[..., KA.F_INSIDE] / nn
         out["p_hanging"] = s[..., KA.F_HANGING] / nn
         out["p_valat_by"] = s[..., KA.F_VALAT_BY] / nn
@@ -667,7 +681,21 @@ def cell_stats(sums: np.ndarray) -> dict[str, np.ndarray]:
             ):
                 mean, se = mean_se(base + off, base + off + 1)
                 out[f"{name}_x{x}"], out[f"{name}_x{x}_se"] = mean, se
+    if prior is not None:
+        out["p_made_raw"], out["net_mp_x1_raw"] = out["p_made"], out["net_mp_x1"]
+        measured = n > 0
+        fixed = corrected_stats(s[measured], prior)
+        for key, value in fixed.items():
+            column = np.full(n.shape, np.nan)
+            column[measured] = value
+            out[key] = column
     return out
+
+
+def table_stats(table: AtlasTable, kind: int, sums: np.ndarray) -> dict[str, np.ndarray]:
+    """``cell_stats`` of cells of ``table`` of strain kind ``kind`` (0 suit, 1 NT, 2 AT)
+    with the atlas's prior: the values an atlas publishes."""
+    return cell_stats(sums, table_priors(table)[kind])
 
 
 def atlas_frame(
@@ -681,7 +709,7 @@ def atlas_frame(
         keys = table.keys[k]
         hands = key_hands(keys, k)
         for position in positions:
-            stats = cell_stats(table.sums[k][:, position - 1])
+            stats = table_stats(table, k, table.sums[k][:, position - 1])
             df = pd.DataFrame(
                 {
                     "kind": name,
@@ -712,8 +740,11 @@ POSITION_WORDS = {
 HAND_DEALS = 20_000
 #: The columns of a hand's table, whichever path answers (``hand_from_atlas``,
 #: ``hand_by_simulation``): per strain the rules allow, the deals ``n``, P(made) with
-#: its Wilson 95% interval, the net MP per deal (the taker's team's MP minus the
-#: defenders', added now) at x1, x2 and x4 with their standard errors (NaN where the
+#: its 95% interval (by simulation: the plain estimate and its Wilson interval; from
+#: the atlas: the published values of ``table_stats``, a posterior mean and interval
+#: that do not depend on when the cell stopped), the net MP per deal (the taker's
+#: team's MP minus the defenders', added now) at x1, x2 and x4 with their standard
+#: errors (from the atlas: corrected likewise; NaN where the
 #: rules do not double that far), the paired difference of net MP x1 from the best
 #: strain on the same deals with its s.e. (simulation only: NaN from the atlas, whose
 #: cells are measured on separate deals) and ``source`` ("atlas" or "simulation").
@@ -830,7 +861,7 @@ def hand_from_atlas(
     for strain, name in enumerate(STRAIN_NAMES):
         if not rules.strain_allowed(strain):
             continue
-        stats = cell_stats(table.lookup(mask, strain, position))
+        stats = table_stats(table, kind_of(strain), table.lookup(mask, strain, position))
         row: dict[str, Any] = {"strain": name, "n": int(stats["n"])}
         for key in ("p_made", "p_made_low", "p_made_high", "net_mp_x1", "net_mp_x1_se"):
             row[key] = float(stats[key])
@@ -953,6 +984,43 @@ def within_noise(table: pd.DataFrame) -> bool:
     return not bool(abs(best["net_mp_x1"]) >= Z95 * se)
 
 
+def runner_up(table: pd.DataFrame) -> str | None:
+    """The strain with the second-highest expected net MP x1 (None with one strain)."""
+    if len(table) < 2:
+        return None
+    order = table["net_mp_x1"].to_numpy(float).argsort(kind="stable")[::-1]
+    return str(table["strain"].iloc[order[1]])
+
+
+def strain_margin(table: pd.DataFrame) -> tuple[float, float, bool]:
+    """(margin, s.e., paired): how much the best strain's net MP x1 beats the
+    runner-up's (``runner_up``), MP per deal, with its standard error.  Paired (the
+    simulation path, every strain on the same deals): minus the runner-up's
+    ``vs_best`` and its ``vs_best_se``.  Unpaired (the atlas, whose cells are measured
+    on separate deals): the difference of the two values, s.e. sqrt(se1**2 + se2**2)
+    (conservative: it ignores what pairing would cancel).  NaN without a runner-up."""
+    second = runner_up(table)
+    if second is None:
+        return _NAN, _NAN, False
+    rows = table.set_index("strain")
+    best, other = rows.loc[best_strain(table)], rows.loc[second]
+    if np.isfinite(other["vs_best"]) and np.isfinite(other["vs_best_se"]):
+        return -float(other["vs_best"]), float(other["vs_best_se"]), True
+    margin = float(best["net_mp_x1"] - other["net_mp_x1"])
+    return margin, float(np.hypot(best["net_mp_x1_se"], other["net_mp_x1_se"])), False
+
+
+def strain_clear(table: pd.DataFrame) -> bool | None:
+    """Whether the best strain beats the runner-up beyond noise: its margin
+    (``strain_margin``) >= 1.96 s.e. of the difference (paired on the simulation path,
+    unpaired from the atlas: then False means "cannot tell from the atlas").  None
+    with a single strain."""
+    margin, se, _ = strain_margin(table)
+    if not np.isfinite(margin):
+        return None
+    return bool(margin >= Z95 * se)
+
+
 @dataclass
 class HandAnswer:
     """One hand's answer, whichever path gave it (``answer_hand``)."""
@@ -983,15 +1051,41 @@ class HandAnswer:
 
     @property
     def within_noise(self) -> bool:
+        """Whether bid-or-pass is within noise (``within_noise``)."""
         return within_noise(self.table)
+
+    @property
+    def bid_clear(self) -> bool:
+        """Whether bid-or-pass is clear: not ``within_noise``."""
+        return not within_noise(self.table)
+
+    @property
+    def runner_up(self) -> str | None:
+        return runner_up(self.table)
+
+    @property
+    def strain_clear(self) -> bool | None:
+        """Whether the best strain beats the runner-up beyond noise (``strain_clear``)."""
+        return strain_clear(self.table)
 
     def records(self) -> list[dict[str, Any]]:
         """JSON-ready rows (``HAND_COLUMNS``; NaN as None) with ``best_call``,
-        ``within_noise``, ``reason`` (the path and why), ``position`` and ``play``
-        repeated on every row."""
+        ``within_noise`` and ``bid_clear`` (bid-or-pass), ``runner_up``,
+        ``strain_margin`` and ``strain_margin_se`` (MP per deal, the best strain's net
+        x1 over the runner-up's), ``strain_paired`` (whether that difference was
+        measured on the same deals), ``strain_clear`` (the margin >= 1.96 s.e.; from
+        the atlas, unpaired, false means it cannot tell), ``reason`` (the path and
+        why), ``position`` and ``play`` repeated on every row."""
+        margin, margin_se, paired = strain_margin(self.table)
         extra = {
             "best_call": self.best_call,
             "within_noise": self.within_noise,
+            "bid_clear": self.bid_clear,
+            "runner_up": self.runner_up,
+            "strain_margin": _plain(margin),
+            "strain_margin_se": _plain(margin_se),
+            "strain_paired": paired,
+            "strain_clear": self.strain_clear,
             "reason": self.reason,
             "position": self.position,
             "play": self.play,
@@ -1120,7 +1214,7 @@ def measured_cells(table: AtlasTable) -> pd.DataFrame:
                         "hand": text[keep],
                         "key": keys[keep],
                         "multiplicity": table.mult[k][measured][keep],
-                        **cell_stats(sums[keep]),
+                        **table_stats(table, k, sums[keep]),
                     }
                 )
             )
@@ -1181,6 +1275,10 @@ __all__ = [
     "rules_words",
     "run_cells",
     "run_cells_interruptibly",
+    "runner_up",
     "shipped_atlas",
+    "strain_clear",
+    "strain_margin",
+    "table_stats",
     "within_noise",
 ]

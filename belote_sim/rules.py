@@ -192,6 +192,14 @@ class Rules:
             for opt in ("kirtik", "third_double"):
                 if getattr(self, opt):
                     raise ValueError(f"option {opt} cannot be used with french scoring")
+            # The auction of 4.1 doubles and redoubles, and french scoring has no
+            # doubling (RULES.md 14.15): a doubled deal would be scored as undoubled.
+            if self.bidding == "auction":
+                raise ValueError(
+                    "scoring=french cannot be used with the auction of the "
+                    f"{self.name} rules: the auction doubles and french scoring has no "
+                    "doubling (docs/rules.md 10); the french preset bids in two rounds"
+                )
         if self.french_allow_nt_at and self.bidding != "two_round":
             raise ValueError("option french_allow_nt_at needs the french two-round bidding")
         if self.capot_points < T.SUIT_DEAL_CARD_TOTAL:

@@ -259,6 +259,76 @@ def resolve_rules(rules):
 
 
 # ---------------------------------------------------------------------------
+# Bidding (§4.1 auction, §4.2 french two rounds)
+# ---------------------------------------------------------------------------
+
+BID_STRAINS = ("C", "D", "H", "S", "NT", "AT")
+
+
+def auction(calls, dealer, rules, turned=None):
+    """Where the bidding stands after ``calls`` (words: ``pass``, a strain, ``double``,
+    ``redouble``, ``third_double``; the first from seat dealer+1): ``{"over", "turn",
+    "legal", "contract"}``, ``contract`` ``(strain, taker, doubling)`` or None, ``legal``
+    the calls of the seat to call ([] when over).  ``turned``: the french turned card.
+    ``ValueError`` for a call that is not legal."""
+    ruleset, opts = _split_rules(rules)
+    french = ruleset == "french"
+    bid, bidder, level, passes = None, None, 0, 0
+    over = False
+    legal = []
+    for k in range(len(calls) + 1):
+        seat = (dealer + 1 + k) % 4
+        if french:
+            # §4.2: round 1 take the turned suit or pass; round 2 another suit or pass
+            if bid is not None or k >= 8:
+                over, legal = True, []
+            elif k < 4:
+                legal = ["pass", turned[1]]
+            else:
+                others = [s for s in "CDHS" if s != turned[1]]
+                if opts["french_allow_nt_at"]:
+                    others += ["NT", "AT"]
+                legal = ["pass"] + others
+        else:
+            max_level = 3 if opts["third_double"] else 2
+            if (bid is None and passes == 4) or (bid is not None and passes == 3):
+                over = True
+            if bid == "AT" and (
+                level == max_level or (level == 1 and opts["at_double_ends_auction"])
+            ):
+                over = True
+            if over:
+                legal = []
+            else:
+                must = opts["dealer_must_take"] and bid is None and k == 3
+                legal = [] if must else ["pass"]
+                first = 0 if bid is None else BID_STRAINS.index(bid) + 1
+                legal += list(BID_STRAINS[first:])
+                if bid is not None:
+                    theirs = bidder % 2 != seat % 2
+                    if theirs and level == 0:
+                        legal.append("double")
+                    if not theirs and level == 1:
+                        legal.append("redouble")
+                    if theirs and level == 2 and opts["third_double"]:
+                        legal.append("third_double")
+        if k == len(calls):
+            break
+        call = calls[k]
+        if call not in legal:
+            raise ValueError(f"call {k + 1} {call!r} is not legal (legal: {legal})")
+        if call == "pass":
+            passes += 1
+        elif call in BID_STRAINS:
+            bid, bidder, level, passes = call, seat, 0, 0
+        else:
+            level, passes = level + 1, 0
+    contract = (bid, bidder, level) if over and bid is not None else None
+    turn = None if over else (dealer + 1 + len(calls)) % 4
+    return {"over": over, "turn": turn, "legal": legal, "contract": contract}
+
+
+# ---------------------------------------------------------------------------
 # Playing a trick (§5)
 # ---------------------------------------------------------------------------
 

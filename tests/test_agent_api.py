@@ -21,39 +21,13 @@ SCHEMA = Path(belote_sim.__file__).parent / "data" / "observation.schema.json"
 
 
 def auction_legal(calls, dealer, seat, third_double=False, two_round=False, turned=None):
-    """The legal calls at ``seat`` after ``calls`` (words), from docs/rules.md 4.1 and
-    4.2 alone; None when it is not ``seat``'s turn or the bidding is over."""
-    if (dealer + 1 + len(calls)) % 4 != seat:
-        return None
-    if two_round:
-        if any(c != "pass" for c in calls) or len(calls) >= 8:
-            return None
-        if len(calls) < 4:
-            return ["pass", turned[-1]]
-        return ["pass"] + [s for s in "CDHS" if s != turned[-1]]
-    bid, bidder, level, passes = None, None, 0, 0
-    for k, call in enumerate(calls):
-        caller = (dealer + 1 + k) % 4
-        if call == "pass":
-            passes += 1
-        elif call in STRAINS:
-            bid, bidder, level, passes = call, caller, 0, 0
-        else:
-            level, passes = level + 1, 0
-    if (bid is None and passes >= 4) or (bid is not None and passes >= 3):
-        return None
-    if bid == "AT" and level == (3 if third_double else 2):
-        return None
-    legal = ["pass"] + STRAINS[(STRAINS.index(bid) + 1 if bid else 0) :]
-    if bid is not None:
-        theirs = bidder % 2 != seat % 2
-        if theirs and level == 0:
-            legal.append("double")
-        if not theirs and level == 1:
-            legal.append("redouble")
-        if theirs and level == 2 and third_double:
-            legal.append("third_double")
-    return legal
+    """The legal calls at ``seat`` after ``calls`` (words) by the reference (docs/rules.md
+    4.1 and 4.2); None when it is not ``seat``'s turn or the bidding is over."""
+    rules = {"ruleset": "french" if two_round else "common"}
+    if third_double:
+        rules["options"] = {"third_double": True}
+    state = ref.auction(calls, dealer, rules, turned)
+    return None if state["over"] or state["turn"] != seat else state["legal"]
 
 
 @pytest.mark.parametrize("ruleset", ["common", "bulgarian", "french"])
@@ -120,6 +94,8 @@ def test_calls_as_letters_or_words_and_bad_bidding_observations():
             legal_calls(observation)
     with pytest.raises(ValueError, match="french"):
         choose_call(dict(obs, calls="pp"), "take")
+    with pytest.raises(ValueError, match="makes no call"):
+        choose_call(dict(obs, calls="pp"), "fixed:0,2,0")
     with pytest.raises(ValueError, match="seed"):
         choose_call(dict(obs, calls="pp"), seed=-1)
 
@@ -221,3 +197,35 @@ def test_the_package_names_and_the_schema():
             legal_cards(dict(obs, **{field: 1}))
     assert set(play["required"]) == {"dealer", "seat", "hand", "contract"}
     assert set(bidding["required"]) == {"dealer", "seat", "hand"}
+
+
+def test_choose_card_from_two_threads_gives_the_cards_of_one():
+    """The kernels run without the GIL and reuse their scratch between calls: two
+    threads asking at once get the cards that one thread gets."""
+    from concurrent.futures import ThreadPoolExecutor
+
+    positions = [obs for obs, *_ in simulated_positions(6, seed=21)]
+    for policy in ["greedy", "expert"]:
+        alone = [choose_card(obs, policy) for obs in positions]
+        with ThreadPoolExecutor(2) as pool:
+            together = list(pool.map(lambda obs, p=policy: choose_card(obs, p), positions))
+        assert together == alone
+
+
+def test_take_or_pass_calls_in_the_3_and_2_player_games():
+    """docs/rules.md 4.3: pass or a higher strain, no doubling; the bidding stops once
+    every other player has passed after a bid."""
+    obs = {"ruleset": "bulgarian", "options": {"players": 3}, "dealer": 0, "seat": 1}
+    obs["hand"] = "JH 9H AH TH KC"
+    assert legal_calls(obs) == ["pass", *STRAINS]
+    assert legal_calls(dict(obs, seat=2, calls=["H"])) == ["pass", "S", "NT", "AT"]
+    assert legal_calls(dict(obs, seat=1, calls=["H", "pass", "S"])) == ["pass", "NT", "AT"]
+    with pytest.raises(ValueError, match="bidding is over"):
+        legal_calls(dict(obs, seat=1, calls=["H", "pass", "pass"]))
+    with pytest.raises(ValueError, match="not a legal call"):
+        legal_calls(dict(obs, seat=0, calls=["H", "double"]))
+    assert choose_call(dict(obs, seat=2, calls=["H"]), "threshold") in ["pass", "S", "NT", "AT"]
+    two = {"ruleset": "bulgarian", "options": {"players": 2}, "dealer": 0, "seat": 1}
+    with pytest.raises(ValueError, match="6 cards"):
+        legal_calls(dict(two, hand="JH 9H AH TH KC"))
+    assert legal_calls(dict(two, hand="JH 9H AH TH KC QC")) == ["pass", *STRAINS]

@@ -324,6 +324,12 @@ def test_cli_atlas_hand_and_bidding_duel(full_atlas, tmp_path, capsys):
     assert set(rows[0]) == set(HAND_COLUMNS) | {
         "best_call",
         "within_noise",
+        "bid_clear",
+        "runner_up",
+        "strain_margin",
+        "strain_margin_se",
+        "strain_paired",
+        "strain_clear",
         "reason",
         "position",
         "play",

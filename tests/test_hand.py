@@ -16,6 +16,9 @@ from belote_sim.atlas import (
     best_call,
     build_atlas,
     hand_by_simulation,
+    runner_up,
+    strain_clear,
+    strain_margin,
     within_noise,
 )
 from belote_sim.cards import parse_cards
@@ -26,7 +29,19 @@ from belote_sim.simulation.runner import simulate
 WEAK = "7C 8D 9S 7H 8C"  # every strain loses: the call is pass
 STRONG = "JH 9H AH TH KH"  # hearts: a clear bid
 HANDS = (WEAK, STRONG, "JC TD AD AH 9S")
-RECORD_KEYS = set(HAND_COLUMNS) | {"best_call", "within_noise", "reason", "position", "play"}
+RECORD_KEYS = set(HAND_COLUMNS) | {
+    "best_call",
+    "within_noise",
+    "bid_clear",
+    "runner_up",
+    "strain_margin",
+    "strain_margin_se",
+    "strain_paired",
+    "strain_clear",
+    "reason",
+    "position",
+    "play",
+}
 
 
 def _no_nan(text):
@@ -75,6 +90,57 @@ def test_best_call_rule_and_noise():
     assert best_call(table([-1.0, 4.0, 2.0], [0.5, 0.5, 0.5])) == "D"
     assert not within_noise(table([-1.0, 4.0, 2.0], [0.5, 0.5, 0.5]))
     assert best_call(table([0.0, -1.0, -2.0], [0.5] * 3)) == "pass"
+
+
+def test_strain_clear_paired_and_unpaired():
+    """The best strain beats the runner-up clearly only beyond 1.96 s.e. of their
+    difference: paired (vs_best) on the simulation path, unpaired from the atlas."""
+
+    def table(nets, ses, vs=None, vs_se=None):
+        nan = [float("nan")] * len(nets)
+        return pd.DataFrame(
+            {
+                "strain": ["H", "S", "AT"],
+                "net_mp_x1": nets,
+                "net_mp_x1_se": ses,
+                "vs_best": vs or nan,
+                "vs_best_se": vs_se or nan,
+            }
+        )
+
+    # the atlas's answer to 7H 8H 9H JH JS, bulgarian, position 4 (issue 39): AT +10.97
+    # ± 1.21 over H +10.70 ± 0.78: 0.27 / sqrt(1.21**2 + 0.78**2) = 0.19 s.e.
+    atlas = table([10.70, -2.39, 10.97], [0.78, 0.60, 1.21])
+    assert runner_up(atlas) == "H"
+    margin, se, paired = strain_margin(atlas)
+    assert not paired and margin == pytest.approx(0.27) and se == pytest.approx(1.4397, abs=1e-4)
+    assert strain_clear(atlas) is False
+    # unpaired but far apart: 2.0 / sqrt(0.3**2 + 0.3**2) = 4.7 s.e.
+    assert strain_clear(table([12.0, -2.0, 10.0], [0.3, 0.3, 0.3])) is True
+    # paired: H best, AT 0.47 ± 0.15 behind on the same deals: 3.1 s.e., clear; the
+    # unpaired s.e. of the same two values (0.55) would not have told them apart
+    sim = table([11.17, -2.0, 10.70], [0.40, 0.4, 0.38], [0.0, -13.17, -0.47], [0.0, 0.5, 0.15])
+    assert strain_margin(sim) == (pytest.approx(0.47), pytest.approx(0.15), True)
+    assert strain_clear(sim) is True
+    sim = table([11.17, -2.0, 10.97], [0.40, 0.4, 0.38], [0.0, -13.17, -0.20], [0.0, 0.5, 0.15])
+    assert strain_clear(sim) is False
+    assert strain_clear(atlas[:1]) is None  # a single strain: no runner-up
+
+
+def test_shipped_atlas_does_not_call_close_strains_clear(capsys):
+    """issue 39: bid-or-pass is clear for this hand, the choice between AT and H is not
+    (from the atlas: cannot tell; run --simulate)."""
+    args = ["hand", "7H 8H 9H JH JS", "--ruleset", "bulgarian", "--position", "4"]
+    assert main(args) == 0
+    out = capsys.readouterr().out
+    assert "bid-or-pass is clear" in out
+    assert "cannot tell from the atlas" in out and "run --simulate" in out
+    assert main([*args, "--json"]) == 0
+    rows = _no_nan(capsys.readouterr().out)
+    assert {(r["bid_clear"], r["strain_clear"], r["strain_paired"]) for r in rows} == {
+        (True, False, False)
+    }
+    assert rows[0]["runner_up"] in ("H", "AT") and rows[0]["best_call"] in ("H", "AT")
 
 
 def test_both_paths_give_the_same_columns_and_call(tiny_atlas):

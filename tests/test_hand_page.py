@@ -22,7 +22,7 @@ from belote_sim.analysis.hand_page import (
     shipped_atlases,
     write_hand_page,
 )
-from belote_sim.atlas import cell_stats
+from belote_sim.atlas import table_stats
 from belote_sim.cards import format_cards, parse_cards
 from belote_sim.cli import main
 from belote_sim.kernels import atlas as KA
@@ -204,8 +204,8 @@ def _stats(table: AtlasTable, cards: list[int], position: int) -> dict[str, dict
         sums = table.lookup(mask, strain, position)
         if sums[0] == 0:
             continue
-        stats = {k: float(v) for k, v in cell_stats(sums).items()}
         kind = 0 if strain < 4 else strain - 3
+        stats = {k: float(v) for k, v in table_stats(table, kind, sums).items()}
         key = hand_keys(np.array([mask]), strain)[0]
         stats["multiplicity"] = float(table.mult[kind][np.searchsorted(table.keys[kind], key)])
         out[name] = stats

@@ -58,7 +58,18 @@ KERNEL_FLOORS = [
     (0.40, ("search_policies", "expert_seat", "bidding_rules", "auction_atlas")),
     (0.50, ("switchboard",)),
     (0.60, ("play", "auction")),
-    (0.70, ("simulate", "atlas", "playouts", "expert_data", "perft", "auction_samples")),
+    (
+        0.70,
+        (
+            "simulate",
+            "atlas",
+            "playouts",
+            "expert_data",
+            "perft",
+            "auction_samples",
+            "auction_deals",
+        ),
+    ),
 ]
 
 #: Layer of a module by its dotted name; the first matching prefix wins.
@@ -77,9 +88,11 @@ LAYERS = [
     ("belote_sim.simulation", 3),
     # the hand atlas: built by simulation, read by the report (analysis) and the cli
     ("belote_sim.atlas", 3.5),
+    # a hand's answer in an auction: over the atlas's hand queries
+    ("belote_sim.auction_answer", 3.6),
     # the game interfaces' deal (over the auction of simulation/py_bidding) and the
     # interfaces themselves (optional extras: open-spiel, pettingzoo)
-    ("belote_sim.games", 3.6),
+    ("belote_sim.games", 3.7),
     ("belote_sim.openspiel", 4.5),
     ("belote_sim.pettingzoo", 4.5),
     ("belote_sim.analysis", 4),

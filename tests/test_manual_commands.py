@@ -13,7 +13,7 @@ must exit with status 0.
   build`` measures one deal a cell in one round of topping up. Where a command's default size is
   large (``simulate``, ``duel``, ``study``, ``main``, ``atlas build``) the cap is added.
   ``hand`` gets no ``--deals`` it did not have (that would make it simulate instead of
-  reading the atlas).
+  reading the atlas), unless it answers in an auction (``--auction``: it always simulates).
 * **Inputs**: a command that names a file no earlier command of its page wrote
   (``deals.parquet``, ``deals.jsonl``, the dataset ``study1``) gets a small one, made
   once per test process (``INPUTS``). Paths into the repository
@@ -144,11 +144,14 @@ def capped(args: list[str]) -> list[str]:
     caps = dict(CAPS.get(name, {}))
     if any("pimc" in word for word in args) and "--deals" in caps:
         caps["--deals"] = PIMC_DEALS
+    added = list(ADDED.get(name, []))
+    if name == "hand" and "--auction" in args:
+        added.append("--deals")  # an answer in an auction always simulates (20,000 deals)
     for option, cap in caps.items():
         at = _option(args, option)
         if at is not None:
             args[at] = str(min(int(args[at].replace("_", "")), cap))
-        elif option in ADDED.get(name, []) and not (option == "--deals" and "--games" in args):
+        elif option in added and not (option == "--deals" and "--games" in args):
             args += [option, str(cap)]
     return args + ([">", to] if to is not None else [])
 
@@ -344,6 +347,10 @@ def test_extraction_and_caps() -> None:
         "belote-sim",
         "hand",
         "JH 9H AH TS 7C",
+    ]
+    assert capped(["belote-sim", "hand", "JH 9H AH TS 7C", "--auction", "pH"])[-2:] == [
+        "--deals",
+        "200",
     ]
     assert capped(["belote-sim", "duel", ">", "d.json"]) == [
         "belote-sim", "duel", "--deals", "200", ">", "d.json"

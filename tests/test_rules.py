@@ -96,6 +96,15 @@ def test_french_allow_nt_at_needs_two_round_bidding():
     assert not Rules.preset("french").strain_allowed(T.STRAIN_NT)
 
 
+@pytest.mark.parametrize("preset", ["common", "bulgarian"])
+def test_french_scoring_is_refused_with_the_doubling_auction(preset):
+    # RULES.md 14.15: a french-scored deal with doubling > 0 is an error, and the
+    # auction of 4.1 doubles: the combination would score doubled deals as undoubled.
+    with pytest.raises(ValueError, match="scoring=french cannot be used with the auction"):
+        Rules.preset(preset, scoring="french")
+    assert Rules.preset("french").max_doubling == 0  # two rounds: nothing to double
+
+
 def test_bad_choice_value():
     with pytest.raises(ValueError, match="declarations_compare must be one of"):
         Rules.preset("common", declarations_compare="best")

@@ -30,7 +30,7 @@ from matplotlib.ticker import PercentFormatter
 
 from belote_sim.analysis.hand_page import play_words
 from belote_sim.analysis.style import STYLE
-from belote_sim.atlas import cell_stats
+from belote_sim.atlas import table_stats
 from belote_sim.kernels.tables import RANK_9, RANK_A, RANK_J, RANK_T
 from belote_sim.simulation.atlas_table import KINDS, AtlasTable, key_hands, load_atlas
 from belote_sim.stats import Z95
@@ -84,13 +84,13 @@ _STATS: dict[int, tuple[np.ndarray, dict[str, np.ndarray]]] = {}
 
 
 def _stats(table: AtlasTable, kind: int) -> dict[str, np.ndarray]:
-    """``cell_stats`` of a kind's sums (classes, 4 positions), computed once."""
+    """``table_stats`` of a kind's sums (classes, 4 positions), computed once."""
     sums = table.sums[kind]
     hit = _STATS.get(id(sums))
     if hit is None or hit[0] is not sums:
         if len(_STATS) >= 3:
             _STATS.pop(next(iter(_STATS)))
-        hit = _STATS[id(sums)] = (sums, cell_stats(sums))
+        hit = _STATS[id(sums)] = (sums, table_stats(table, kind, sums))
     return hit[1]
 
 

@@ -1,6 +1,6 @@
 // belote-sim hand evaluator (belote_sim/analysis/hand_page.py writes it with the data).
-// Every number is computed from the atlas's cell sums exactly as
-// belote_sim.atlas.cell_stats computes it: the same double-precision operations in
+// Every number is computed from the atlas's cell sums (and priors) exactly as
+// belote_sim.atlas.table_stats computes it: the same double-precision operations in
 // the same order, so the same values as `belote-sim hand --json`.
 "use strict";
 (function () {
@@ -82,6 +82,7 @@
       }
       cols.push(col);
     }
+    cols.priors = a.priors;
     return cols;
   }
 
@@ -115,12 +116,12 @@
     const row = findRow(cls.keys, classKey(b, strain));
     if (row < 0) return null;
     const offset = [0, 4 * classes.suit.count, 4 * (classes.suit.count + classes.all.count)];
-    return { index: offset[kind] + 4 * row + position - 1, mult: cls.mult[row] };
+    return { index: offset[kind] + 4 * row + position - 1, mult: cls.mult[row], kind };
   }
 
   // belote_sim.atlas.cell_stats and belote_sim.stats.wilson_interval, operation by
   // operation.
-  function cellStats(cols, r) {
+  function cellStats(cols, r, kind) {
     const n = cols[0][r];
     if (!(n > 0)) return null;
     const nn = n;
@@ -130,14 +131,71 @@
     const centre = (p + Z * Z / (2 * n)) / denom;
     const half = Z * Math.sqrt(p * (1 - p) / n + Z * Z / (4 * n * n)) / denom;
     const out = { n, p_made: p, p_made_low: centre - half, p_made_high: centre + half,
-      p_made_se: Math.sqrt(p * (1 - p) / nn) };
+      p_made_se: Math.max(Math.sqrt(p * (1 - p) / nn), half / Z) };
     for (const [x, col] of [[1, 2], [2, 4], [4, 6]]) {
       const mean = cols[col][r] / nn;
       const variance = (cols[col + 1][r] - nn * mean * mean) / (n > 1 ? n - 1 : NaN);
       out["net_mp_x" + x] = mean;
       out["net_mp_x" + x + "_se"] = Math.sqrt(Math.max(variance, 0) / nn);
     }
+    if (cols.priors) published(cols, r, cols.priors[kind], out);
     return out;
+  }
+
+  // The values the atlas publishes (belote_sim.simulation.atlas_prior.corrected_stats,
+  // operation by operation, sums added left to right; Math.exp may differ from numpy's
+  // in the last bit, so both round to D.digits decimals): P(made) the posterior mean
+  // under the atlas's prior of its strain kind, its sd and 95% interval, and net MP
+  // corrected by it.
+  function published(cols, r, prior, out) {
+    const g = D.grid, lp = D.log_p, lq = D.log_q, G = g.length;
+    const scale = Math.pow(10, D.digits);
+    const rnd = (v) => Math.round(v * scale) / scale;
+    const n = cols[0][r], made = cols[1][r];
+    const w = new Float64Array(G);
+    let top = -Infinity;
+    for (let j = 0; j < G; j++) {
+      w[j] = made * lp[j] + (n - made) * lq[j];
+      if (w[j] > top) top = w[j];
+    }
+    let total = 0;
+    for (let j = 0; j < G; j++) { w[j] = Math.exp(w[j] - top) * prior[j]; total += w[j]; }
+    let mean = 0, m2 = 0;
+    for (let j = 0; j < G; j++) {
+      w[j] = w[j] / total;
+      mean += w[j] * g[j];
+      m2 += w[j] * (g[j] * g[j]);
+    }
+    const sd = Math.sqrt(Math.max(m2 - mean * mean, 0));
+    const edge = (i) => (i === 0 ? 0 : i === G ? 1 : (g[i] + g[i - 1]) / 2);
+    const quantile = (q) => {
+      const cdf = [0];
+      let c = 0;
+      for (let j = 0; j < G; j++) { c += w[j]; cdf.push(c); }
+      let i = 0;
+      for (const v of cdf) if (v < q) i++;
+      i = Math.min(Math.max(i, 1), G);
+      const lo = cdf[i - 1], width = cdf[i] - lo;
+      const frac = width > 0 ? (q - lo) / width : 0.5;
+      return edge(i - 1) + frac * (edge(i) - edge(i - 1));
+    };
+    out.p_made_raw = out.p_made;
+    out.net_mp_x1_raw = out.net_mp_x1;
+    out.p_made = rnd(mean);
+    out.p_made_se = rnd(sd);
+    out.p_made_low = rnd(quantile(0.025));
+    out.p_made_high = rnd(quantile(0.975));
+    const pq = mean * (1.0 - mean);
+    const shift = made / n - mean;
+    const pool = Math.sqrt(cols[5][r] / n / 4.0);
+    for (const [x, col] of [[1, 2], [2, 4], [4, 6]]) {
+      const net = cols[col][r] / n;
+      const variance = Math.max((cols[col + 1][r] - n * net * net) / (n > 1 ? n - 1 : NaN), 0);
+      const delta = pool > 0 ? Math.max((net + x * pool) / mean, 0) : Math.sqrt(variance / pq);
+      out["net_mp_x" + x] = rnd(net - delta * shift);
+      out["net_mp_x" + x + "_se"] = rnd(Math.sqrt(
+        Math.max(variance - delta * delta * pq, 0) / n + delta * delta * sd * sd));
+    }
   }
 
   function evaluate(cards, position, cols) {
@@ -146,7 +204,7 @@
     const missing = [];
     STRAINS.forEach((name, strain) => {
       const cell = cellOf(b, strain, position);
-      const st = cell && cellStats(cols, cell.index);
+      const st = cell && cellStats(cols, cell.index, cell.kind);
       if (!st) { missing.push(name); return; }
       st.strain = name;
       st.strainIndex = strain;

@@ -12,8 +12,11 @@ strain's |net x1| < ``Z95`` s.e.) and the single-card swaps that raise and lower
 hand's value (its best call's net MP x1, 0 for a pass) the most.
 
 The page computes every number in the browser from the cells' sums, exactly as
-``belote_sim.atlas.cell_stats`` does (the same IEEE operations in the same order, so
-the same doubles).  The sums travel in ``hand_data.js`` (a ``<script>``, since
+``belote_sim.atlas.table_stats`` does (the same IEEE operations in the same order, so
+the same doubles; the published values, ``simulation.atlas_prior``, are rounded to
+``DIGITS`` decimals on both sides, since the browser's exp may differ from numpy's in
+the last bit): each atlas's entry carries its priors of P(made) (three kinds, on
+``atlas_prior.GRID``).  The sums travel in ``hand_data.js`` (a ``<script>``, since
 ``fetch`` of ``file://`` is blocked): per atlas, the eight sums the page needs of
 every cell (deals, made, and net MP and its square at x1, x2, x4), each column
 predicted from the columns before it by a fixed-point linear fit and stored as the
@@ -37,6 +40,7 @@ import numpy as np
 
 from belote_sim.analysis.names import play_name
 from belote_sim.kernels import atlas as KA
+from belote_sim.simulation.atlas_prior import DIGITS, GRID, table_priors
 from belote_sim.simulation.atlas_table import (
     DEFAULT_ATLAS,
     KINDS,
@@ -219,6 +223,7 @@ def _atlas_entry(path: str, stamp: tuple[int, int]) -> str:
             "rows": len(columns),
             "columns": spec,
             "data": data,
+            "priors": table_priors(table).tolist(),
         }
     )
 
@@ -253,6 +258,10 @@ def _data_js(paths: Sequence[Path], default: int = 0) -> str:
         "kinds": list(KINDS),
         "fields": [name for name, _ in FIELDS],
         "scale": _SCALE,
+        "grid": GRID.tolist(),
+        "log_p": np.log(GRID).tolist(),
+        "log_q": np.log1p(-GRID).tolist(),
+        "digits": DIGITS,
         "classes": classes,
         "default": default,
     }

@@ -23,6 +23,7 @@ Commands:
     belote-sim atlas build -o atlas.npz | atlas show      the hand atlas
     belote-sim atlas show "JC TD AD AH 9S" --position 1   one hand from the atlas
     belote-sim atlas page -o DIR                          the hand evaluator (a web page)
+    belote-sim engine                                     play a seat for another program
     belote-sim main [-o DIR]                              the default study and report
 
 Outputs are crash-safe: a file under the output name is always complete; Ctrl-C or

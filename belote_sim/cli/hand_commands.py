@@ -23,6 +23,12 @@ LINE_WIDTH = 105
 def cmd_hand(args: argparse.Namespace) -> int:
     from belote_sim.atlas import answer_hand
 
+    if args.auction is not None:  # every call in the middle of an auction
+        from belote_sim.cli.auction_commands import cmd_hand_auction
+
+        return cmd_hand_auction(args)
+    if args.others is not None:
+        raise ValueError("--others is the model of the other seats' bidding: give --auction")
     options = dict(parse_option(o) for o in args.option or [])
     if args.position is not None:
         if args.seat is not None or args.dealer is not None:
@@ -137,11 +143,41 @@ def format_answer(answer: Any, elapsed: float | None = None, strains: Sequence[s
             "apart at this precision"
         )
     else:
-        line += f"; clear: |net x1| >= {Z95:.2f} s.e."
+        line += f"; bid-or-pass is clear: |net x1| >= {Z95:.2f} s.e."
     lines.append(line)
+    lines.extend(textwrap.wrap(_strain_line(answer, unit), width=LINE_WIDTH))
     if elapsed is not None:
         lines.append(f"({elapsed * 1000:.0f} ms)" if elapsed < 1 else f"({elapsed:.1f} s)")
     return "\n".join(lines)
+
+
+def _strain_line(answer: Any, unit: str) -> str:
+    """Whether the best strain beats the runner-up: clear only beyond 1.96 s.e. of
+    their difference (paired on the same deals by simulation; unpaired from the atlas,
+    which then says it cannot tell)."""
+    from belote_sim.atlas import strain_margin
+    from belote_sim.stats import Z95
+
+    best, second = answer.best_strain, answer.runner_up
+    if second is None:
+        return f"best strain: {best}, the only strain played"
+    margin, se, paired = strain_margin(answer.table)
+    how = "paired, the same deals" if paired else "unpaired: the atlas's cells are separate deals"
+    line = (
+        f"best strain {best} over the runner-up {second}: {margin:+.2f} ± {se:.2f} {unit} "
+        f"x1 ({how})"
+    )
+    if answer.strain_clear:
+        return line + f"; clear: the margin is >= {Z95:.2f} s.e."
+    if paired:
+        return line + (
+            f"; within noise: the margin is < {Z95:.2f} s.e., {best} and {second} are not "
+            "told apart"
+        )
+    return line + (
+        f"; cannot tell from the atlas (the margin is < {Z95:.2f} s.e.): run --simulate to "
+        "compare them on the same deals"
+    )
 
 
 def show_atlas(args: argparse.Namespace) -> int:

@@ -18,6 +18,7 @@ from belote_sim.cli.common import (
     show_compile_notices,
 )
 from belote_sim.cli.deal_commands import cmd_perft, cmd_replay, cmd_solve
+from belote_sim.cli.engine_command import cmd_engine
 from belote_sim.cli.hand_commands import cmd_hand
 from belote_sim.cli.study_commands import (
     cmd_dataset,
@@ -64,6 +65,7 @@ def build_parser() -> argparse.ArgumentParser:
         _add_study,
         _add_solve,
         _add_duel,
+        _add_engine,
         _add_main,
     ):
         add(sub)
@@ -332,7 +334,9 @@ def _add_hand(sub: _Subparsers) -> None:
         "(its cells have their own); else by simulation: the hand is predealt, each "
         "strain forced (that seat takes, undoubled) on the same deals and scored at "
         "x1, x2, x4.  Both paths print the same table; a line says which path "
-        "answered and why.",
+        "answered and why.  With --auction: every legal call of the hand now, in the "
+        "middle of that auction, on deals consistent with it under the --others model "
+        "(docs/guide/hand-and-atlas.md).",
         formatter_class=DefaultsFormatter,
     )
     p.add_argument("cards", help='5 bidding cards or 8 cards, e.g. "JH 9H AH TS 7C"')
@@ -359,7 +363,8 @@ def _add_hand(sub: _Subparsers) -> None:
         "--deals",
         type=at_least_2,
         help="simulate this many deals per strain (the same deals for every strain); "
-        "default 20,000 when simulating",
+        "default 20,000 when simulating (with --auction: the consistent deals kept, the "
+        "same for every call)",
     )
     p.add_argument("--seed", type=int, help="simulate with this seed of the deals; default 0")
     p.add_argument("--ruleset", default="common", help="common, bulgarian or french")
@@ -377,6 +382,22 @@ def _add_hand(sub: _Subparsers) -> None:
         help="simulate even when the atlas covers the hand, rules and play policy",
     )
     p.add_argument(
+        "--auction",
+        metavar="CALLS",
+        help="the calls made so far, before this seat speaks: letters as in the deals "
+        "table ('pHx': p pass, C D H S N A a bid, x double, r redouble, t third double) "
+        "or words ('pass, hearts, double'); '' or '-' for none.  Answers every legal call "
+        "now (net MP of this seat's team ± s.e., P(made)) on deals consistent with the "
+        "calls under the --others model; --position defaults to the seat whose turn it is",
+    )
+    p.add_argument(
+        "--others",
+        metavar="POLICY",
+        help="with --auction: the bidding policy of the other seats, which also continues "
+        "the auction after this seat's call (default atlas_auction; any bidding policy, "
+        "rules:FILE and py:MODULE:FUNCTION included)",
+    )
+    p.add_argument(
         "--atlas", metavar="PATH", help="the atlas file to answer from (default: the shipped one)"
     )
     p.add_argument(
@@ -391,7 +412,9 @@ def _add_hand(sub: _Subparsers) -> None:
         help="print a JSON list, one object per strain: strain, n, p_made, p_made_low, "
         "p_made_high, net_mp_x1, net_mp_x1_se, net_mp_x2, net_mp_x2_se, net_mp_x4, "
         "net_mp_x4_se, vs_best, vs_best_se (null: none), source (atlas or simulation), "
-        "and on every row best_call, within_noise, reason, position, play",
+        "and on every row best_call, within_noise, bid_clear, runner_up, strain_margin, "
+        "strain_margin_se, strain_paired, strain_clear, reason, position, play (with "
+        "--auction: one object per call, docs/guide/hand-and-atlas.md)",
     )
     p.set_defaults(func=cmd_hand)
 
@@ -721,6 +744,18 @@ def _add_duel(sub: _Subparsers) -> None:
         "--games, games, win_rate, win_se, win_low, win_high)",
     )
     p.set_defaults(func=cmd_duel)
+
+
+def _add_engine(sub: _Subparsers) -> None:
+    p = sub.add_parser(
+        "engine",
+        help="play one seat for another program: JSON lines on stdin/stdout",
+        description="A belote-sim player behind a line-oriented JSON protocol on standard "
+        "input and output (docs/guide/engine.md): a handshake, options, then per deal "
+        "the cards seen, calls and plays as they happen, and call?/card? requests "
+        "answered with a legal call or card.",
+    )
+    p.set_defaults(func=cmd_engine)
 
 
 def _add_main(sub: _Subparsers) -> None:

@@ -19,24 +19,25 @@ one call a letter).  The calls are replayed under the rules of docs/rules.md
 section 4: an illegal one, or an observation where it is not ``seat``'s turn or the
 bidding is over, is a ``ValueError``.  Answers are words.
 
-Policies: every bidding policy of the package (``belote-sim policies``) that bids in
+Policies: every bidding policy of the package (``belote-sim simulate --help``) that bids in
 the ruleset's bidding -- ``atlas_auction``, ``atlas``, ``threshold``, ``take``,
 ``rules:FILE``, ``py:MODULE:FUNCTION`` or a Python function (``BidView`` ->
 answer) ...  The kernel policies are deterministic except where they visit the
 suits of the french second round in a random order (``BidTurn.suit_order``): that
 order is drawn from ``seed``, or, without a seed, from the observation itself (a
-SHA-256 of its canonical form, ``agent.observation_seed``), so that one observation
+SHA-256 of its canonical text, ``bidding_text``), so that one observation
 always gets the same call and ties between suits never fall by suit index.
 """
 
 from __future__ import annotations
 
+import copy
 import os
 from collections import OrderedDict
 from typing import Any
 
-from belote_sim.cards import mask_of, parse_card, parse_cards
-from belote_sim.deal.agent import observation_seed
+from belote_sim.cards import mask_of, parse_card
+from belote_sim.deal.agent import card_texts, observation_seed, rules_of
 from belote_sim.kernels.suit_symmetry import NUM_SUIT_PERMS
 from belote_sim.policies import BID_POLICIES, parse_policy, uses_rules
 from belote_sim.rules import Rules
@@ -50,12 +51,17 @@ from belote_sim.simulation.study import make_study
 
 __all__ = [
     "BIDDING_FIELDS",
+    "FIXED",
     "bidding_cards",
+    "bidding_text",
+    "check_bidding_policy",
     "choose_call",
     "legal_calls",
     "read_bidding_observation",
 ]
 
+#: The bidding policy that makes no calls (a simulation's fixed contract).
+FIXED = "fixed"
 #: The fields of a bidding observation.
 BIDDING_FIELDS = ("ruleset", "options", "dealer", "seat", "hand", "calls", "turned")
 
@@ -96,11 +102,12 @@ def _call_letters(calls: Any) -> list[str]:
     return letters
 
 
-def read_bidding_observation(obs: Any) -> dict[str, Any]:
+def read_bidding_observation(obs: Any, any_turn: bool = False) -> dict[str, Any]:
     """Validate a bidding observation (the module docstring); returns ``rules``,
     ``dealer``, ``seat``, ``hand`` (card mask), ``turned`` (card, -1 none) and
     ``state`` (a ``py_bidding.AuctionState`` with the calls so far replayed).
-    ``ValueError`` (one line) names the problem."""
+    ``ValueError`` (one line) names the problem.  ``any_turn``: ``seat`` need not be
+    the seat to call (a table telling a player its cards)."""
     if not isinstance(obs, dict):
         raise ValueError("a bidding observation must be a dict")
     unknown = [k for k in obs if k not in BIDDING_FIELDS and not str(k).startswith("_")]
@@ -109,17 +116,10 @@ def read_bidding_observation(obs: Any) -> dict[str, Any]:
     for key in ("dealer", "seat", "hand"):
         if key not in obs:
             raise ValueError(f"bidding observation lacks {key!r}")
-    rules = Rules.from_spec(obs.get("ruleset", "common"), obs.get("options"))
+    rules, _, rules_text = rules_of(obs.get("ruleset", "common"), obs.get("options"))
     n = rules.players
     dealer, seat = _seat(obs["dealer"], "dealer", n), _seat(obs["seat"], "seat", n)
-    given = obs["hand"]
-    if not isinstance(given, str) and not (
-        isinstance(given, (list, tuple)) and all(isinstance(c, str) for c in given)
-    ):
-        raise ValueError("observation 'hand' must be cards as text or a list of card strings")
-    cards = parse_cards(given)
-    if len(set(cards)) != len(cards):
-        raise ValueError("a card is given twice in 'hand'")
+    cards = card_texts(obs["hand"], "hand")
     if len(cards) != bidding_cards(rules):
         raise ValueError(
             f"a seat sees {bidding_cards(rules)} cards of its own while bidding in "
@@ -146,10 +146,27 @@ def read_bidding_observation(obs: Any) -> dict[str, Any]:
             raise ValueError(f"call {k + 1}: {exc}") from None
     if state.over:
         raise ValueError("the bidding is over: no call to make")
-    if state.seat != seat:
+    if state.seat != seat and not any_turn:
         raise ValueError(f"it is seat {state.seat}'s turn to call, not seat {seat}'s")
-    return dict(rules=rules, dealer=dealer, seat=seat, hand=mask_of(cards), turned=turned,
-                state=state)  # fmt: skip
+    return dict(rules=rules, rules_text=rules_text, dealer=dealer, seat=seat,
+                hand=mask_of(cards), turned=turned, state=state)  # fmt: skip
+
+
+def bidding_text(read: dict[str, Any]) -> str:
+    """The canonical text of a read bidding observation (``read_bidding_observation``),
+    fields joined by ``|``: ``bidding``, the rules as JSON (name and every option,
+    sorted keys, no spaces), dealer, seat, the hand's card mask, the turned card (-1:
+    none), the call letters so far.  ``agent.observation_seed`` of it seeds an
+    unseeded ``choose_call``."""
+    parts = [
+        "bidding",
+        read["rules_text"],
+        read["dealer"],
+        read["seat"],
+        read["hand"],
+        read["turned"],
+    ]
+    return "|".join(map(str, parts)) + "|" + "".join(read["state"].calls)
 
 
 def legal_calls(bidding_observation: dict[str, Any]) -> list[str]:
@@ -186,13 +203,25 @@ def _asker(rules: Rules, policy: Any) -> Asker:
     key = (rules, *key)
     asker = _ASKERS.get(key)
     if asker is None:
-        asker = Asker(make_study(rules, bidding=parse_policy(policy, BID_POLICIES, "bidding")))
+        spec = parse_policy(policy, BID_POLICIES, "bidding")
+        if spec.name == FIXED:
+            raise ValueError(
+                "the fixed bidding policy sets a simulation's contract and makes no call: "
+                "give a policy that bids"
+            )
+        asker = Asker(make_study(rules, bidding=spec))
         _ASKERS[key] = asker
         if len(_ASKERS) > _ASKERS_KEPT:
             _ASKERS.popitem(last=False)
     else:
         _ASKERS.move_to_end(key)
     return asker
+
+
+def check_bidding_policy(rules: Rules, policy: Any) -> None:
+    """``ValueError`` (one line) unless ``policy`` is a bidding policy that bids in
+    ``rules``'s bidding (its tables are loaded, for the calls to come)."""
+    _asker(rules, policy)
 
 
 def choose_call(
@@ -212,12 +241,9 @@ def choose_call(
         raise ValueError(f"seed must be an integer 0..2**64-1, got {seed!r}")
     read = read_bidding_observation(bidding_observation)
     rules, state = read["rules"], read["state"]
-    asker = _asker(rules, policy)
+    asker = copy.copy(_asker(rules, policy))  # its suit order is this call's
     if seed is None:
-        seed = observation_seed(
-            "bidding", rules.name, rules.options(), read["dealer"], read["seat"], read["hand"],
-            read["turned"], "".join(state.calls),
-        )  # fmt: skip
+        seed = observation_seed(bidding_text(read))
     asker.deal(0, int(seed) % NUM_SUIT_PERMS)
     letter, _ = asker.ask(
         state.kind, state.seat, read["dealer"], read["hand"], state.current, state.bidder,
