@@ -12,7 +12,7 @@ STAMP := $(VENV)/.installed
 $(STAMP): pyproject.toml
 	$(PYTHON) -m venv $(VENV)
 	$(BIN)/python -m pip install --quiet --upgrade pip
-	$(BIN)/python -m pip install --quiet -e ".[dask,test,docs]"
+	$(BIN)/python -m pip install --quiet -e ".[dask,test,docs,openspiel,pettingzoo]"
 	touch $(STAMP)
 
 install: $(STAMP)

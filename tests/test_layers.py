@@ -90,6 +90,11 @@ LAYERS = [
     ("belote_sim.atlas", 3.5),
     # a hand's answer in an auction: over the atlas's hand queries
     ("belote_sim.auction_answer", 3.6),
+    # the game interfaces' deal (over the auction of simulation/py_bidding) and the
+    # interfaces themselves (optional extras: open-spiel, pettingzoo)
+    ("belote_sim.games", 3.7),
+    ("belote_sim.openspiel", 4.5),
+    ("belote_sim.pettingzoo", 4.5),
     ("belote_sim.analysis", 4),
     ("belote_sim.cli", 5),
     ("belote_sim.__main__", 6),
