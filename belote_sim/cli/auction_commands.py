@@ -12,6 +12,7 @@ import time
 from typing import Any
 
 from belote_sim.cli.common import Progress, parse_option
+from belote_sim.cli.hand_commands import plus_minus
 
 __all__ = ["cmd_hand_auction", "format_auction_answer"]
 
@@ -62,13 +63,6 @@ def cmd_hand_auction(args: argparse.Namespace) -> int:
     return 0
 
 
-def _pm(value: float, se: float, width: int) -> str:
-    if not math.isfinite(value):
-        return f"{'-':>{width}}"
-    text = f"{value:+.2f} ± {se:.2f}" if math.isfinite(se) else f"{value:+.2f}"
-    return f"{text:>{width}}"
-
-
 def format_auction_answer(answer: Any, elapsed: float | None = None) -> str:
     """The text of a ``belote_sim.auction_answer.AuctionAnswer``: the hand, its position
     and the auction so far, the model and the players, how the deals were made and how
@@ -116,7 +110,7 @@ def format_auction_answer(answer: Any, elapsed: float | None = None) -> str:
     best = answer.best_calls
     for r in answer.table.itertuples():
         name = call_name(r.call) + ("*" if r.model else "")
-        versus = f"{'best':>16}" if r.call in best else _pm(r.vs_best, r.vs_best_se, 16)
+        versus = f"{'best':>16}" if r.call in best else plus_minus(r.vs_best, r.vs_best_se, 16)
         made = (
             f"{r.p_made:>9.3f}   [{r.p_made_low:.3f}, {r.p_made_high:.3f}]"
             if math.isfinite(r.p_made)
@@ -124,7 +118,7 @@ def format_auction_answer(answer: Any, elapsed: float | None = None) -> str:
         )
         mix = ", ".join(f"{label} {share:.0%}" for label, share in r.contracts[:2])
         lines.append(
-            f"{name:<13}{r.n:>7,}{_pm(r.net_mp_x1, r.net_mp_x1_se, 15)}{made}"
+            f"{name:<13}{r.n:>7,}{plus_minus(r.net_mp_x1, r.net_mp_x1_se, 15)}{made}"
             f"{r.p_ours:>6.2f}{versus}  {mix}"
         )
     top = answer.table.set_index("call").loc[best[0]]

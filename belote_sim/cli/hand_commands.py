@@ -70,7 +70,7 @@ def cmd_hand(args: argparse.Namespace) -> int:
     return 0
 
 
-def _pm(value: float, se: float, width: int) -> str:
+def plus_minus(value: float, se: float, width: int) -> str:
     """``-9.10 ± 0.30`` right-aligned in ``width``; ``-`` when there is no value."""
     if not math.isfinite(value):
         return f"{'-':>{width}}"
@@ -124,11 +124,12 @@ def format_answer(answer: Any, elapsed: float | None = None, strains: Sequence[s
         elif r.strain == best:
             versus = f"{'best':>16}"
         else:
-            versus = _pm(r.vs_best, r.vs_best_se, 16)
+            versus = plus_minus(r.vs_best, r.vs_best_se, 16)
         lines.append(
             f"{r.strain:<7}{r.n:>8,}{r.p_made:>9.3f}   [{r.p_made_low:.3f}, {r.p_made_high:.3f}]"
-            f"{_pm(r.net_mp_x1, r.net_mp_x1_se, 16)}{_pm(r.net_mp_x2, r.net_mp_x2_se, 16)}"
-            f"{_pm(r.net_mp_x4, r.net_mp_x4_se, 16)}{versus}"
+            f"{plus_minus(r.net_mp_x1, r.net_mp_x1_se, 16)}"
+            f"{plus_minus(r.net_mp_x2, r.net_mp_x2_se, 16)}"
+            f"{plus_minus(r.net_mp_x4, r.net_mp_x4_se, 16)}{versus}"
         )
     row = table.set_index("strain").loc[best]
     net = f"{row['net_mp_x1']:+.2f} ± {row['net_mp_x1_se']:.2f} {unit} x1 per deal"
