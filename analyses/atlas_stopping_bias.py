@@ -39,7 +39,6 @@ import time
 import numpy as np
 
 from belote_sim.atlas import AtlasPlay, cell_stats, run_cells, table_stats
-from belote_sim.kernels import atlas as KA
 from belote_sim.rules import Rules
 from belote_sim.simulation.atlas_table import (
     KIND_STRAIN,
@@ -81,7 +80,7 @@ def measure(ruleset: str, per_bin: int, deals: int, split_deals: int) -> dict:
             for k in range(3)
         ]
     )  # fmt: skip
-    n_all = np.array([table.sums[k][r, p - 1, KA.F_N] for k, r, p in cells])
+    n_all = np.array([cell_stats(table.sums[k][r, p - 1])["n"] for k, r, p in cells])
     rng = np.random.default_rng(SEED)
     pick = np.concatenate(
         [
@@ -111,7 +110,7 @@ def measure(ruleset: str, per_bin: int, deals: int, split_deals: int) -> dict:
         for name, stats in (("plain", plain), ("published", published)):
             se = np.hypot(stats[f"{key}_se"], fresh[f"{key}_se"])
             z[f"{key} {name}"] = (stats[key] - fresh[key]) / se
-    n = atlas_sums[:, KA.F_N]
+    n = cell_stats(atlas_sums)["n"]
     rows = []
     splits = {
         "all": np.ones(len(sel), dtype=bool),
