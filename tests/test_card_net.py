@@ -154,3 +154,39 @@ def test_the_incremental_accumulator_equals_the_full_recompute(rows):
             slot_changes += int((np.diff(enc.slot[order], axis=0) != 0).any())
     assert groups >= 10
     assert slot_changes > 0  # the suits' order changed inside some walks
+
+
+@pytest.mark.parametrize("candidate_input", [True, False], ids=["candidate-input", "per-card"])
+def test_the_gradients_are_the_loss_s_derivatives(rows, candidate_input):
+    """``loss_and_gradients`` against central finite differences (float64)."""
+    obs, values, cards = rows
+    sel = np.arange(40)
+    enc = cn.encode(obs)
+    rng = np.random.default_rng(5)
+    n_out = 1 if candidate_input else 32
+    net = cn.CardNet(
+        rng.standard_normal((cn.N_INPUTS, 6)) * 0.3, rng.standard_normal(6) * 0.3,
+        rng.standard_normal((6, 5)), rng.standard_normal(5) * 0.3,
+        rng.standard_normal((5, n_out)), np.zeros(n_out),
+        rng.standard_normal((128, 6)) * 0.3 if candidate_input else np.zeros((0, 6)),
+    )  # fmt: skip
+    present = values[sel] >= 0
+    mean = np.where(present, values[sel], 0).sum(axis=1) / present.sum(axis=1)
+    target = np.where(present, values[sel] - mean[:, None], 0.0)
+    x = enc.active(sel).astype(np.float64)
+    cand = net.candidates(enc, cards[sel], sel)
+    _, grads = cn.loss_and_gradients(net, x, cand, present, target)
+    checked = 0
+    for p, g in zip(net.params(), grads):
+        flat, gflat = p.reshape(-1), g.reshape(-1)
+        candidates = np.flatnonzero(gflat != 0) if (gflat != 0).any() else np.arange(flat.size)
+        for j in rng.choice(candidates, min(5, len(candidates)), replace=False):
+            old = flat[j]
+            flat[j] = old + 1e-6
+            up = cn.loss_and_gradients(net, x, cand, present, target)[0]
+            flat[j] = old - 1e-6
+            down = cn.loss_and_gradients(net, x, cand, present, target)[0]
+            flat[j] = old
+            assert (up - down) / 2e-6 == pytest.approx(gflat[j], rel=1e-4, abs=1e-6)
+            checked += 1
+    assert checked >= 25

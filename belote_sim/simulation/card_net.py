@@ -86,6 +86,7 @@ __all__ = [
     "accumulate",
     "encode",
     "full_accumulator",
+    "loss_and_gradients",
     "points_lost",
     "train",
 ]
@@ -335,8 +336,11 @@ def accumulate(
 
 @dataclass
 class CardNet:
-    """Weights: ``w1`` (N_INPUTS, H1), ``b1``; ``w2`` (H1, H2), ``b2``; ``w3`` (H2, 32),
-    ``b3`` (32,): one score per slot card."""
+    """Weights: ``w1`` (N_INPUTS, H1), ``b1`` (the accumulator); ``w2`` (H1, H2), ``b2``;
+    then either one score per slot card (``w3`` (H2, 32), ``b3`` (32,); ``wc`` empty)
+    or, with the candidate as an input, ``wc`` (128, H1): the row of the candidate
+    (its slot card x the cards already in the trick) added to the accumulator before
+    the first rectifier, and ``w3`` (H2, 1), ``b3`` (1,) its score."""
 
     w1: np.ndarray
     b1: np.ndarray
@@ -344,27 +348,52 @@ class CardNet:
     b2: np.ndarray
     w3: np.ndarray
     b3: np.ndarray
+    wc: np.ndarray
     log: list[dict[str, float]] = field(default_factory=list)
 
-    def params(self) -> list[np.ndarray]:
-        return [self.w1, self.b1, self.w2, self.b2, self.w3, self.b3]
+    @property
+    def candidate_input(self) -> bool:
+        return self.wc.size > 0
 
-    def forward(self, x: np.ndarray) -> tuple[np.ndarray, ...]:
-        z1 = x @ self.w1 + self.b1
-        h1 = np.maximum(z1, 0.0)
+    def params(self) -> list[np.ndarray]:
+        out = [self.w1, self.b1, self.w2, self.b2, self.w3, self.b3]
+        return out + [self.wc] if self.candidate_input else out
+
+    def forward(
+        self, x: np.ndarray, cand: np.ndarray
+    ) -> tuple[np.ndarray, np.ndarray, np.ndarray, np.ndarray, np.ndarray]:
+        """(z1, z2, h1, h2, scores (B, K)) of inputs ``x`` (B, N_INPUTS) and candidates
+        ``cand`` (B, K): slot cards (one score per slot card, -1 none) or, with the
+        candidate as an input, ``wc`` rows (-1: none)."""
+        acc = x @ self.w1 + self.b1
+        if self.candidate_input:
+            z1 = acc[:, None, :] + self.wc[np.maximum(cand, 0)]
+            h1 = np.maximum(z1, 0.0)
+            z2 = h1 @ self.w2 + self.b2
+            h2 = np.maximum(z2, 0.0)
+            return z1, z2, h1, h2, (h2 @ self.w3)[:, :, 0] + self.b3[0]
+        h1 = np.maximum(acc, 0.0)
         z2 = h1 @ self.w2 + self.b2
         h2 = np.maximum(z2, 0.0)
-        return h1, h2, h2 @ self.w3 + self.b3
+        out = h2 @ self.w3 + self.b3
+        return acc, z2, h1, h2, np.take_along_axis(out, np.maximum(cand, 0), axis=1)
+
+    def candidates(self, enc: Encoded, cards: np.ndarray, rows: np.ndarray) -> np.ndarray:
+        """The ``cand`` of ``forward`` for the absolute cards ``cards`` (r, K) of ``rows``."""
+        sc = enc.slot_cards(cards, rows)
+        if not self.candidate_input:
+            return sc
+        n_trick = enc.globals_[rows, 7:11].argmax(axis=1)
+        return np.where(sc >= 0, sc * 4 + n_trick[:, None], -1)
 
     def scores(self, enc: Encoded, cards: np.ndarray, rows: np.ndarray) -> np.ndarray:
-        """(len(rows), 8) scores of the absolute cards ``cards[rows]`` (-inf: none)."""
+        """(len(rows), K) scores of the absolute cards ``cards[rows]`` (-inf: none)."""
         out = np.empty((len(rows), cards.shape[1]))
         for start in range(0, len(rows), 20_000):
             part = rows[start : start + 20_000]
-            _, _, s = self.forward(enc.active(part))
-            sc = enc.slot_cards(cards[part], part)
-            got = np.take_along_axis(s, np.maximum(sc, 0), axis=1)
-            out[start : start + len(part)] = np.where(sc >= 0, got, -np.inf)
+            cand = self.candidates(enc, cards[part], part)
+            s = self.forward(enc.active(part), cand)[-1]
+            out[start : start + len(part)] = np.where(cand >= 0, s, -np.inf)
         return out
 
 
@@ -381,6 +410,48 @@ def points_lost(scores: np.ndarray, values: np.ndarray) -> dict[str, float]:
     }
 
 
+def loss_and_gradients(
+    net: CardNet, x: np.ndarray, cand: np.ndarray, present: np.ndarray, target: np.ndarray
+) -> tuple[float, list[np.ndarray]]:
+    """The loss of a batch (mean over decisions of the squared errors of the centred
+    scores of the legal cards ``present`` against ``target``, the centred values) and
+    its gradients, in the order of ``net.params()``."""
+    n1, n2 = net.w2.shape
+    z1, z2, a1, a2, s = net.forward(x, cand)
+    m = present.astype(x.dtype)
+    s = s * m
+    mean_s = s.sum(axis=1) / present.sum(axis=1)
+    err = (s - mean_s[:, None] - target) * m
+    g = 2.0 * err / len(x)  # d loss / d score (the mean's term: err sums to 0)
+    if net.candidate_input:
+        g_w3 = np.einsum("bk,bkh->h", g, a2)[:, None]
+        g_b3 = np.zeros(1, x.dtype)  # a common shift of the scores: no gradient
+        g_z2 = g[:, :, None] * net.w3[:, 0] * (z2 > 0)
+        g_w2 = a1.reshape(-1, n1).T @ g_z2.reshape(-1, n2)
+        g_b2 = g_z2.sum(axis=(0, 1))
+        g_z1 = (g_z2 @ net.w2.T) * (z1 > 0)  # (B, K, H1)
+        g_acc = g_z1.sum(axis=1)
+        onehot = np.zeros((cand.size, 129), x.dtype)  # column 128: no card
+        onehot[np.arange(cand.size), np.where(cand >= 0, cand, 128).ravel()] = 1.0
+        g_wc = (onehot.T @ g_z1.reshape(-1, n1))[:128]
+    else:
+        g_full = np.zeros((len(x), 33), x.dtype)  # column 32: the absent cards
+        np.put_along_axis(g_full, np.where(cand >= 0, cand, 32), g, axis=1)
+        g_out = g_full[:, :32]
+        g_w3 = a2.T @ g_out
+        g_b3 = g_out.sum(axis=0)
+        g_z2 = (g_out @ net.w3.T) * (z2 > 0)
+        g_w2 = a1.T @ g_z2
+        g_b2 = g_z2.sum(axis=0)
+        g_acc = (g_z2 @ net.w2.T) * (z1 > 0)
+    g_w1 = x.T @ g_acc
+    g_b1 = g_acc.sum(axis=0)
+    grads = [g_w1, g_b1, g_w2, g_b2, g_w3, g_b3]
+    if net.candidate_input:
+        grads.append(g_wc)
+    return float((err * err).sum()) / len(x), grads
+
+
 def train(
     enc: Encoded,
     cards: np.ndarray,
@@ -391,6 +462,7 @@ def train(
     epochs: int = 10,
     learning_rate: float = 1e-3,
     batch: int = 1024,
+    candidate_input: bool = True,
     check: tuple[np.ndarray, np.ndarray] | None = None,
 ) -> CardNet:
     """Fit a ``CardNet`` on decisions ``rows`` (Adam, squared error of the centred
@@ -400,15 +472,18 @@ def train(
     rng = np.random.default_rng(seed)
     f32 = np.float32
     h1, h2 = hidden
+    n_out = 1 if candidate_input else 32
     net = CardNet(
         (rng.standard_normal((N_INPUTS, h1)) * np.sqrt(2.0 / 48)).astype(f32),
         np.zeros(h1, f32),
         (rng.standard_normal((h1, h2)) * np.sqrt(2.0 / h1)).astype(f32),
         np.zeros(h2, f32),
-        (rng.standard_normal((h2, 32)) * np.sqrt(1.0 / h2)).astype(f32),
-        np.zeros(32, f32),
+        (rng.standard_normal((h2, n_out)) * np.sqrt(1.0 / h2)).astype(f32),
+        np.zeros(n_out, f32),
+        (rng.standard_normal((128, h1)) * 0.1).astype(f32)
+        if candidate_input
+        else np.zeros((0, h1), f32),
     )
-    slot_cards = enc.slot_cards(cards)
     present = values >= 0
     n_legal = present.sum(axis=1)
     mean_v = np.where(present, values, 0).sum(axis=1) / n_legal
@@ -425,31 +500,10 @@ def train(
         for start in range(0, len(order), batch):
             i = order[start : start + batch]
             x = enc.active(i)
-            z1 = x @ net.w1 + net.b1
-            a1 = np.maximum(z1, 0.0)
-            z2 = a1 @ net.w2 + net.b2
-            a2 = np.maximum(z2, 0.0)
-            out = a2 @ net.w3 + net.b3  # (B, 32)
-            sc = slot_cards[i]
-            m = present[i].astype(f32)
-            s = np.take_along_axis(out, np.maximum(sc, 0), axis=1) * m
-            mean_s = s.sum(axis=1) / n_legal[i]
-            err = (s - mean_s[:, None] - target[i]) * m
-            total += float((err * err).sum())
-            g = 2.0 * err / len(i)  # d loss / d score (the mean's term: err sums to 0)
-            g_full = np.zeros((len(i), 33), f32)  # column 32: the absent cards
-            np.put_along_axis(g_full, np.where(sc >= 0, sc, 32), g, axis=1)
-            g_out = g_full[:, :32]
-            g_w3 = a2.T @ g_out
-            g_b3 = g_out.sum(axis=0)
-            g_z2 = (g_out @ net.w3.T) * (z2 > 0)
-            g_w2 = a1.T @ g_z2
-            g_b2 = g_z2.sum(axis=0)
-            g_z1 = (g_z2 @ net.w2.T) * (z1 > 0)
-            g_w1 = x.T @ g_z1
-            g_b1 = g_z1.sum(axis=0)
+            cand = net.candidates(enc, cards[i], i)
+            loss, grads = loss_and_gradients(net, x, cand, present[i], target[i])
+            total += loss * len(i)
             step += 1
-            grads = (g_w1, g_b1, g_w2, g_b2, g_w3, g_b3)
             for p, gp, m1, m2 in zip(params, grads, moment1, moment2):
                 m1 *= 0.9
                 m1 += 0.1 * gp
