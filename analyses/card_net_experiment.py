@@ -12,14 +12,23 @@ network over 80 hand-made features, on the same held-out decisions?
 2. Held-out split as ``train_expert.held_out`` (one decision in five, by deal and seat).
 3. The shipped network (``expert_weights``: ``NET_WEIGHTS``, ``HIDDEN_*``) scored on
    the held-out decisions with ``expert_training.evaluate``.
-4. The raw-facts network (``simulation.card_net``) trained on the other four in five
-   (seeded) and scored with the same metric.  Both also on the suit contracts' first
-   four tricks (card indexes 0..15).
+4. The shipped shape (ridge + 64 hidden units, 8 passes) refitted on the same rows
+   (``--baseline``), and the raw-facts network (``simulation.card_net``; the candidate
+   as an input or one output per card, ``--candidate-input``; played cards with or
+   without their trick's number, ``--trick-numbers``) trained on the other four in five
+   (or a share of them by deal, ``--train-share``; seeded) and scored with the same
+   metric, overall, per ruleset and on the suit contracts' first four tricks (fewer
+   than 16 cards played); the raw-facts network also on 150,000 of its own rows.
+5. The incremental accumulator (``card_net.accumulate``) with the trained first layer
+   against the full recompute, on each seat's decisions in 50 held-out deals.
 
 Writes ``--out`` (JSON).  Deterministic for a given ``--seed`` (``SeedSequence([seed,
 i])`` for ruleset i; the network's own seed ``seed * 1000 + 41``), up to float32 sums.
 
     python analyses/card_net_experiment.py [--deals 20000] [--seed 41] [--epochs 12]
+        [--candidate-input 1] [--trick-numbers 1] [--train-share 1] [--baseline 1]
+
+Results: docs/benchmarks.md, "A card network over raw facts (issue 41, first step)".
 """
 
 from __future__ import annotations
@@ -110,6 +119,19 @@ def main() -> None:
         default=1,
         help="also refit the shipped architecture on the same rows (0: skip)",
     )
+    parser.add_argument(
+        "--train-share",
+        type=float,
+        default=1.0,
+        help="fit the raw-facts network on this share of the fitting rows (by deal; a "
+        "learning curve); the held-out rows are the same",
+    )
+    parser.add_argument(
+        "--trick-numbers",
+        type=int,
+        default=1,
+        help="0: played cards without the number of their trick (fewer inputs)",
+    )
     parser.add_argument("--out", default=os.path.join(OUTPUT, "card_net_experiment.json"))
     parser.add_argument("--label-only", action="store_true", help="stop after the labels")
     args = parser.parse_args()
@@ -120,6 +142,8 @@ def main() -> None:
     test = held_out(obs)
     train_rows = np.flatnonzero(~test)
     test_rows = np.flatnonzero(test)
+    if args.train_share < 1:
+        train_rows = train_rows[obs[train_rows, OBS_DEAL] % 1000 < args.train_share * 1000]
     # the suit contracts' first four tricks (issue 27's gap), per ruleset
     subsets = {
         "all": np.ones(len(test_rows), bool),
@@ -134,6 +158,8 @@ def main() -> None:
         "rulesets": args.rulesets,
         "decisions": len(obs),
         "train_decisions": len(train_rows),
+        "train_share": args.train_share,
+        "trick_numbers": bool(args.trick_numbers),
         "held_out_decisions": len(test_rows),
         "label_seconds": round(seconds, 1),
         "losses": {},
@@ -170,7 +196,7 @@ def main() -> None:
     del feats
     # the raw-facts network
     start = time.perf_counter()
-    enc = card_net.encode(obs)
+    enc = card_net.encode(obs, trick_numbers=bool(args.trick_numbers))
     report["encode_seconds"] = round(time.perf_counter() - start, 1)
     hidden = tuple(int(h) for h in args.hidden.split(","))
     check = np.random.default_rng(0).choice(test_rows, min(20_000, len(test_rows)), replace=False)
@@ -186,6 +212,11 @@ def main() -> None:
     report["candidate_input"] = bool(args.candidate_input)
     report["train_log"] = model.log
     score("raw_facts_network", model.scores(enc, cards, test_rows))
+    # the same metric on fitted rows (the gap to the held-out loss: over-fitting)
+    own = np.random.default_rng(1).choice(train_rows, min(150_000, len(train_rows)), replace=False)
+    report["raw_facts_network_own_rows"] = card_net.points_lost(
+        model.scores(enc, cards, own), values[own]
+    )
     names = ["w1", "b1", "w2", "b2", "w3", "b3", "wc"]
     weights = [model.w1, model.b1, model.w2, model.b2, model.w3, model.b3, model.wc]
     np.savez_compressed(os.path.splitext(args.out)[0] + "_weights.npz", **dict(zip(names, weights)))

@@ -190,3 +190,14 @@ def test_the_gradients_are_the_loss_s_derivatives(rows, candidate_input):
             assert (up - down) / 2e-6 == pytest.approx(gflat[j], rel=1e-4, abs=1e-6)
             checked += 1
     assert checked >= 25
+
+
+def test_without_trick_numbers_played_cards_keep_only_their_seat(rows):
+    obs, _, _ = rows
+    fine = cn.encode(obs)
+    coarse = cn.encode(obs, trick_numbers=False)
+    played = (fine.place >= cn.PLACE_PLAYED) & (fine.place < cn.PLACE_TABLE)
+    assert played.any()
+    seat = (fine.place.astype(int) - cn.PLACE_PLAYED) % 4
+    np.testing.assert_array_equal(coarse.place[played], cn.PLACE_PLAYED + seat[played])
+    np.testing.assert_array_equal(coarse.place[~played], fine.place[~played])

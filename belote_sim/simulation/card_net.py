@@ -213,9 +213,13 @@ def forbidden(obs: np.ndarray) -> np.ndarray:
     return out
 
 
-def encode(obs: np.ndarray, forbid: np.ndarray | None = None) -> Encoded:
+def encode(
+    obs: np.ndarray, forbid: np.ndarray | None = None, trick_numbers: bool = True
+) -> Encoded:
     """The raw facts of observation rows ``obs`` (R, OBS_COLUMNS).  ``forbid``: the
-    rows' ``forbidden`` masks when already known."""
+    rows' ``forbidden`` masks when already known.  ``trick_numbers`` False: a card
+    played in a completed trick is read as played by its seat in trick 0 (the trick's
+    number dropped: 4 places instead of 32, fewer weights to fit)."""
     n_rows = len(obs)
     w = _walk(obs)
     if forbid is None:
@@ -237,7 +241,8 @@ def encode(obs: np.ndarray, forbid: np.ndarray | None = None) -> Encoded:
     rel = (w["play_seat"][rows, plays] - mover[rows]) & 3
     trick = w["play_trick"][rows, plays]
     on_table = trick == w["trick_no"][rows]
-    place[rows, card] = np.where(on_table, PLACE_TABLE + rel, PLACE_PLAYED + 4 * trick + rel)
+    trick_place = 4 * trick if trick_numbers else 0
+    place[rows, card] = np.where(on_table, PLACE_TABLE + rel, PLACE_PLAYED + trick_place + rel)
     impossible = np.zeros((n_rows, 32), np.int64)
     unknown = place == PLACE_UNKNOWN
     for j in range(1, 4):
