@@ -1,0 +1,253 @@
+"""Issue 41, first step: a card network over raw facts against the shipped ``expert`` network.
+
+Question: does a network whose first layer reads raw card facts (every card: where it
+is as far as the mover can know) lose fewer card points per decision than the shipped
+network over 80 hand-made features, on the same held-out decisions?
+
+1. Labels (``expert_training.label``): ``--deals`` deals per ruleset (``--rulesets``)
+   played by the shipped ``expert`` network (``expert:0,0,32,0,2``, the policy of
+   ``train_expert.py``'s last rounds) with a share ``--explore`` of random cards; every
+   decision with two legal cards or more kept with each legal card's exact
+   double-dummy value.  Saved in ``--workdir`` (reused when present).
+2. Held-out split as ``train_expert.held_out`` (one decision in five, by deal and seat).
+3. The shipped network (``expert_weights``: ``NET_WEIGHTS``, ``HIDDEN_*``) scored on
+   the held-out decisions with ``expert_training.evaluate``.
+4. The shipped shape (ridge + 64 hidden units, 8 passes) refitted on the same rows
+   (``--baseline``), and the raw-facts network (``simulation.card_net``; the candidate
+   as an input or one output per card, ``--candidate-input``; played cards with or
+   without their trick's number, ``--trick-numbers``) trained on the other four in five
+   (or a share of them by deal, ``--train-share``; seeded) and scored with the same
+   metric, overall, per ruleset and on the suit contracts' first four tricks (fewer
+   than 16 cards played); the raw-facts network also on 150,000 of its own rows.
+5. The incremental accumulator (``card_net.accumulate``) with the trained first layer
+   against the full recompute, on each seat's decisions in 50 held-out deals.
+
+Writes ``--out`` (JSON).  Deterministic for a given ``--seed`` (``SeedSequence([seed,
+i])`` for ruleset i; the network's own seed ``seed * 1000 + 41``), up to float32 sums.
+
+    python analyses/card_net_experiment.py [--deals 20000] [--seed 41] [--epochs 12]
+        [--candidate-input 1] [--trick-numbers 1] [--train-share 1] [--baseline 1]
+
+Results: docs/benchmarks.md, "A card network over raw facts (issue 41, first step)".
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import os
+import sys
+import time
+from concurrent.futures import ThreadPoolExecutor
+
+import numpy as np
+
+sys.path.insert(0, os.path.join(os.path.dirname(os.path.abspath(__file__)), ".."))
+
+from belote_sim.kernels import expert_weights as shipped
+from belote_sim.kernels.expert_data import OBS_STRAIN
+from belote_sim.simulation import card_net
+from belote_sim.simulation.expert_training import (
+    N_SITUATIONS,
+    OBS_DEAL,
+    OBS_N_PLAYED,
+    OBS_SEAT,
+    CardModel,
+    class_rows,
+    evaluate,
+    features,
+    fit,
+    fit_hidden,
+    label,
+)
+
+OUTPUT = os.path.join(os.path.dirname(os.path.abspath(__file__)), "output")
+SHIPPED_PLAY = "expert:0,0,32,0,2"  # the shipped network (as train_expert.MODEL_PLAY)
+
+
+def held_out(obs: np.ndarray) -> np.ndarray:
+    """The held-out fifth (by deal and seat), the rule of ``train_expert.held_out``."""
+    return (obs[:, OBS_DEAL] * 7919 + obs[:, OBS_SEAT]) % 5 == 0
+
+
+def labelled(args: argparse.Namespace) -> tuple[np.ndarray, np.ndarray, np.ndarray, float]:
+    """(obs, values, cards, seconds spent labelling) of ``--deals`` deals per ruleset."""
+    path = os.path.join(args.workdir, f"labels_seed{args.seed}_{args.deals}_{args.rulesets}.npz")
+    if os.path.exists(path):
+        with np.load(path, allow_pickle=False) as z:
+            return z["obs"], z["values"], z["cards"], float(z["seconds"])
+    start = time.perf_counter()
+    rulesets = args.rulesets.split(",")
+    seeds = [np.random.SeedSequence([args.seed, i]) for i in range(len(rulesets))]
+    with ThreadPoolExecutor(len(rulesets)) as pool:
+        parts = list(
+            pool.map(
+                lambda i: label(args.deals, rulesets[i], SHIPPED_PLAY, args.explore, seeds[i]),
+                range(len(rulesets)),
+            )
+        )
+    obs = np.concatenate([p[0] for p in parts])
+    values = np.concatenate([p[1] for p in parts])
+    cards = np.concatenate([p[2] for p in parts])
+    # deal numbers unique across rulesets (for the held-out split)
+    obs[:, OBS_DEAL] += np.repeat(np.arange(len(parts)) * 1_000_000, [len(p[0]) for p in parts])
+    seconds = time.perf_counter() - start
+    os.makedirs(args.workdir, exist_ok=True)
+    np.savez_compressed(path, obs=obs, values=values, cards=cards, seconds=seconds)
+    return obs, values, cards, seconds
+
+
+def main() -> None:
+    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser.add_argument("--deals", type=int, default=20_000, help="deals per ruleset")
+    parser.add_argument("--rulesets", default="common,bulgarian")
+    parser.add_argument("--explore", type=float, default=0.1)
+    parser.add_argument("--seed", type=int, default=41)
+    parser.add_argument("--workdir", default=os.path.join(OUTPUT, "card_net"))
+    parser.add_argument("--hidden", default="128,32", help="units of the two hidden layers")
+    parser.add_argument("--epochs", type=int, default=12, help="passes of the raw-facts fit")
+    parser.add_argument(
+        "--candidate-input",
+        type=int,
+        default=1,
+        help="1: the candidate card is an input (a row added to the accumulator, one "
+        "forward per legal card); 0: one output per slot card",
+    )
+    parser.add_argument(
+        "--baseline",
+        type=int,
+        default=1,
+        help="also refit the shipped architecture on the same rows (0: skip)",
+    )
+    parser.add_argument(
+        "--train-share",
+        type=float,
+        default=1.0,
+        help="fit the raw-facts network on this share of the fitting rows (by deal; a "
+        "learning curve); the held-out rows are the same",
+    )
+    parser.add_argument(
+        "--trick-numbers",
+        type=int,
+        default=1,
+        help="0: played cards without the number of their trick (fewer inputs)",
+    )
+    parser.add_argument("--out", default=os.path.join(OUTPUT, "card_net_experiment.json"))
+    parser.add_argument("--label-only", action="store_true", help="stop after the labels")
+    args = parser.parse_args()
+    obs, values, cards, seconds = labelled(args)
+    print(f"{len(obs):,} decisions labelled in {seconds:.0f} s", flush=True)
+    if args.label_only:
+        return
+    test = held_out(obs)
+    train_rows = np.flatnonzero(~test)
+    test_rows = np.flatnonzero(test)
+    if args.train_share < 1:
+        train_rows = train_rows[obs[train_rows, OBS_DEAL] % 1000 < args.train_share * 1000]
+    # the suit contracts' first four tricks (issue 27's gap), per ruleset
+    subsets = {
+        "all": np.ones(len(test_rows), bool),
+        "suit_first_four_tricks": (obs[test_rows, OBS_STRAIN] < 4)
+        & (obs[test_rows, OBS_N_PLAYED] < 16),
+    }
+    for i, r in enumerate(args.rulesets.split(",")):
+        subsets[r] = obs[test_rows, OBS_DEAL] // 1_000_000 == i
+    report: dict = {
+        "command": "python analyses/card_net_experiment.py " + " ".join(sys.argv[1:]),
+        "deals_per_ruleset": args.deals,
+        "rulesets": args.rulesets,
+        "decisions": len(obs),
+        "train_decisions": len(train_rows),
+        "train_share": args.train_share,
+        "trick_numbers": bool(args.trick_numbers),
+        "held_out_decisions": len(test_rows),
+        "label_seconds": round(seconds, 1),
+        "losses": {},
+    }
+
+    def score(name: str, scores: np.ndarray) -> None:
+        for sub, sel in subsets.items():
+            report["losses"].setdefault(sub, {})[name] = card_net.points_lost(
+                scores[sel], values[test_rows][sel]
+            )
+        print(name, {k: v[name]["points_lost"] for k, v in report["losses"].items()}, flush=True)
+
+    # the shipped network (and its linear model) on the held-out decisions
+    feats, situations = features(obs, cards)
+    rows = class_rows(situations, obs, shipped.PLY_STAGE)
+    net = CardModel(shipped.NET_WEIGHTS, shipped.HIDDEN_IN, shipped.HIDDEN_ROW, shipped.HIDDEN_OUT)
+    score("shipped_network", net.scores(feats[test_rows], rows[test_rows]))
+    score(
+        "shipped_linear",
+        CardModel.linear(shipped.WEIGHTS).scores(feats[test_rows], rows[test_rows]),
+    )
+    # cross-check with evaluate (the metric train_expert prints)
+    report["shipped_network_evaluate"] = evaluate(
+        feats[test_rows], values[test_rows], rows[test_rows], net
+    )
+    if args.baseline:
+        start = time.perf_counter()
+        n_classes = N_SITUATIONS * (int(shipped.PLY_STAGE.max()) + 1)
+        linear = fit(feats[train_rows], values[train_rows], rows[train_rows], 1.0, n_classes)
+        refit = fit_hidden(feats[train_rows], values[train_rows], rows[train_rows], linear, 64, 8,
+                           args.seed * 1000 + 27)  # fmt: skip
+        report["refit_seconds"] = round(time.perf_counter() - start, 1)
+        score("features_refit_same_rows", refit.scores(feats[test_rows], rows[test_rows]))
+    del feats
+    # the raw-facts network
+    start = time.perf_counter()
+    enc = card_net.encode(obs, trick_numbers=bool(args.trick_numbers))
+    report["encode_seconds"] = round(time.perf_counter() - start, 1)
+    hidden = tuple(int(h) for h in args.hidden.split(","))
+    check = np.random.default_rng(0).choice(test_rows, min(20_000, len(test_rows)), replace=False)
+    start = time.perf_counter()
+    model = card_net.train(
+        enc, cards, values, train_rows, np.random.SeedSequence([args.seed, 41]),
+        hidden=hidden, epochs=args.epochs, candidate_input=bool(args.candidate_input),
+        check=(check, values[check]),
+    )  # fmt: skip
+    report["train_seconds"] = round(time.perf_counter() - start, 1)
+    report["hidden"] = list(hidden)
+    report["epochs"] = args.epochs
+    report["candidate_input"] = bool(args.candidate_input)
+    report["train_log"] = model.log
+    score("raw_facts_network", model.scores(enc, cards, test_rows))
+    # the same metric on fitted rows (the gap to the held-out loss: over-fitting)
+    own = np.random.default_rng(1).choice(train_rows, min(150_000, len(train_rows)), replace=False)
+    report["raw_facts_network_own_rows"] = card_net.points_lost(
+        model.scores(enc, cards, own), values[own]
+    )
+    names = ["w1", "b1", "w2", "b2", "w3", "b3", "wc"]
+    weights = [model.w1, model.b1, model.w2, model.b2, model.w3, model.b3, model.wc]
+    np.savez_compressed(os.path.splitext(args.out)[0] + "_weights.npz", **dict(zip(names, weights)))
+    # the accumulator kept incrementally, with the trained first layer: one seat's
+    # decisions through a deal, against the full recompute
+    w1, b1 = model.w1.astype(np.float64), model.b1.astype(np.float64)
+    worst, updates, steps = 0.0, 0, 0
+    active = enc.active(test_rows[:1]).sum()
+    for deal in np.unique(obs[test_rows, OBS_DEAL])[:50]:
+        for seat in range(4):
+            order = np.flatnonzero((obs[:, OBS_DEAL] == deal) & (obs[:, OBS_SEAT] == seat))
+            order = order[np.argsort(obs[order, OBS_N_PLAYED])]
+            if len(order) < 2:
+                continue
+            inc, n_updates = card_net.accumulate(enc, order, w1, b1)
+            full = card_net.full_accumulator(card_net.Encoded(
+                enc.place[order], enc.impossible[order], enc.slot[order], enc.globals_[order],
+                enc.mover[order]), w1, b1)  # fmt: skip
+            worst = max(worst, float(np.abs(inc - full).max()))
+            updates += n_updates
+            steps += len(order) - 1
+    report["accumulator_check"] = {
+        "max_abs_difference": worst,
+        "card_updates_per_decision": round(updates / max(steps, 1), 2),
+        "active_inputs_per_decision_example": int(active),
+    }
+    os.makedirs(os.path.dirname(args.out), exist_ok=True)
+    with open(args.out, "w") as f:
+        json.dump(report, f, indent=1)
+    print(json.dumps(report["losses"], indent=1))
+
+
+if __name__ == "__main__":
+    main()
