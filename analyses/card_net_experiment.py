@@ -44,21 +44,20 @@ import numpy as np
 
 sys.path.insert(0, os.path.join(os.path.dirname(os.path.abspath(__file__)), ".."))
 
-from belote_sim.kernels import expert_weights as shipped
-from belote_sim.kernels.expert_data import OBS_STRAIN
 from belote_sim.simulation import card_net
 from belote_sim.simulation.expert_training import (
     N_SITUATIONS,
     OBS_DEAL,
     OBS_N_PLAYED,
     OBS_SEAT,
-    CardModel,
+    OBS_STRAIN,
     class_rows,
     evaluate,
     features,
     fit,
     fit_hidden,
     label,
+    shipped_models,
 )
 
 OUTPUT = os.path.join(os.path.dirname(os.path.abspath(__file__)), "output")
@@ -174,12 +173,12 @@ def main() -> None:
 
     # the shipped network (and its linear model) on the held-out decisions
     feats, situations = features(obs, cards)
-    rows = class_rows(situations, obs, shipped.PLY_STAGE)
-    net = CardModel(shipped.NET_WEIGHTS, shipped.HIDDEN_IN, shipped.HIDDEN_ROW, shipped.HIDDEN_OUT)
+    net, shipped_linear, ply_stage = shipped_models()
+    rows = class_rows(situations, obs, ply_stage)
     score("shipped_network", net.scores(feats[test_rows], rows[test_rows]))
     score(
         "shipped_linear",
-        CardModel.linear(shipped.WEIGHTS).scores(feats[test_rows], rows[test_rows]),
+        shipped_linear.scores(feats[test_rows], rows[test_rows]),
     )
     # cross-check with evaluate (the metric train_expert prints)
     report["shipped_network_evaluate"] = evaluate(
@@ -187,7 +186,7 @@ def main() -> None:
     )
     if args.baseline:
         start = time.perf_counter()
-        n_classes = N_SITUATIONS * (int(shipped.PLY_STAGE.max()) + 1)
+        n_classes = N_SITUATIONS * (int(ply_stage.max()) + 1)
         linear = fit(feats[train_rows], values[train_rows], rows[train_rows], 1.0, n_classes)
         refit = fit_hidden(feats[train_rows], values[train_rows], rows[train_rows], linear, 64, 8,
                            args.seed * 1000 + 27)  # fmt: skip

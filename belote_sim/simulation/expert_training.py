@@ -21,6 +21,7 @@ from belote_sim.kernels.expert_data import (
     OBS_DEAL,
     OBS_N_PLAYED,
     OBS_SEAT,
+    OBS_STRAIN,
     featurize,
     label_decisions,
 )
@@ -37,6 +38,7 @@ __all__ = [
     "OBS_DEAL",
     "OBS_N_PLAYED",
     "OBS_SEAT",
+    "OBS_STRAIN",
     "WEIGHTS_FILE",
     "CardModel",
     "class_rows",
@@ -45,6 +47,7 @@ __all__ = [
     "fit",
     "fit_hidden",
     "label",
+    "shipped_models",
     "stage_table",
     "write_weights",
 ]
@@ -270,3 +273,12 @@ def class_rows(situations: np.ndarray, obs: np.ndarray, stages: np.ndarray) -> n
     """Each decision's weight row: its situation and the stage of its card index."""
     n_stages = int(stages.max()) + 1
     return situations * n_stages + stages[obs[:, OBS_N_PLAYED]]
+
+
+def shipped_models() -> tuple[CardModel, CardModel, np.ndarray]:
+    """The shipped card models of ``kernels.expert_weights``: ``(network, linear model,
+    ply stages)``; their scores are card points of the mover's team, as ``fit``'s."""
+    from belote_sim.kernels import expert_weights as shipped
+
+    net = CardModel(shipped.NET_WEIGHTS, shipped.HIDDEN_IN, shipped.HIDDEN_ROW, shipped.HIDDEN_OUT)
+    return net, CardModel.linear(shipped.WEIGHTS), np.asarray(shipped.PLY_STAGE)
