@@ -11,8 +11,7 @@ import textwrap
 import time
 from typing import Any
 
-from belote_sim.cli.common import Progress, parse_option
-from belote_sim.cli.hand_commands import plus_minus
+from belote_sim.cli.common import Progress, parse_option, plus_minus
 
 __all__ = ["cmd_hand_auction", "format_auction_answer"]
 

@@ -23,6 +23,7 @@ __all__ = [
     "open_lines",
     "parse_numbers",
     "parse_option",
+    "plus_minus",
     "show_compile_notices",
     "study_from_args",
     "write_csv",
@@ -336,3 +337,11 @@ def parse_numbers(text: str, option: str) -> list[float]:
                 "e.g. 40,45,50)"
             ) from None
     return values
+
+
+def plus_minus(value: float, se: float, width: int) -> str:
+    """``-9.10 ± 0.30`` right-aligned in ``width``; ``-`` when there is no value."""
+    if not math.isfinite(value):
+        return f"{'-':>{width}}"
+    text = f"{value:+.2f} ± {se:.2f}" if math.isfinite(se) else f"{value:+.2f}"
+    return f"{text:>{width}}"

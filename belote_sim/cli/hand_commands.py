@@ -5,14 +5,13 @@ from __future__ import annotations
 
 import argparse
 import json
-import math
 import os
 import textwrap
 import time
 from collections.abc import Sequence
 from typing import Any
 
-from belote_sim.cli.common import csv_output, parse_option, write_csv
+from belote_sim.cli.common import csv_output, parse_option, plus_minus, write_csv
 
 __all__ = ["LINE_WIDTH", "cmd_hand", "format_answer", "show_atlas"]
 
@@ -68,14 +67,6 @@ def cmd_hand(args: argparse.Namespace) -> int:
         return 0
     print(format_answer(answer, time.perf_counter() - start))
     return 0
-
-
-def plus_minus(value: float, se: float, width: int) -> str:
-    """``-9.10 ± 0.30`` right-aligned in ``width``; ``-`` when there is no value."""
-    if not math.isfinite(value):
-        return f"{'-':>{width}}"
-    text = f"{value:+.2f} ± {se:.2f}" if math.isfinite(se) else f"{value:+.2f}"
-    return f"{text:>{width}}"
 
 
 def format_answer(answer: Any, elapsed: float | None = None, strains: Sequence[str] = ()) -> str:
