@@ -57,6 +57,7 @@ from belote_sim.simulation.expert_training import (
     fit,
     fit_hidden,
     label,
+    points_lost,
     shipped_models,
 )
 
@@ -166,7 +167,7 @@ def main() -> None:
 
     def score(name: str, scores: np.ndarray) -> None:
         for sub, sel in subsets.items():
-            report["losses"].setdefault(sub, {})[name] = card_net.points_lost(
+            report["losses"].setdefault(sub, {})[name] = points_lost(
                 scores[sel], values[test_rows][sel]
             )
         print(name, {k: v[name]["points_lost"] for k, v in report["losses"].items()}, flush=True)
@@ -213,9 +214,7 @@ def main() -> None:
     score("raw_facts_network", model.scores(enc, cards, test_rows))
     # the same metric on fitted rows (the gap to the held-out loss: over-fitting)
     own = np.random.default_rng(1).choice(train_rows, min(150_000, len(train_rows)), replace=False)
-    report["raw_facts_network_own_rows"] = card_net.points_lost(
-        model.scores(enc, cards, own), values[own]
-    )
+    report["raw_facts_network_own_rows"] = points_lost(model.scores(enc, cards, own), values[own])
     names = ["w1", "b1", "w2", "b2", "w3", "b3", "wc"]
     weights = [model.w1, model.b1, model.w2, model.b2, model.w3, model.b3, model.wc]
     np.savez_compressed(os.path.splitext(args.out)[0] + "_weights.npz", **dict(zip(names, weights)))

@@ -71,6 +71,7 @@ from belote_sim.kernels.tables import (
     STRAIN_NT,
     WIN_KEY,
 )
+from belote_sim.simulation.expert_training import points_lost
 
 __all__ = [
     "N_FACTS",
@@ -87,7 +88,6 @@ __all__ = [
     "encode",
     "full_accumulator",
     "loss_and_gradients",
-    "points_lost",
     "train",
 ]
 
@@ -400,19 +400,6 @@ class CardNet:
             s = self.forward(enc.active(part), cand)[-1]
             out[start : start + len(part)] = np.where(cand >= 0, s, -np.inf)
         return out
-
-
-def points_lost(scores: np.ndarray, values: np.ndarray) -> dict[str, float]:
-    """``expert_training.evaluate``'s numbers for given scores (R, 8) of the cards."""
-    scores = np.where(values >= 0, scores, -np.inf)
-    got = values[np.arange(len(values)), scores.argmax(axis=1)]
-    best = values.max(axis=1)
-    return {
-        "decisions": len(values),
-        "best_card_share": round(float((got == best).mean()), 4),
-        "points_lost": round(float((best - got).mean()), 3),
-        "first_card_points_lost": round(float((best - values[:, 0]).mean()), 3),
-    }
 
 
 def loss_and_gradients(

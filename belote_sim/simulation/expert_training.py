@@ -47,6 +47,7 @@ __all__ = [
     "fit",
     "fit_hidden",
     "label",
+    "points_lost",
     "shipped_models",
     "stage_table",
     "write_weights",
@@ -150,12 +151,20 @@ def evaluate(
     ``model``: a ``CardModel`` or linear weights (C, N_FEATURES)."""
     if not isinstance(model, CardModel):
         model = CardModel.linear(model)
-    got = np.empty(len(values))
-    for start in range(0, len(values), 50_000):
+    scores = np.empty(values.shape)
+    for start in range(0, len(values), 50_000):  # the features' hidden layer, in parts
         part = slice(start, start + 50_000)
-        scores = model.scores(feats[part], rows[part])
-        scores = np.where(values[part] >= 0, scores, -np.inf)
-        got[part] = values[part][np.arange(len(scores)), scores.argmax(axis=1)]
+        scores[part] = model.scores(feats[part], rows[part])
+    return points_lost(scores, values)
+
+
+def points_lost(scores: np.ndarray, values: np.ndarray) -> dict[str, float]:
+    """``evaluate``'s numbers for given scores (R, 8) of the cards (``values``: each
+    card's double-dummy value in card points, negative where the card is not legal):
+    how often the best-scored card is a best card, the card points it loses to the best
+    card on average, and the first legal card's loss for comparison."""
+    scores = np.where(values >= 0, scores, -np.inf)
+    got = values[np.arange(len(values)), scores.argmax(axis=1)]
     best = values.max(axis=1)
     return {
         "decisions": len(values),
