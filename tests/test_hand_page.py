@@ -213,8 +213,8 @@ def _stats(table: AtlasTable, cards: list[int], position: int) -> dict[str, dict
 
 
 def _swaps(table: AtlasTable, cards: list[int], position: int) -> dict:
-    """The page's swaps, by brute force: the hand's value is its call's net MP x1 (0 for
-    a pass); of the 5 x 27 single-card swaps (cards out in order, cards in by index) the
+    """The page's swaps, by brute force: the hand's value is its call's published net MP
+    x1 (0 for a pass); of the 5 x 27 single-card swaps (cards out in order, cards in by index) the
     first that raises it most and the first that lowers it most, as (delta, out, in,
     value, call)."""
     hand = sorted(cards)
@@ -230,10 +230,10 @@ def _swaps(table: AtlasTable, cards: list[int], position: int) -> dict:
     for strain in range(6):
         kind = 0 if strain < 4 else strain - 3
         rows = np.searchsorted(table.keys[kind], hand_keys(masks_a, strain))
-        sums = table.sums[kind][rows, position - 1].astype(np.float64)
+        sums = table.sums[kind][rows, position - 1]
         n = sums[:, KA.F_N]
-        with np.errstate(invalid="ignore", divide="ignore"):
-            means[:, strain] = np.where(n > 0, sums[:, KA.F_LEVEL + KA.L_NET] / n, -np.inf)
+        published = table_stats(table, kind, sums)["net_mp_x1"]  # as the page's table
+        means[:, strain] = np.where(n > 0, published, -np.inf)
     best = means.argmax(axis=1)  # the first of equals, as the page
     top = means[np.arange(len(masks)), best]
     values = np.where(top > 0, top, 0.0)

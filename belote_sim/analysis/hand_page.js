@@ -225,9 +225,10 @@
     for (let s = 0; s < 6; s++) {
       const cell = cellOf(b, s, position);
       if (!cell) continue;
-      const n = cols[0][cell.index];
-      if (!(n > 0)) continue;
-      const mean = cols[2][cell.index] / n;
+      // the published value (corrected by the prior, as the table above shows it)
+      const stats = cellStats(cols, cell.index, cell.kind);
+      if (stats === null) continue;
+      const mean = stats.net_mp_x1;
       if (mean > best) { best = mean; strain = s; }
     }
     if (strain < 0) return null;
