@@ -16,7 +16,7 @@ from belote_sim.kernels.expert_data import (
 )
 from belote_sim.kernels.tables import STRAIN_NAMES
 from belote_sim.simulation import card_net as cn
-from belote_sim.simulation.expert_training import label
+from belote_sim.simulation.expert_training import label, points_lost
 
 
 @pytest.fixture(scope="module", params=["common", "bulgarian"])
@@ -157,8 +157,10 @@ def test_the_incremental_accumulator_equals_the_full_recompute(rows):
 
 
 @pytest.mark.parametrize("candidate_input", [True, False], ids=["candidate-input", "per-card"])
-def test_the_gradients_are_the_loss_s_derivatives(rows, candidate_input):
-    """``loss_and_gradients`` against central finite differences (float64)."""
+@pytest.mark.parametrize("layout", ["dense", "sparse", "sparse-residual"])
+def test_the_gradients_are_the_loss_s_derivatives(rows, candidate_input, layout):
+    """``loss_and_gradients`` against central finite differences (float64), with the
+    inputs dense or sparse, alone or added to another model's scores."""
     obs, values, cards = rows
     sel = np.arange(40)
     enc = cn.encode(obs)
@@ -173,9 +175,14 @@ def test_the_gradients_are_the_loss_s_derivatives(rows, candidate_input):
     present = values[sel] >= 0
     mean = np.where(present, values[sel], 0).sum(axis=1) / present.sum(axis=1)
     target = np.where(present, values[sel] - mean[:, None], 0.0)
-    x = enc.active(sel).astype(np.float64)
+    if layout == "dense":
+        x = enc.active(sel).astype(np.float64)
+    else:
+        x = enc.sparse(sel)
+        x.globals_ = x.globals_.astype(np.float64)
+    base = rng.standard_normal(target.shape) * 5 if layout == "sparse-residual" else None
     cand = net.candidates(enc, cards[sel], sel)
-    _, grads = cn.loss_and_gradients(net, x, cand, present, target)
+    _, grads = cn.loss_and_gradients(net, x, cand, present, target, base)
     checked = 0
     for p, g in zip(net.params(), grads):
         flat, gflat = p.reshape(-1), g.reshape(-1)
@@ -183,13 +190,49 @@ def test_the_gradients_are_the_loss_s_derivatives(rows, candidate_input):
         for j in rng.choice(candidates, min(5, len(candidates)), replace=False):
             old = flat[j]
             flat[j] = old + 1e-6
-            up = cn.loss_and_gradients(net, x, cand, present, target)[0]
+            up = cn.loss_and_gradients(net, x, cand, present, target, base)[0]
             flat[j] = old - 1e-6
-            down = cn.loss_and_gradients(net, x, cand, present, target)[0]
+            down = cn.loss_and_gradients(net, x, cand, present, target, base)[0]
             flat[j] = old
             assert (up - down) / 2e-6 == pytest.approx(gflat[j], rel=1e-4, abs=1e-6)
             checked += 1
     assert checked >= 25
+
+
+def test_the_sparse_inputs_are_the_dense_ones(rows):
+    obs, _, _ = rows
+    enc = cn.encode(obs)
+    sel = np.arange(0, len(obs), 3)
+    sparse = enc.sparse(sel)
+    dense = enc.active(sel)
+    np.testing.assert_array_equal(sparse.dense(), dense)
+    w1 = np.random.default_rng(2).standard_normal((cn.N_INPUTS, 7))
+    np.testing.assert_allclose(cn.first_layer(sparse, w1), dense @ w1, rtol=1e-5, atol=1e-5)
+    g = np.random.default_rng(3).standard_normal((len(sel), 7))
+    np.testing.assert_allclose(
+        cn.first_layer_gradient(sparse, g), dense.T @ g, rtol=1e-5, atol=1e-4
+    )
+
+
+def test_a_residual_network_starts_from_the_other_model_and_keeps_its_best_pass(rows):
+    """With ``base`` the fit starts from the other model's scores (last layer 0), and
+    with ``valid`` it returns the weights of its best pass on those rows."""
+    obs, values, cards = rows
+    enc = cn.encode(obs)
+    n = len(obs)
+    fit_rows, valid = np.arange(0, n, 2), np.arange(1, n, 2)
+    base = np.where(values >= 0, values, 0).astype(np.float64)  # a perfect other model
+    net = cn.train(enc, cards, values, fit_rows, np.random.SeedSequence(1), hidden=(8, 4),
+                   epochs=3, candidate_input=False, base=base, valid=valid,
+                   learning_rate=0.05)  # fmt: skip
+    lost = [e["valid_points_lost"] for e in net.log]
+    got = points_lost(net.scores(enc, cards, valid, base), values[valid])["points_lost"]
+    assert got == min(lost)
+    untrained = cn.train(enc, cards, values, fit_rows, np.random.SeedSequence(1),
+                         hidden=(8, 4), epochs=0, candidate_input=False, base=base)  # fmt: skip
+    assert points_lost(untrained.scores(enc, cards, valid, base), values[valid])[
+        "points_lost"
+    ] == pytest.approx(0.0)
 
 
 def test_without_trick_numbers_played_cards_keep_only_their_seat(rows):
@@ -201,3 +244,69 @@ def test_without_trick_numbers_played_cards_keep_only_their_seat(rows):
     seat = (fine.place.astype(int) - cn.PLACE_PLAYED) % 4
     np.testing.assert_array_equal(coarse.place[played], cn.PLACE_PLAYED + seat[played])
     np.testing.assert_array_equal(coarse.place[~played], fine.place[~played])
+
+
+def _suit_net(seed: int, hidden=(6, 4, 5)) -> cn.SuitNet:
+    """A SuitNet with every weight random (float64), none left at 0."""
+    net = cn.SuitNet.new(np.random.default_rng(seed), hidden)
+    rng = np.random.default_rng(seed + 1)
+    for p in net.params():
+        p_new = rng.standard_normal(p.shape) * 0.4
+        setattr(net, _name_of(net, p), p_new)
+    return net
+
+
+def _name_of(net: cn.SuitNet, p: np.ndarray) -> str:
+    return next(name for name, value in vars(net).items() if value is p)
+
+
+def test_the_suit_network_s_gradients_are_the_loss_s_derivatives(rows):
+    obs, values, cards = rows
+    sel = np.arange(40)
+    enc = cn.encode(obs, trick_numbers=False)
+    net = _suit_net(11)
+    present = values[sel] >= 0
+    mean = np.where(present, values[sel], 0).sum(axis=1) / present.sum(axis=1)
+    target = np.where(present, values[sel] - mean[:, None], 0.0)
+    base = np.random.default_rng(4).standard_normal(target.shape) * 5
+    _, grads = net.batch_loss(enc, cards, sel, present, target, base)
+    rng = np.random.default_rng(6)
+    checked = 0
+    for p, g in zip(net.params(), grads):
+        assert g.shape == p.shape
+        flat, gflat = p.reshape(-1), g.reshape(-1)
+        nonzero = np.flatnonzero(gflat != 0)
+        assert len(nonzero) > 0  # every weight block takes part
+        for j in rng.choice(nonzero, min(5, len(nonzero)), replace=False):
+            old = flat[j]
+            flat[j] = old + 1e-6
+            up = net.batch_loss(enc, cards, sel, present, target, base)[0]
+            flat[j] = old - 1e-6
+            down = net.batch_loss(enc, cards, sel, present, target, base)[0]
+            flat[j] = old
+            assert (up - down) / 2e-6 == pytest.approx(gflat[j], rel=1e-4, abs=1e-6)
+            checked += 1
+    assert checked >= 40
+
+
+def test_the_suit_network_does_not_depend_on_the_names_of_the_suits(rows):
+    obs, _, cards = rows
+    net = _suit_net(12)
+    sel = np.arange(len(obs))
+    scores = net.scores(cn.encode(obs), cards, sel)
+    rng = np.random.default_rng(8)
+    for _ in range(3):
+        perm = rng.permutation(4)
+        o, c = _relabel(obs, cards, perm)
+        again = net.scores(cn.encode(o), c, sel)
+        # the same card (relabelled) gets the same score
+        for r in range(0, len(obs), 7):
+            for k in np.flatnonzero(cards[r] >= 0):
+                j = int(np.flatnonzero(c[r] == _relabel_card(cards[r, k], perm))[0])
+                assert again[r, j] == pytest.approx(scores[r, k], rel=1e-9, abs=1e-9)
+    # not trivially so: the scores differ between the cards of a decision
+    assert np.nanstd(np.where(np.isfinite(scores), scores, np.nan)) > 0.1
+
+
+def _relabel_card(c: int, perm: np.ndarray) -> int:
+    return 8 * int(perm[int(c) >> 3]) + (int(c) & 7)

@@ -52,6 +52,7 @@ from dataclasses import dataclass, field
 
 import numpy as np
 
+from belote_sim.kernels._jit import kernel
 from belote_sim.kernels.expert_data import (
     OBS_FIRST_LEADER,
     OBS_HAND,
@@ -77,17 +78,26 @@ __all__ = [
     "N_FACTS",
     "N_GLOBALS",
     "N_INPUTS",
+    "N_ROLES",
     "PLACE_ANNOUNCED",
     "PLACE_HAND",
     "PLACE_PLAYED",
     "PLACE_TABLE",
     "PLACE_UNKNOWN",
+    "SUIT_INPUTS",
     "CardNet",
     "Encoded",
+    "SparseInputs",
+    "SuitNet",
     "accumulate",
+    "centred_error",
     "encode",
+    "first_layer",
+    "first_layer_gradient",
     "full_accumulator",
     "loss_and_gradients",
+    "suit_inputs",
+    "suit_roles",
     "train",
 ]
 
@@ -144,6 +154,78 @@ class Encoded:
             flat[(base + N_PLACES + j)[on]] = 1.0
         x[:, 32 * N_FACTS :] = glob
         return x
+
+    def sparse(self, rows: np.ndarray) -> SparseInputs:
+        """The inputs of ``rows`` as ``SparseInputs`` (the same numbers as ``active``;
+        ~40 binary inputs on per row instead of 1,404 columns)."""
+        place = self.place[rows].astype(np.int64)
+        imp = self.impossible[rows].astype(np.int64)
+        n = len(place)
+        slot_card = 8 * self.slot[rows][:, np.arange(32) >> 3] + (np.arange(32) & 7)
+        base = slot_card * N_FACTS
+        row_parts = [np.repeat(np.arange(n), 32)]
+        index_parts = [(base + place).reshape(-1)]
+        for j in range(3):
+            r, c = np.nonzero((imp >> j) & 1)
+            row_parts.append(r)
+            index_parts.append(base[r, c] + N_PLACES + j)
+        return SparseInputs(
+            np.concatenate(row_parts), np.concatenate(index_parts), self.globals_[rows]
+        )
+
+
+@dataclass
+class SparseInputs:
+    """A batch of inputs kept sparse: the binary card inputs on as (``row``,
+    ``index``) pairs (input ``index`` of batch row ``row`` is 1) and the ``globals_``
+    (B, N_GLOBALS), which are dense (not all 0/1)."""
+
+    row: np.ndarray
+    index: np.ndarray
+    globals_: np.ndarray
+
+    def __len__(self) -> int:
+        return len(self.globals_)
+
+    def dense(self) -> np.ndarray:
+        """The same inputs as a dense (B, N_INPUTS) array (``Encoded.active``'s)."""
+        x = np.zeros((len(self), N_INPUTS), self.globals_.dtype)
+        x[self.row, self.index] = 1.0
+        x[:, 32 * N_FACTS :] = self.globals_
+        return x
+
+
+@kernel
+def _add_rows(row, index, weights, out):  # pragma: no cover - compiled
+    """out[row[j]] += weights[index[j]] for every pair j (the first layer's sum)."""
+    for j in range(row.shape[0]):
+        out[row[j]] += weights[index[j]]
+
+
+@kernel
+def _scatter_rows(row, index, grad, out):  # pragma: no cover - compiled
+    """out[index[j]] += grad[row[j]] for every pair j (the first layer's gradient)."""
+    for j in range(row.shape[0]):
+        out[index[j]] += grad[row[j]]
+
+
+def first_layer(x: np.ndarray | SparseInputs, w1: np.ndarray) -> np.ndarray:
+    """``x @ w1`` (B, H) for dense inputs or ``SparseInputs``."""
+    if not isinstance(x, SparseInputs):
+        return x @ w1
+    out = x.globals_.astype(w1.dtype) @ w1[32 * N_FACTS :]
+    _add_rows(x.row, x.index, w1, out)
+    return out
+
+
+def first_layer_gradient(x: np.ndarray | SparseInputs, g_acc: np.ndarray) -> np.ndarray:
+    """``x.T @ g_acc`` (N_INPUTS, H): the gradient of ``first_layer``'s weights."""
+    if not isinstance(x, SparseInputs):
+        return x.T @ g_acc
+    out = np.zeros((N_INPUTS, g_acc.shape[1]), g_acc.dtype)
+    _scatter_rows(x.row, x.index, g_acc, out)
+    out[32 * N_FACTS :] = x.globals_.astype(g_acc.dtype).T @ g_acc
+    return out
 
 
 def _walk(obs: np.ndarray) -> dict[str, np.ndarray]:
@@ -365,12 +447,12 @@ class CardNet:
         return out + [self.wc] if self.candidate_input else out
 
     def forward(
-        self, x: np.ndarray, cand: np.ndarray
+        self, x: np.ndarray | SparseInputs, cand: np.ndarray
     ) -> tuple[np.ndarray, np.ndarray, np.ndarray, np.ndarray, np.ndarray]:
-        """(z1, z2, h1, h2, scores (B, K)) of inputs ``x`` (B, N_INPUTS) and candidates
-        ``cand`` (B, K): slot cards (one score per slot card, -1 none) or, with the
-        candidate as an input, ``wc`` rows (-1: none)."""
-        acc = x @ self.w1 + self.b1
+        """(z1, z2, h1, h2, scores (B, K)) of inputs ``x`` (dense (B, N_INPUTS) or
+        ``SparseInputs``) and candidates ``cand`` (B, K): slot cards (one score per
+        slot card, -1 none) or, with the candidate as an input, ``wc`` rows (-1: none)."""
+        acc = first_layer(x, self.w1) + self.b1
         if self.candidate_input:
             z1 = acc[:, None, :] + self.wc[np.maximum(cand, 0)]
             h1 = np.maximum(z1, 0.0)
@@ -391,43 +473,69 @@ class CardNet:
         n_trick = enc.globals_[rows, 7:11].argmax(axis=1)
         return np.where(sc >= 0, sc * 4 + n_trick[:, None], -1)
 
-    def scores(self, enc: Encoded, cards: np.ndarray, rows: np.ndarray) -> np.ndarray:
-        """(len(rows), K) scores of the absolute cards ``cards[rows]`` (-inf: none)."""
+    def zero_output(self) -> None:
+        """Set the last layer to 0 (a residual network starts from the other model)."""
+        self.w3[:] = 0.0
+
+    def batch_loss(
+        self,
+        enc: Encoded,
+        cards: np.ndarray,
+        rows: np.ndarray,
+        present: np.ndarray,
+        target: np.ndarray,
+        base: np.ndarray | None,
+    ) -> tuple[float, list[np.ndarray]]:
+        """``loss_and_gradients`` of decisions ``rows`` (``present``, ``target`` and
+        ``base`` already of those rows)."""
+        cand = self.candidates(enc, cards[rows], rows)
+        return loss_and_gradients(self, enc.sparse(rows), cand, present, target, base)
+
+    def scores(
+        self, enc: Encoded, cards: np.ndarray, rows: np.ndarray, base: np.ndarray | None = None
+    ) -> np.ndarray:
+        """(len(rows), K) scores of the absolute cards ``cards[rows]`` (-inf: none), in
+        card points.  ``base`` (R, K): scores of another model the network's are added
+        to (a residual network; e.g. the shipped network's), indexed as ``cards``."""
         out = np.empty((len(rows), cards.shape[1]))
         for start in range(0, len(rows), 20_000):
             part = rows[start : start + 20_000]
             cand = self.candidates(enc, cards[part], part)
-            s = self.forward(enc.active(part), cand)[-1]
+            s = self.forward(enc.sparse(part), cand)[-1]
+            if base is not None:
+                s = s + base[part]
             out[start : start + len(part)] = np.where(cand >= 0, s, -np.inf)
         return out
 
 
 def loss_and_gradients(
-    net: CardNet, x: np.ndarray, cand: np.ndarray, present: np.ndarray, target: np.ndarray
+    net: CardNet,
+    x: np.ndarray | SparseInputs,
+    cand: np.ndarray,
+    present: np.ndarray,
+    target: np.ndarray,
+    base: np.ndarray | None = None,
 ) -> tuple[float, list[np.ndarray]]:
     """The loss of a batch (mean over decisions of the squared errors of the centred
     scores of the legal cards ``present`` against ``target``, the centred values) and
-    its gradients, in the order of ``net.params()``."""
+    its gradients, in the order of ``net.params()``.  ``base`` (B, K): scores the
+    network's are added to (a residual network), constants of the fit."""
     n1, n2 = net.w2.shape
     z1, z2, a1, a2, s = net.forward(x, cand)
-    m = present.astype(x.dtype)
-    s = s * m
-    mean_s = s.sum(axis=1) / present.sum(axis=1)
-    err = (s - mean_s[:, None] - target) * m
-    g = 2.0 * err / len(x)  # d loss / d score (the mean's term: err sums to 0)
+    loss, g = centred_error(s, present, target, base)
     if net.candidate_input:
         g_w3 = np.einsum("bk,bkh->h", g, a2)[:, None]
-        g_b3 = np.zeros(1, x.dtype)  # a common shift of the scores: no gradient
+        g_b3 = np.zeros(1, net.w1.dtype)  # a common shift of the scores: no gradient
         g_z2 = g[:, :, None] * net.w3[:, 0] * (z2 > 0)
         g_w2 = a1.reshape(-1, n1).T @ g_z2.reshape(-1, n2)
         g_b2 = g_z2.sum(axis=(0, 1))
         g_z1 = (g_z2 @ net.w2.T) * (z1 > 0)  # (B, K, H1)
         g_acc = g_z1.sum(axis=1)
-        onehot = np.zeros((cand.size, 129), x.dtype)  # column 128: no card
+        onehot = np.zeros((cand.size, 129), net.w1.dtype)  # column 128: no card
         onehot[np.arange(cand.size), np.where(cand >= 0, cand, 128).ravel()] = 1.0
         g_wc = (onehot.T @ g_z1.reshape(-1, n1))[:128]
     else:
-        g_full = np.zeros((len(x), 33), x.dtype)  # column 32: the absent cards
+        g_full = np.zeros((len(x), 33), net.w1.dtype)  # column 32: the absent cards
         np.put_along_axis(g_full, np.where(cand >= 0, cand, 32), g, axis=1)
         g_out = g_full[:, :32]
         g_w3 = a2.T @ g_out
@@ -436,12 +544,197 @@ def loss_and_gradients(
         g_w2 = a1.T @ g_z2
         g_b2 = g_z2.sum(axis=0)
         g_acc = (g_z2 @ net.w2.T) * (z1 > 0)
-    g_w1 = x.T @ g_acc
+    g_w1 = first_layer_gradient(x, g_acc)
     g_b1 = g_acc.sum(axis=0)
     grads = [g_w1, g_b1, g_w2, g_b2, g_w3, g_b3]
     if net.candidate_input:
         grads.append(g_wc)
-    return float((err * err).sum()) / len(x), grads
+    return loss, grads
+
+
+def centred_error(
+    scores: np.ndarray, present: np.ndarray, target: np.ndarray, base: np.ndarray | None
+) -> tuple[float, np.ndarray]:
+    """The loss of a batch of decisions -- the mean over decisions of the summed
+    squared errors of the centred scores (``scores`` + ``base``) of the legal cards
+    ``present`` against ``target``, the centred values (card points) -- and its
+    derivative by each score (B, K)."""
+    m = present.astype(scores.dtype)
+    s = scores if base is None else scores + base
+    s = s * m
+    mean_s = s.sum(axis=1) / present.sum(axis=1)
+    err = (s - mean_s[:, None] - target) * m
+    g = 2.0 * err / len(s)  # d loss / d score (the mean's term: err sums to 0)
+    return float((err * err).sum()) / len(s), g
+
+
+#: Roles of a suit for ``SuitNet``: the trump suit and a side suit of a suit contract, a
+#: suit of no trumps, a suit of all trumps.
+N_ROLES = 4
+#: A suit's card inputs in ``SuitNet``: each of its 8 ranks' ``N_FACTS``.
+SUIT_INPUTS = 8 * N_FACTS
+
+
+def suit_roles(enc: Encoded, rows: np.ndarray) -> np.ndarray:
+    """(r, 4) the role (``N_ROLES``) of each absolute suit in ``rows``."""
+    kind = enc.globals_[rows, :3].argmax(axis=1)  # 0 suit contract, 1 NT, 2 AT
+    trump = enc.slot[rows] == 0  # the trump suit takes slot 0 in a suit contract
+    return np.where(kind[:, None] == 0, np.where(trump, 0, 1), kind[:, None] + 1)
+
+
+def suit_inputs(enc: Encoded, rows: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+    """The card inputs of ``rows`` per suit, as (row, index) pairs: input ``index``
+    (rank * N_FACTS + fact) of suit row ``4 * b + suit`` is 1."""
+    place = enc.place[rows].astype(np.int64)
+    imp = enc.impossible[rows].astype(np.int64)
+    n = len(place)
+    suit_row = 4 * np.arange(n)[:, None] + (np.arange(32) >> 3)
+    base = (np.arange(32) & 7) * N_FACTS
+    row_parts = [suit_row.reshape(-1)]
+    index_parts = [(base + place).reshape(-1)]
+    for j in range(3):
+        r, c = np.nonzero((imp >> j) & 1)
+        row_parts.append(suit_row[r, c])
+        index_parts.append(base[c] + N_PLACES + j)
+    return np.concatenate(row_parts), np.concatenate(index_parts)
+
+
+@dataclass
+class SuitNet:
+    """A card network whose first layer reads one suit at a time, with the same
+    weights for every suit (suit-symmetric by construction, and each weight fitted on
+    four suits' data):
+
+    * per suit, ``u = ws`` rows of its 8 cards' facts ``+ wr[role]``, ``a = relu(u)``
+      (the accumulator: one vector per suit, updated per card);
+    * the table's context ``ctx = sum of the 4 suits' a`` and the globals'
+      ``gh = relu(globals @ wg + bg)``;
+    * per legal card (suit s, rank k): ``z = relu(a_s @ wa + ctx @ wb + gh @ wc +
+      wk[role(s) * 8 + k] + b2)``, its score ``z @ wo`` (card points).
+
+    Hidden sizes: ``ws`` (SUIT_INPUTS, Hs), ``wg`` (N_GLOBALS, Hg), ``wa``/``wb``/``wc``
+    to H2."""
+
+    ws: np.ndarray
+    wr: np.ndarray
+    wg: np.ndarray
+    bg: np.ndarray
+    wa: np.ndarray
+    wb: np.ndarray
+    wc: np.ndarray
+    wk: np.ndarray
+    b2: np.ndarray
+    wo: np.ndarray
+    log: list[dict[str, float]] = field(default_factory=list)
+
+    @classmethod
+    def new(cls, rng: np.random.Generator, hidden: tuple[int, int, int]) -> SuitNet:
+        """Random initial weights (float32) for hidden sizes (Hs, Hg, H2)."""
+        hs, hg, h2 = hidden
+
+        def normal(shape: tuple[int, ...], scale: float) -> np.ndarray:
+            return (rng.standard_normal(shape) * scale).astype(np.float32)
+
+        return cls(
+            normal((SUIT_INPUTS, hs), np.sqrt(2.0 / 10)), np.zeros((N_ROLES, hs), np.float32),
+            normal((N_GLOBALS, hg), np.sqrt(2.0 / 7)), np.zeros(hg, np.float32),
+            normal((hs, h2), np.sqrt(2.0 / hs)), normal((hs, h2), np.sqrt(0.5 / hs)),
+            normal((hg, h2), np.sqrt(2.0 / hg)), np.zeros((N_ROLES * 8, h2), np.float32),
+            np.zeros(h2, np.float32), normal((h2,), np.sqrt(1.0 / h2)),
+        )  # fmt: skip
+
+    def params(self) -> list[np.ndarray]:
+        return [self.ws, self.wr, self.wg, self.bg, self.wa, self.wb, self.wc, self.wk,
+                self.b2, self.wo]  # fmt: skip
+
+    def zero_output(self) -> None:
+        """Set the last layer to 0 (a residual network starts from the other model)."""
+        self.wo[:] = 0.0
+
+    def forward(self, enc: Encoded, cards: np.ndarray, rows: np.ndarray) -> dict[str, np.ndarray]:
+        """The layers of decisions ``rows`` for their absolute cards ``cards`` (r, K)
+        (-1: none); ``"score"`` (r, K)."""
+        n, hs = len(rows), self.ws.shape[1]
+        role = suit_roles(enc, rows)
+        row, index = suit_inputs(enc, rows)
+        u = np.zeros((4 * n, hs), self.ws.dtype)
+        _add_rows(row, index, self.ws, u)
+        u = u.reshape(n, 4, hs) + self.wr[role]
+        a = np.maximum(u, 0.0)
+        ctx = a.sum(axis=1)
+        pg = enc.globals_[rows].astype(self.wg.dtype) @ self.wg + self.bg
+        gh = np.maximum(pg, 0.0)
+        card = np.maximum(cards, 0)
+        suit, rank = card >> 3, card & 7
+        a_k = np.take_along_axis(a, suit[:, :, None], axis=1)  # (n, K, Hs)
+        k_row = np.take_along_axis(role, suit, axis=1) * 8 + rank
+        p = a_k @ self.wa + (ctx @ self.wb + gh @ self.wc + self.b2)[:, None, :] + self.wk[k_row]
+        z = np.maximum(p, 0.0)
+        return {"role": role, "row": row, "index": index, "u": u, "a": a, "ctx": ctx,
+                "pg": pg, "gh": gh, "suit": suit, "a_k": a_k, "k_row": k_row, "p": p, "z": z,
+                "score": z @ self.wo}  # fmt: skip
+
+    def gradients(
+        self, enc: Encoded, rows: np.ndarray, f: dict[str, np.ndarray], g: np.ndarray
+    ) -> list[np.ndarray]:
+        """The weights' gradients (order of ``params``) given ``forward``'s layers
+        ``f`` and the loss's derivative by each score ``g`` (r, K; 0 for no card)."""
+        n, hs = len(rows), self.ws.shape[1]
+        g = g.astype(self.wo.dtype)
+        g_wo = np.einsum("bk,bkh->h", g, f["z"])
+        dp = g[:, :, None] * self.wo * (f["p"] > 0)  # (n, K, H2)
+        h2 = dp.shape[2]
+        g_wa = f["a_k"].reshape(-1, hs).T @ dp.reshape(-1, h2)
+        sum_dp = dp.sum(axis=1)
+        g_wb = f["ctx"].T @ sum_dp
+        g_wc = f["gh"].T @ sum_dp
+        g_b2 = sum_dp.sum(axis=0)
+        g_wk = np.zeros_like(self.wk)
+        _scatter_rows(np.arange(dp.shape[0] * dp.shape[1]), f["k_row"].reshape(-1),
+                      dp.reshape(-1, h2), g_wk)  # fmt: skip
+        da_k = dp @ self.wa.T  # (n, K, Hs)
+        da = np.zeros((n, 4, hs), self.ws.dtype)
+        b = np.arange(n)
+        for k in range(da_k.shape[1]):  # each decision once per k: no index repeats
+            da[b, f["suit"][:, k]] += da_k[:, k]
+        da += (sum_dp @ self.wb.T)[:, None, :]  # through the context, to every suit
+        du = da * (f["u"] > 0)
+        g_ws = np.zeros_like(self.ws)
+        _scatter_rows(f["row"], f["index"], du.reshape(-1, hs), g_ws)
+        g_wr = np.zeros_like(self.wr)
+        _scatter_rows(np.arange(4 * n), f["role"].reshape(-1), du.reshape(-1, hs), g_wr)
+        dpg = (sum_dp @ self.wc.T) * (f["pg"] > 0)
+        g_wg = enc.globals_[rows].astype(self.wg.dtype).T @ dpg
+        g_bg = dpg.sum(axis=0)
+        return [g_ws, g_wr, g_wg, g_bg, g_wa, g_wb, g_wc, g_wk, g_b2, g_wo]
+
+    def batch_loss(
+        self,
+        enc: Encoded,
+        cards: np.ndarray,
+        rows: np.ndarray,
+        present: np.ndarray,
+        target: np.ndarray,
+        base: np.ndarray | None,
+    ) -> tuple[float, list[np.ndarray]]:
+        """The loss of decisions ``rows`` (``centred_error``) and its gradients."""
+        f = self.forward(enc, cards[rows], rows)
+        loss, g = centred_error(f["score"], present, target, base)
+        return loss, self.gradients(enc, rows, f, g)
+
+    def scores(
+        self, enc: Encoded, cards: np.ndarray, rows: np.ndarray, base: np.ndarray | None = None
+    ) -> np.ndarray:
+        """(len(rows), K) scores of the absolute cards ``cards[rows]`` (-inf: none), as
+        ``CardNet.scores``."""
+        out = np.empty((len(rows), cards.shape[1]))
+        for start in range(0, len(rows), 20_000):
+            part = rows[start : start + 20_000]
+            s = self.forward(enc, cards[part], part)["score"]
+            if base is not None:
+                s = s + base[part]
+            out[start : start + len(part)] = np.where(cards[part] >= 0, s, -np.inf)
+        return out
 
 
 def train(
@@ -456,16 +749,29 @@ def train(
     batch: int = 1024,
     candidate_input: bool = True,
     check: tuple[np.ndarray, np.ndarray] | None = None,
-) -> CardNet:
+    weight_decay: float = 0.0,
+    base: np.ndarray | None = None,
+    valid: np.ndarray | None = None,
+    suits: tuple[int, int, int] | None = None,
+) -> CardNet | SuitNet:
     """Fit a ``CardNet`` on decisions ``rows`` (Adam, squared error of the centred
     scores against the centred values, as ``expert_training.fit_hidden``; the rate
-    halved over each of the last three passes).  ``check``: (rows, values) scored
-    after each pass for the log only (never used to choose anything)."""
+    halved over each of the last three passes).
+
+    ``weight_decay``: each pass shrinks the weight matrices (not the biases) by this
+    share per step times the rate (decoupled, as AdamW).  ``base`` (R, K): scores of
+    another model (card points) the network's are added to -- the network then fits
+    what that model misses (a residual).  ``valid``: rows of fitted deals kept out of
+    the fit; after each pass they are scored and the weights of the best pass are the
+    ones returned (with ``valid`` None, the last pass's).  ``check``: (rows, values)
+    scored after each pass for the log only (never used to choose anything).
+    ``suits``: fit a ``SuitNet`` of these hidden sizes (Hs, Hg, H2) instead (``hidden``
+    and ``candidate_input`` then unused)."""
     rng = np.random.default_rng(seed)
     f32 = np.float32
     h1, h2 = hidden
     n_out = 1 if candidate_input else 32
-    net = CardNet(
+    net: CardNet | SuitNet = CardNet(
         (rng.standard_normal((N_INPUTS, h1)) * np.sqrt(2.0 / 48)).astype(f32),
         np.zeros(h1, f32),
         (rng.standard_normal((h1, h2)) * np.sqrt(2.0 / h1)).astype(f32),
@@ -476,14 +782,21 @@ def train(
         if candidate_input
         else np.zeros((0, h1), f32),
     )
+    if suits is not None:
+        net = SuitNet.new(rng, suits)
+    if base is not None:
+        net.zero_output()  # a residual starts from the other model alone
     present = values >= 0
     n_legal = present.sum(axis=1)
     mean_v = np.where(present, values, 0).sum(axis=1) / n_legal
     target = np.where(present, values - mean_v[:, None], 0.0).astype(f32)
+    base32 = None if base is None else np.where(present, base, 0.0).astype(f32)
     params = net.params()
+    decays = [p.ndim == 2 for p in params]  # weight matrices only
     moment1 = [np.zeros_like(p) for p in params]
     moment2 = [np.zeros_like(p) for p in params]
     step = 0
+    best_loss, best = np.inf, [p.copy() for p in params]
     start_time = time.perf_counter()
     for epoch in range(epochs):
         rate = learning_rate * 0.5 ** max(0, epoch - (epochs - 3))
@@ -491,27 +804,37 @@ def train(
         total = 0.0
         for start in range(0, len(order), batch):
             i = order[start : start + batch]
-            x = enc.active(i)
-            cand = net.candidates(enc, cards[i], i)
-            loss, grads = loss_and_gradients(net, x, cand, present[i], target[i])
+            loss, grads = net.batch_loss(
+                enc, cards, i, present[i], target[i], None if base32 is None else base32[i]
+            )
             total += loss * len(i)
             step += 1
-            for p, gp, m1, m2 in zip(params, grads, moment1, moment2):
+            for p, gp, m1, m2, decay in zip(params, grads, moment1, moment2, decays):
                 m1 *= 0.9
                 m1 += 0.1 * gp
                 m2 *= 0.999
                 m2 += 0.001 * gp * gp
+                if decay and weight_decay:
+                    p *= 1.0 - rate * weight_decay
                 p -= rate * (m1 / (1 - 0.9**step)) / (np.sqrt(m2 / (1 - 0.999**step)) + 1e-8)
-        entry = {
+        entry: dict[str, float] = {
             "epoch": epoch + 1,
             "train_mse": round(total / len(order), 3),
             "seconds": round(time.perf_counter() - start_time, 1),
         }
+        if valid is not None:
+            lost = points_lost(net.scores(enc, cards, valid, base), values[valid])["points_lost"]
+            entry["valid_points_lost"] = lost
+            if lost < best_loss:
+                best_loss, best = lost, [p.copy() for p in params]
         if check is not None:
             check_rows, check_values = check
             entry["check_points_lost"] = points_lost(
-                net.scores(enc, cards, check_rows), check_values
+                net.scores(enc, cards, check_rows, base), check_values
             )["points_lost"]
         net.log.append(entry)
         print(entry, flush=True)
+    if valid is not None:
+        for p, b in zip(params, best):
+            p[:] = b
     return net
