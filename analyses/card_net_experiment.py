@@ -97,6 +97,14 @@ def labelled(args: argparse.Namespace) -> tuple[np.ndarray, np.ndarray, np.ndarr
     return obs, values, cards, seconds
 
 
+def lost_per_decision(scores: np.ndarray, values: np.ndarray) -> np.ndarray:
+    """Card points each decision's best-scored legal card loses to a best card (the
+    per-decision terms of ``points_lost``)."""
+    scores = np.where(values >= 0, scores, -np.inf)
+    got = values[np.arange(len(values)), scores.argmax(axis=1)]
+    return (values.max(axis=1) - got).astype(np.float64)
+
+
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--deals", type=int, default=20_000, help="deals per ruleset")
@@ -199,12 +207,22 @@ def main() -> None:
         "losses": {},
     }
 
+    shipped_lost: list[np.ndarray] = []
+
     def score(name: str, scores: np.ndarray) -> None:
+        lost = lost_per_decision(scores, values[test_rows])
+        if not shipped_lost:
+            shipped_lost.append(lost)
         for sub, sel in subsets.items():
-            report["losses"].setdefault(sub, {})[name] = points_lost(
-                scores[sel], values[test_rows][sel]
-            )
-        print(name, {k: v[name]["points_lost"] for k, v in report["losses"].items()}, flush=True)
+            entry = points_lost(scores[sel], values[test_rows][sel])
+            # paired against the shipped network on the same decisions: card points
+            # per decision, mean and standard error
+            diff = lost[sel] - shipped_lost[0][sel]
+            entry["vs_shipped"] = round(float(diff.mean()), 4)
+            entry["vs_shipped_se"] = round(float(diff.std(ddof=1) / np.sqrt(len(diff))), 4)
+            report["losses"].setdefault(sub, {})[name] = entry
+        print(name, {k: (v[name]["points_lost"], v[name]["vs_shipped"], v[name]["vs_shipped_se"])
+                     for k, v in report["losses"].items()}, flush=True)  # fmt: skip
 
     # the shipped network (and its linear model) on the held-out decisions
     feats, situations = features(obs, cards)

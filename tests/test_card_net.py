@@ -214,25 +214,39 @@ def test_the_sparse_inputs_are_the_dense_ones(rows):
     )
 
 
-def test_a_residual_network_starts_from_the_other_model_and_keeps_its_best_pass(rows):
-    """With ``base`` the fit starts from the other model's scores (last layer 0), and
-    with ``valid`` it returns the weights of its best pass on those rows."""
+def test_a_residual_network_starts_from_the_other_model(rows):
+    """With ``base`` the fit starts from the other model's scores (last layer 0); with
+    ``valid``, a fit no pass of which beats that model returns it unchanged."""
     obs, values, cards = rows
     enc = cn.encode(obs)
     n = len(obs)
     fit_rows, valid = np.arange(0, n, 2), np.arange(1, n, 2)
     base = np.where(values >= 0, values, 0).astype(np.float64)  # a perfect other model
-    net = cn.train(enc, cards, values, fit_rows, np.random.SeedSequence(1), hidden=(8, 4),
-                   epochs=3, candidate_input=False, base=base, valid=valid,
-                   learning_rate=0.05)  # fmt: skip
-    lost = [e["valid_points_lost"] for e in net.log]
-    got = points_lost(net.scores(enc, cards, valid, base), values[valid])["points_lost"]
-    assert got == min(lost)
     untrained = cn.train(enc, cards, values, fit_rows, np.random.SeedSequence(1),
                          hidden=(8, 4), epochs=0, candidate_input=False, base=base)  # fmt: skip
     assert points_lost(untrained.scores(enc, cards, valid, base), values[valid])[
         "points_lost"
     ] == pytest.approx(0.0)
+    net = cn.train(enc, cards, values, fit_rows, np.random.SeedSequence(1), hidden=(8, 4),
+                   epochs=3, candidate_input=False, base=base, valid=valid,
+                   learning_rate=0.05)  # fmt: skip
+    lost = [e["valid_points_lost"] for e in net.log]
+    got = points_lost(net.scores(enc, cards, valid, base), values[valid])["points_lost"]
+    assert got == min(lost) == pytest.approx(0.0)
+
+
+def test_a_fit_with_validation_rows_keeps_its_best_pass():
+    """From a model that knows nothing (all scores 0), on 100 deals, the passes do
+    better than it, and the weights of the best pass on the validation rows come back."""
+    obs, values, cards = label(100, "common", "expert:0,0,32,0,2", 0.2, np.random.SeedSequence(7))
+    enc = cn.encode(obs)
+    fit_rows, valid = np.arange(0, len(obs), 2), np.arange(1, len(obs), 2)
+    zero = np.zeros(values.shape)
+    net = cn.train(enc, cards, values, fit_rows, np.random.SeedSequence(1), epochs=4,
+                   base=zero, valid=valid, learning_rate=0.01, suits=(16, 8, 8))  # fmt: skip
+    lost = [e["valid_points_lost"] for e in net.log]
+    got = points_lost(net.scores(enc, cards, valid, zero), values[valid])["points_lost"]
+    assert got == min(lost) < lost[0]
 
 
 def test_without_trick_numbers_played_cards_keep_only_their_seat(rows):

@@ -798,6 +798,11 @@ def train(
     step = 0
     best_loss, best = np.inf, [p.copy() for p in params]
     start_time = time.perf_counter()
+    if valid is not None and base is not None:
+        # the other model alone: a residual fit returns it unchanged unless a pass does better
+        best_loss = points_lost(net.scores(enc, cards, valid, base), values[valid])["points_lost"]
+        net.log.append({"epoch": 0, "valid_points_lost": best_loss})
+        print(net.log[-1], flush=True)
     for epoch in range(epochs):
         rate = learning_rate * 0.5 ** max(0, epoch - (epochs - 3))
         order = rows[rng.permutation(len(rows))]
