@@ -120,6 +120,7 @@ def main() -> None:
     parser.add_argument("--workdir", default=os.path.join(OUTPUT, "card_net"))
     parser.add_argument("--hidden", default="128,32", help="units of the two hidden layers")
     parser.add_argument("--epochs", type=int, default=12, help="passes of the raw-facts fit")
+    parser.add_argument("--learning-rate", type=float, default=1e-3, help="Adam's step")
     parser.add_argument(
         "--candidate-input",
         type=int,
@@ -173,6 +174,12 @@ def main() -> None:
         help="fit card_net.SuitNet (one suit at a time, shared weights) of these hidden "
         "sizes Hs,Hg,H2 instead of the flat network (e.g. 64,32,32)",
     )
+    parser.add_argument(
+        "--more-labels",
+        default="",
+        help="seeds of further label sets (the same --deals and --rulesets; made first when "
+        "missing), all fitted on: more data, the same held-out decisions",
+    )
     parser.add_argument("--out", default=os.path.join(OUTPUT, "card_net_experiment.json"))
     parser.add_argument("--label-only", action="store_true", help="stop after the labels")
     args = parser.parse_args()
@@ -180,7 +187,15 @@ def main() -> None:
     print(f"{len(obs):,} decisions labelled in {seconds:.0f} s", flush=True)
     if args.label_only:
         return
-    test = held_out(obs)
+    extra = np.zeros(len(obs), bool)
+    for k, seed in enumerate(int(x) for x in args.more_labels.split(",") if x):
+        more = labelled(argparse.Namespace(**{**vars(args), "seed": seed}))
+        more[0][:, OBS_DEAL] += (k + 1) * 10_000_000  # deal numbers unique across the sets
+        obs, values, cards = (np.concatenate([a, b]) for a, b in zip((obs, values, cards), more))
+        extra = np.concatenate([extra, np.ones(len(more[0]), bool)])
+        seconds += more[3]
+        print(f"{len(more[0]):,} more decisions (seed {seed})", flush=True)
+    test = held_out(obs) & ~extra
     train_rows = np.flatnonzero(~test)
     test_rows = np.flatnonzero(test)
     if args.train_share < 1:
@@ -204,6 +219,7 @@ def main() -> None:
         "decisions": len(obs),
         "train_decisions": len(train_rows),
         "train_share": args.train_share,
+        "more_labels": args.more_labels,
         "valid_decisions": 0 if valid_rows is None else len(valid_rows),
         "weight_decay": args.weight_decay,
         "residual": bool(args.residual),
@@ -266,7 +282,8 @@ def main() -> None:
     start = time.perf_counter()
     model = card_net.train(
         enc, cards, values, train_rows, np.random.SeedSequence([args.seed, 41]),
-        hidden=hidden, epochs=args.epochs, candidate_input=bool(args.candidate_input),
+        hidden=hidden, epochs=args.epochs, learning_rate=args.learning_rate,
+        candidate_input=bool(args.candidate_input),
         check=(check, values[check]), weight_decay=args.weight_decay,
         base=shipped_scores if args.residual else None, valid=valid_rows, suits=suits,
     )  # fmt: skip
@@ -274,6 +291,7 @@ def main() -> None:
     report["hidden"] = list(hidden)
     report["suits"] = list(suits) if suits else None
     report["epochs"] = args.epochs
+    report["learning_rate"] = args.learning_rate
     report["candidate_input"] = bool(args.candidate_input)
     report["train_log"] = model.log
     base = shipped_scores if args.residual else None
