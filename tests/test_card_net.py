@@ -324,3 +324,26 @@ def test_the_suit_network_does_not_depend_on_the_names_of_the_suits(rows):
 
 def _relabel_card(c: int, perm: np.ndarray) -> int:
     return 8 * int(perm[int(c) >> 3]) + (int(c) & 7)
+
+
+def test_the_suit_network_s_accumulator_kept_per_card_equals_the_full_recompute(rows):
+    obs, _, _ = rows
+    enc = cn.encode(obs, trick_numbers=False)
+    net = _suit_net(13)
+    full = net.suit_accumulators(enc, np.arange(len(obs)))
+    groups = 0
+    for deal in np.unique(obs[:, OBS_DEAL])[:6]:
+        for seat in range(4):
+            order = np.flatnonzero((obs[:, OBS_DEAL] == deal) & (obs[:, OBS_SEAT] == seat))
+            order = order[np.argsort(obs[order, OBS_N_PLAYED])]
+            if len(order) < 2:
+                continue
+            groups += 1
+            inc, updates = net.accumulate(enc, order)
+            np.testing.assert_allclose(inc, full[order], rtol=1e-9, atol=1e-9)
+            # only the cards whose facts changed are touched
+            assert 0 < updates < 32 * (len(order) - 1)
+    assert groups >= 10
+    # and the scores read from that accumulator are the network's
+    f = net.forward(enc, np.full((len(obs), 8), -1), np.arange(len(obs)))
+    np.testing.assert_allclose(f["u"], full, rtol=1e-12, atol=1e-12)
