@@ -247,31 +247,36 @@ def main() -> None:
                      for k, v in report["losses"].items()}, flush=True)  # fmt: skip
 
     # the shipped network (and its linear model) on the held-out decisions
-    feats, situations = features(obs, cards)
+    # (features in parts: all rows' at once take 2.5 GB per million decisions)
     net, shipped_linear, ply_stage = shipped_models()
-    rows = class_rows(situations, obs, ply_stage)
     shipped_scores = np.zeros(values.shape)
+    linear_scores = np.zeros(values.shape)
+    rows = np.zeros(len(obs), np.int64)
     for start in range(0, len(obs), 100_000):
         part = slice(start, start + 100_000)
-        shipped_scores[part] = net.scores(feats[part], rows[part])
+        feats, situations = features(obs[part], cards[part])
+        rows[part] = class_rows(situations, obs[part], ply_stage)
+        shipped_scores[part] = net.scores(feats, rows[part])
+        linear_scores[part] = shipped_linear.scores(feats, rows[part])
+    del feats
     score("shipped_network", shipped_scores[test_rows])
-    score(
-        "shipped_linear",
-        shipped_linear.scores(feats[test_rows], rows[test_rows]),
-    )
+    score("shipped_linear", linear_scores[test_rows])
     # cross-check with evaluate (the metric train_expert prints)
+    test_feats = features(obs[test_rows], cards[test_rows])[0]
     report["shipped_network_evaluate"] = evaluate(
-        feats[test_rows], values[test_rows], rows[test_rows], net
+        test_feats, values[test_rows], rows[test_rows], net
     )
     if args.baseline:
         start = time.perf_counter()
         n_classes = N_SITUATIONS * (int(ply_stage.max()) + 1)
-        linear = fit(feats[train_rows], values[train_rows], rows[train_rows], 1.0, n_classes)
-        refit = fit_hidden(feats[train_rows], values[train_rows], rows[train_rows], linear, 64, 8,
+        train_feats = features(obs[train_rows], cards[train_rows])[0]
+        linear = fit(train_feats, values[train_rows], rows[train_rows], 1.0, n_classes)
+        refit = fit_hidden(train_feats, values[train_rows], rows[train_rows], linear, 64, 8,
                            args.seed * 1000 + 27)  # fmt: skip
+        del train_feats
         report["refit_seconds"] = round(time.perf_counter() - start, 1)
-        score("features_refit_same_rows", refit.scores(feats[test_rows], rows[test_rows]))
-    del feats
+        score("features_refit_same_rows", refit.scores(test_feats, rows[test_rows]))
+    del test_feats
     # the raw-facts network
     start = time.perf_counter()
     enc = card_net.encode(obs, trick_numbers=bool(args.trick_numbers))
