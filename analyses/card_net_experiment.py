@@ -1,4 +1,4 @@
-"""Issue 41, first step: a card network over raw facts against the shipped ``expert`` network.
+"""Issue 41: card networks over raw facts against the shipped ``expert`` network.
 
 Question: does a network whose first layer reads raw card facts (every card: where it
 is as far as the mover can know) lose fewer card points per decision than the shipped
@@ -18,17 +18,25 @@ network over 80 hand-made features, on the same held-out decisions?
    without their trick's number, ``--trick-numbers``) trained on the other four in five
    (or a share of them by deal, ``--train-share``; seeded) and scored with the same
    metric, overall, per ruleset and on the suit contracts' first four tricks (fewer
-   than 16 cards played); the raw-facts network also on 150,000 of its own rows.
-5. The incremental accumulator (``card_net.accumulate``) with the trained first layer
-   against the full recompute, on each seat's decisions in 50 held-out deals.
+   than 16 cards played), each paired against the shipped network on the same
+   decisions (mean difference and its s.e.); the raw-facts network also on 150,000 of
+   its own rows.  ``--suits Hs,Hg,H2``: the one-suit-at-a-time ``card_net.SuitNet``
+   instead of the flat network; ``--residual 1``: fitted on top of the shipped
+   network's scores; ``--valid-share``: the best pass on validation deals kept;
+   ``--more-labels``: further label sets (other seeds), fitted on only.
+5. The flat network's incremental accumulator (``card_net.accumulate``) with the
+   trained first layer against the full recompute, on each seat's decisions in 50
+   held-out deals.
 
 Writes ``--out`` (JSON).  Deterministic for a given ``--seed`` (``SeedSequence([seed,
 i])`` for ruleset i; the network's own seed ``seed * 1000 + 41``), up to float32 sums.
 
     python analyses/card_net_experiment.py [--deals 20000] [--seed 41] [--epochs 12]
         [--candidate-input 1] [--trick-numbers 1] [--train-share 1] [--baseline 1]
+        [--suits 128,32,64] [--residual 0] [--valid-share 0.1] [--more-labels 42]
 
-Results: docs/benchmarks.md, "A card network over raw facts (issue 41, first step)".
+Results: docs/benchmarks.md, "A card network over raw facts (issue 41, first step)" and
+"..., second step: one suit at a time".
 """
 
 from __future__ import annotations
