@@ -51,7 +51,7 @@ KERNEL_FLOORS = [
     (0.00, ("numba_internals", "tables", "expert_weights")),
     (0.01, ("_cache",)),
     (0.02, ("_jit",)),
-    (0.03, ("bits", "rng", "atomics")),
+    (0.03, ("bits", "rng", "atomics", "pair_rows")),
     (0.10, ("core", "declarations", "scoring", "dealing", "suit_symmetry")),
     (0.20, ("records",)),
     (0.30, ("greedy", "bidding", "solver", "expert", "expert_model", "expert_solo")),

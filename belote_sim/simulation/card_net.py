@@ -66,7 +66,6 @@ from dataclasses import dataclass, field
 
 import numpy as np
 
-from belote_sim.kernels._jit import kernel
 from belote_sim.kernels.expert_data import (
     OBS_FIRST_LEADER,
     OBS_HAND,
@@ -77,6 +76,7 @@ from belote_sim.kernels.expert_data import (
     OBS_TAKER,
     OBS_UNDERTRUMP,
 )
+from belote_sim.kernels.pair_rows import gather_pair_rows, scatter_pair_rows
 from belote_sim.kernels.solver import infer_forbidden
 from belote_sim.kernels.tables import (
     CARD_POINTS,
@@ -209,26 +209,12 @@ class SparseInputs:
         return x
 
 
-@kernel
-def _add_rows(row, index, weights, out):  # pragma: no cover - compiled
-    """out[row[j]] += weights[index[j]] for every pair j (the first layer's sum)."""
-    for j in range(row.shape[0]):
-        out[row[j]] += weights[index[j]]
-
-
-@kernel
-def _scatter_rows(row, index, grad, out):  # pragma: no cover - compiled
-    """out[index[j]] += grad[row[j]] for every pair j (the first layer's gradient)."""
-    for j in range(row.shape[0]):
-        out[index[j]] += grad[row[j]]
-
-
 def first_layer(x: np.ndarray | SparseInputs, w1: np.ndarray) -> np.ndarray:
     """``x @ w1`` (B, H) for dense inputs or ``SparseInputs``."""
     if not isinstance(x, SparseInputs):
         return x @ w1
     out = x.globals_.astype(w1.dtype) @ w1[32 * N_FACTS :]
-    _add_rows(x.row, x.index, w1, out)
+    gather_pair_rows(x.row, x.index, w1, out)
     return out
 
 
@@ -237,7 +223,7 @@ def first_layer_gradient(x: np.ndarray | SparseInputs, g_acc: np.ndarray) -> np.
     if not isinstance(x, SparseInputs):
         return x.T @ g_acc
     out = np.zeros((N_INPUTS, g_acc.shape[1]), g_acc.dtype)
-    _scatter_rows(x.row, x.index, g_acc, out)
+    scatter_pair_rows(x.row, x.index, g_acc, out)
     out[32 * N_FACTS :] = x.globals_.astype(g_acc.dtype).T @ g_acc
     return out
 
@@ -672,7 +658,7 @@ class SuitNet:
         role = suit_roles(enc, rows)
         row, index = suit_inputs(enc, rows)
         u = np.zeros((4 * n, hs), self.ws.dtype)
-        _add_rows(row, index, self.ws, u)
+        gather_pair_rows(row, index, self.ws, u)
         u = u.reshape(n, 4, hs) + self.wr[role]
         a = np.maximum(u, 0.0)
         ctx = a.sum(axis=1)
@@ -704,7 +690,7 @@ class SuitNet:
         g_wc = f["gh"].T @ sum_dp
         g_b2 = sum_dp.sum(axis=0)
         g_wk = np.zeros_like(self.wk)
-        _scatter_rows(np.arange(dp.shape[0] * dp.shape[1]), f["k_row"].reshape(-1),
+        scatter_pair_rows(np.arange(dp.shape[0] * dp.shape[1]), f["k_row"].reshape(-1),
                       dp.reshape(-1, h2), g_wk)  # fmt: skip
         da_k = dp @ self.wa.T  # (n, K, Hs)
         da = np.zeros((n, 4, hs), self.ws.dtype)
@@ -714,9 +700,9 @@ class SuitNet:
         da += (sum_dp @ self.wb.T)[:, None, :]  # through the context, to every suit
         du = da * (f["u"] > 0)
         g_ws = np.zeros_like(self.ws)
-        _scatter_rows(f["row"], f["index"], du.reshape(-1, hs), g_ws)
+        scatter_pair_rows(f["row"], f["index"], du.reshape(-1, hs), g_ws)
         g_wr = np.zeros_like(self.wr)
-        _scatter_rows(np.arange(4 * n), f["role"].reshape(-1), du.reshape(-1, hs), g_wr)
+        scatter_pair_rows(np.arange(4 * n), f["role"].reshape(-1), du.reshape(-1, hs), g_wr)
         dpg = (sum_dp @ self.wc.T) * (f["pg"] > 0)
         g_wg = enc.globals_[rows].astype(self.wg.dtype).T @ dpg
         g_bg = dpg.sum(axis=0)
@@ -727,7 +713,7 @@ class SuitNet:
         n, hs = len(rows), self.ws.shape[1]
         row, index = suit_inputs(enc, rows)
         u = np.zeros((4 * n, hs), self.ws.dtype)
-        _add_rows(row, index, self.ws, u)
+        gather_pair_rows(row, index, self.ws, u)
         return u.reshape(n, 4, hs) + self.wr[suit_roles(enc, rows)]
 
     def accumulate(self, enc: Encoded, order: np.ndarray) -> tuple[np.ndarray, int]:
