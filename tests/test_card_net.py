@@ -183,20 +183,35 @@ def test_the_gradients_are_the_loss_s_derivatives(rows, candidate_input, layout)
     base = rng.standard_normal(target.shape) * 5 if layout == "sparse-residual" else None
     cand = net.candidates(enc, cards[sel], sel)
     _, grads = cn.loss_and_gradients(net, x, cand, present, target, base)
+    checked = _check_gradients(
+        lambda: cn.loss_and_gradients(net, x, cand, present, target, base)[0],
+        net.params(), grads, rng, every_block=False,
+    )  # fmt: skip
+    assert checked >= 25
+
+
+def _check_gradients(loss, params, grads, rng, every_block: bool) -> int:
+    """Up to 5 weights per block: each gradient against a central finite difference of
+    ``loss()`` (float64).  ``every_block``: each block must have a nonzero gradient.
+    Returns the number of weights checked."""
     checked = 0
-    for p, g in zip(net.params(), grads):
+    for p, g in zip(params, grads):
+        assert g.shape == p.shape
         flat, gflat = p.reshape(-1), g.reshape(-1)
-        candidates = np.flatnonzero(gflat != 0) if (gflat != 0).any() else np.arange(flat.size)
+        nonzero = np.flatnonzero(gflat != 0)
+        if every_block:
+            assert len(nonzero) > 0  # every weight block takes part
+        candidates = nonzero if len(nonzero) else np.arange(flat.size)
         for j in rng.choice(candidates, min(5, len(candidates)), replace=False):
             old = flat[j]
             flat[j] = old + 1e-6
-            up = cn.loss_and_gradients(net, x, cand, present, target, base)[0]
+            up = loss()
             flat[j] = old - 1e-6
-            down = cn.loss_and_gradients(net, x, cand, present, target, base)[0]
+            down = loss()
             flat[j] = old
             assert (up - down) / 2e-6 == pytest.approx(gflat[j], rel=1e-4, abs=1e-6)
             checked += 1
-    assert checked >= 25
+    return checked
 
 
 def test_the_sparse_inputs_are_the_dense_ones(rows):
@@ -284,22 +299,10 @@ def test_the_suit_network_s_gradients_are_the_loss_s_derivatives(rows):
     target = np.where(present, values[sel] - mean[:, None], 0.0)
     base = np.random.default_rng(4).standard_normal(target.shape) * 5
     _, grads = net.batch_loss(enc, cards, sel, present, target, base)
-    rng = np.random.default_rng(6)
-    checked = 0
-    for p, g in zip(net.params(), grads):
-        assert g.shape == p.shape
-        flat, gflat = p.reshape(-1), g.reshape(-1)
-        nonzero = np.flatnonzero(gflat != 0)
-        assert len(nonzero) > 0  # every weight block takes part
-        for j in rng.choice(nonzero, min(5, len(nonzero)), replace=False):
-            old = flat[j]
-            flat[j] = old + 1e-6
-            up = net.batch_loss(enc, cards, sel, present, target, base)[0]
-            flat[j] = old - 1e-6
-            down = net.batch_loss(enc, cards, sel, present, target, base)[0]
-            flat[j] = old
-            assert (up - down) / 2e-6 == pytest.approx(gflat[j], rel=1e-4, abs=1e-6)
-            checked += 1
+    checked = _check_gradients(
+        lambda: net.batch_loss(enc, cards, sel, present, target, base)[0],
+        net.params(), grads, np.random.default_rng(6), every_block=True,
+    )  # fmt: skip
     assert checked >= 40
 
 
