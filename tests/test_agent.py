@@ -2,6 +2,7 @@
 
 import pytest
 import reference as ref
+from deal_walk import deal_plays, play_observation
 
 from belote_sim.cards import format_cards
 from belote_sim.deal.agent import choose_card
@@ -13,40 +14,20 @@ def test_agent_plays_what_the_simulator_played(policy):
     """Replaying simulated deals decision by decision through the agent API gives the
     same cards for the deterministic greedy policy, and legal cards for every policy."""
     df = simulate(60, play=policy, seed=5, trick_log=True)
-    df = df[df["outcome"] != "thrown_in"]
-    for row in df.itertuples():
-        perms = set(range(24))  # the simulator's relabelling of the suits: unknown
-        plays = row.plays.split()
-        hands = [set(format_cards(int(getattr(row, f"hand{s}")))) for s in range(4)]
-        leader = (row.dealer + 1) % 4
-        strain = str(row.strain)
-        for k, card in enumerate(plays):
-            t, pos = divmod(k, 4)
-            if pos == 0 and t > 0:
-                leader = ref.trick_winner(plays[4 * t - 4 : 4 * t], leader, strain)
-            seat = (leader + pos) % 4
-            obs = {
-                "ruleset": "common",
-                "dealer": int(row.dealer),
-                "seat": seat,
-                "hand": " ".join(sorted(hands[seat])),
-                "contract": {
-                    "strain": strain,
-                    "taker": int(row.taker),
-                    "doubling": int(row.doubling),
-                },
-                "plays": plays[:k],
-            }
-            chosen = choose_card(obs, policy, seed=k)
-            assert chosen in ref.legal_cards(
-                sorted(hands[seat]), plays[4 * t : k], leader, strain, {"ruleset": "common"}
-            )
-            if policy.startswith("greedy"):
-                # one relabelling of the suits played the whole deal: some relabelling
-                # must give every card the simulator played
-                perms = {p for p in perms if choose_card(obs, policy, suit_perm=p) == card}
-                assert perms, (row.deal_id, k, card)
-            hands[seat].discard(card)
+    for play in deal_plays(df):
+        if play.k == 0:
+            perms = set(range(24))  # the simulator's relabelling of the suits: unknown
+        obs = play_observation(play, ruleset="common")
+        obs["contract"]["doubling"] = int(play.row.doubling)
+        chosen = choose_card(obs, policy, seed=play.k)
+        assert chosen in ref.legal_cards(
+            play.hand, play.trick, play.leader, play.strain, {"ruleset": "common"}
+        )
+        if policy.startswith("greedy"):
+            # one relabelling of the suits played the whole deal: some relabelling
+            # must give every card the simulator played
+            perms = {p for p in perms if choose_card(obs, policy, suit_perm=p) == play.card}
+            assert perms, (play.row.deal_id, play.k, play.card)
 
 
 def test_agent_rejects_bad_observations():
@@ -129,31 +110,17 @@ def test_agent_expert_plays_what_the_simulator_played():
     """The agent, given only the observation (hand, plays, contract, announcements),
     picks the card the simulator's expert played: its choice uses nothing else."""
     df = simulate(40, play="expert", seed=8, trick_log=True)
-    df = df[df["outcome"] != "thrown_in"]
     checked = 0
-    for row in df.itertuples():
-        perms = set(range(24))  # the simulator's relabelling of the suits: unknown
-        plays = row.plays.split()
-        hands = [set(format_cards(int(getattr(row, f"hand{s}")))) for s in range(4)]
-        leader0 = leader = (row.dealer + 1) % 4
-        strain = str(row.strain)
-        for k, card in enumerate(plays):
-            t, pos = divmod(k, 4)
-            if pos == 0 and t > 0:
-                leader = ref.trick_winner(plays[4 * t - 4 : 4 * t], leader, strain)
-            seat = (leader + pos) % 4
-            obs = {
-                "dealer": int(row.dealer),
-                "seat": seat,
-                "hand": " ".join(sorted(hands[seat])),
-                "contract": {"strain": strain, "taker": int(row.taker)},
-                "plays": plays[:k],
-                "declarations": _announced(row, plays, k, leader0, strain),
-            }
-            perms = {p for p in perms if choose_card(obs, "expert", suit_perm=p) == card}
-            assert perms, (row.deal_id, k, card)
-            checked += 1
-            hands[seat].discard(card)
+    for play in deal_plays(df):
+        if play.k == 0:
+            perms = set(range(24))  # the simulator's relabelling of the suits: unknown
+        obs = play_observation(
+            play,
+            declarations=_announced(play.row, play.plays, play.k, play.first_leader, play.strain),
+        )
+        perms = {p for p in perms if choose_card(obs, "expert", suit_perm=p) == play.card}
+        assert perms, (play.row.deal_id, play.k, play.card)
+        checked += 1
     assert checked > 500
 
 

@@ -8,6 +8,7 @@ from pathlib import Path
 
 import pytest
 import reference as ref
+from deal_walk import deal_plays, play_observation
 
 import belote_sim
 from belote_sim import choose_call, choose_card, legal_calls, legal_cards
@@ -128,27 +129,9 @@ def test_every_bidding_policy_kind_answers_a_legal_call(tmp_path):
 def simulated_positions(n_deals, seed):
     """(observation, hand, trick, leader, strain) of every play of simulated deals."""
     df = simulate(n_deals, play="greedy", seed=seed, trick_log=True)
-    df = df[df["outcome"] != "thrown_in"]
-    for row in df.itertuples():
-        plays = row.plays.split()
-        hands = [set(format_cards(int(getattr(row, f"hand{s}")))) for s in range(4)]
-        leader = (row.dealer + 1) % 4
-        strain = str(row.strain)
-        for k, card in enumerate(plays):
-            t, pos = divmod(k, 4)
-            if pos == 0 and t > 0:
-                leader = ref.trick_winner(plays[4 * t - 4 : 4 * t], leader, strain)
-            seat = (leader + pos) % 4
-            obs = {
-                "ruleset": "common",
-                "dealer": int(row.dealer),
-                "seat": seat,
-                "hand": " ".join(sorted(hands[seat])),
-                "contract": {"strain": strain, "taker": int(row.taker)},
-                "plays": plays[:k],
-            }
-            yield obs, sorted(hands[seat]), plays[4 * t : k], leader, strain
-            hands[seat].discard(card)
+    for play in deal_plays(df):
+        obs = play_observation(play, ruleset="common")
+        yield obs, play.hand, play.trick, play.leader, play.strain
 
 
 def test_legal_cards_against_the_reference():

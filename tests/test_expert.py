@@ -4,8 +4,8 @@ only on what its player saw."""
 import numpy as np
 import pytest
 import reference as ref
+from deal_walk import deal_plays
 
-from belote_sim.cards import format_cards
 from belote_sim.kernels import solver as KS
 from belote_sim.kernels.declarations import hand_declarations
 from belote_sim.kernels.play import play_deal
@@ -31,22 +31,13 @@ def test_every_expert_card_is_legal(preset):
     df = simulate(150, rules=preset, play=play, seed=3, trick_log=True)
     df = df[df["outcome"] != "thrown_in"]
     assert len(df) > 50
-    for row in df.itertuples():
-        plays = row.plays.split()
-        assert len(plays) == 32
-        hands = [set(format_cards(int(getattr(row, f"hand{s}")))) for s in range(4)]
-        leader = (row.dealer + 1) % 4
-        strain = str(row.strain)
-        for k, card in enumerate(plays):
-            t, pos = divmod(k, 4)
-            if pos == 0 and t > 0:
-                leader = ref.trick_winner(plays[4 * t - 4 : 4 * t], leader, strain)
-            seat = (leader + pos) % 4
-            legal = ref.legal_cards(
-                sorted(hands[seat]), plays[4 * t : k], leader, strain, {"ruleset": preset}
-            )
-            assert card in legal, (row.deal_id, k, card, legal)
-            hands[seat].discard(card)
+    for play in deal_plays(df):
+        if play.k == 0:
+            assert len(play.plays) == 32
+        legal = ref.legal_cards(
+            play.hand, play.trick, play.leader, play.strain, {"ruleset": preset}
+        )
+        assert play.card in legal, (play.row.deal_id, play.k, play.card, legal)
 
 
 def _run(hands, leader, strain, taker, rules, plays, k, policy, params, search):

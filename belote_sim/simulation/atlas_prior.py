@@ -99,9 +99,22 @@ def posterior_p(
     """(mean, sd, low, high) of P(made) given ``made`` made in ``n`` deals (arrays of
     one shape; n > 0) under ``prior`` on ``GRID``: the posterior mean, standard
     deviation and 95% interval (its 2.5% and 97.5% quantiles, linear within the bins
-    of the grid).  Sums are added left to right, as the hand page does."""
-    made = np.asarray(made, np.float64).ravel()
-    n = np.asarray(n, np.float64).ravel()
+    of the grid).  Sums are added left to right, as the hand page does.  Each distinct
+    (made, n) is computed once (an atlas's cells share a few thousand of them)."""
+    pairs, back = np.unique(
+        np.stack([np.asarray(made, np.float64).ravel(), np.asarray(n, np.float64).ravel()], 1),
+        axis=0,
+        return_inverse=True,
+    )
+    back = back.ravel()
+    mean, sd, low, high = _posterior_rows(pairs[:, 0], pairs[:, 1], prior)
+    return mean[back], sd[back], low[back], high[back]
+
+
+def _posterior_rows(
+    made: np.ndarray, n: np.ndarray, prior: np.ndarray
+) -> tuple[np.ndarray, np.ndarray, np.ndarray, np.ndarray]:
+    """``posterior_p`` of each (made, n) pair, row by row."""
     out = [np.empty(len(made)) for _ in range(4)]
     edges = np.concatenate([[0.0], (GRID[1:] + GRID[:-1]) / 2, [1.0]])
     for start in range(0, len(made), _CHUNK):
@@ -178,12 +191,33 @@ def _fit_table(sums: list[np.ndarray]) -> np.ndarray:
 
 _FITTED: dict[str, np.ndarray] = {}
 
+#: The priors of the last few tables asked for, by the identities of their sums arrays
+#: (each entry keeps its arrays, whose ids are therefore not reused while it is here):
+#: ``sums_digest`` reads every cell of an atlas (~50 ms), and ``table_stats`` asks for
+#: the priors at each lookup.
+_BY_SUMS: dict[tuple[int, ...], tuple[list[np.ndarray], np.ndarray]] = {}
+
 
 def table_priors(table: Any) -> np.ndarray:
     """The priors (3 kinds, ``GRID``) of an atlas table: read from its prior file
     (``prior_path``) when that file was fitted to these very sums (``sums_digest``),
     else fitted now (``fit_prior`` per kind: about 20 s for a full atlas) and kept for
-    the process."""
+    the process.  A table's sums are read once: an atlas table's sums do not change
+    after it is made (``AtlasTable.kernel_arrays`` keeps its arrays the same way)."""
+    sums = list(table.sums)
+    ids = tuple(id(part) for part in sums)
+    hit = _BY_SUMS.get(ids)
+    if hit is not None and all(a is b for a, b in zip(hit[0], sums, strict=True)):
+        return hit[1]
+    priors = _priors_of(table)
+    if len(_BY_SUMS) >= 8:
+        _BY_SUMS.pop(next(iter(_BY_SUMS)))
+    _BY_SUMS[ids] = (sums, priors)
+    return priors
+
+
+def _priors_of(table: Any) -> np.ndarray:
+    """``table_priors`` by the digest of the table's sums."""
     digest = sums_digest(table.sums)
     if digest in _FITTED:
         return _FITTED[digest]
