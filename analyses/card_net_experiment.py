@@ -27,16 +27,18 @@ network over 80 hand-made features, on the same held-out decisions?
 5. The flat network's incremental accumulator (``card_net.accumulate``) with the
    trained first layer against the full recompute, on each seat's decisions in 50
    held-out deals.
+6. ``--ship``: the fitted ``SuitNet`` installed as the ``expert``'s model 3
+   (``card_net.ship_suit_net``: ``belote_sim/data/suit_net.npz`` and its hash).
 
 Writes ``--out`` (JSON).  Deterministic for a given ``--seed`` (``SeedSequence([seed,
 i])`` for ruleset i; the network's own seed ``seed * 1000 + 41``), up to float32 sums.
 
     python analyses/card_net_experiment.py [--deals 20000] [--seed 41] [--epochs 12]
         [--candidate-input 1] [--trick-numbers 1] [--train-share 1] [--baseline 1]
-        [--suits 128,32,64] [--residual 0] [--valid-share 0.1] [--more-labels 42]
+        [--suits 128,32,64] [--residual 0] [--valid-share 0.1] [--more-labels 42] [--ship]
 
-Results: docs/benchmarks.md, "A card network over raw facts (issue 41, first step)" and
-"..., second step: one suit at a time".
+Results: docs/benchmarks.md, "A card network over raw facts (issue 41, first step)",
+"..., second step: one suit at a time" and "..., third step: the suit network in play".
 """
 
 from __future__ import annotations
@@ -190,7 +192,15 @@ def main() -> None:
     )
     parser.add_argument("--out", default=os.path.join(OUTPUT, "card_net_experiment.json"))
     parser.add_argument("--label-only", action="store_true", help="stop after the labels")
+    parser.add_argument(
+        "--ship",
+        action="store_true",
+        help="install the fitted network as the expert's model 3 (card_net.ship_suit_net; "
+        "needs --suits, --trick-numbers 0 and no --residual: what the kernel reads)",
+    )
     args = parser.parse_args()
+    if args.ship and not (args.suits and args.trick_numbers == 0 and not args.residual):
+        parser.error("--ship needs --suits, --trick-numbers 0 and --residual 0")
     obs, values, cards, seconds = labelled(args)
     print(f"{len(obs):,} decisions labelled in {seconds:.0f} s", flush=True)
     if args.label_only:
@@ -316,6 +326,8 @@ def main() -> None:
     )
     weights = {k: v for k, v in vars(model).items() if isinstance(v, np.ndarray)}
     np.savez_compressed(os.path.splitext(args.out)[0] + "_weights.npz", **weights)
+    if args.ship and isinstance(model, card_net.SuitNet):
+        report["shipped_sha256"] = card_net.ship_suit_net(model, _training_text(report))
     if not isinstance(model, card_net.CardNet):  # the accumulator check is the flat one's
         _write(report, args.out)
         return
@@ -343,6 +355,21 @@ def main() -> None:
         "active_inputs_per_decision_example": int(active),
     }
     _write(report, args.out)
+
+
+def _training_text(report: dict) -> str:
+    """How a shipped network was fitted, for its weights module's docstring."""
+    lost = report["losses"]["all"]
+    return (
+        f"Fitted by ``{report['command']}`` on {report['train_decisions']:,} decisions "
+        f"({report['rulesets']}, {report['deals_per_ruleset']:,} deals per ruleset and "
+        f"label set, extra label seeds: {report['more_labels'] or 'none'}; every legal "
+        f"card labelled with its double-dummy value); hidden sizes {report['suits']}, "
+        f"{report['epochs']} passes.  On {report['held_out_decisions']:,} held-out "
+        f"decisions: {lost['raw_facts_network']['points_lost']:.3f} card points lost per "
+        f"decision, the shipped feature network (model 2) "
+        f"{lost['shipped_network']['points_lost']:.3f}."
+    )
 
 
 def _write(report: dict, path: str) -> None:

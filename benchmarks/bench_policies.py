@@ -5,7 +5,9 @@ policy at all four seats, scoring to match points (``common`` rules; thrown-in d
 count as deals).  ``expert_deals_per_s`` and ``greedy_deals_per_s`` (and
 ``expert_model_only_deals_per_s``, ``expert:0``: the network card model without the
 endgame search; ``expert_linear_deals_per_s``, ``expert:0,0,32,0,1``: the linear card
-model alone) come from the same run, one thread, chunks of ``--chunk`` deals, best of
+model alone; ``expert_suit_net_deals_per_s``, ``expert:0,24,32,0,3``: the suit network
+over raw facts alone, and ``expert_suit_net_endgame_deals_per_s``, ``expert:4,24,32,0,3``:
+with the default endgame search, issue 41) come from the same run, one thread, chunks of ``--chunk`` deals, best of
 ``--repeat`` timings (the compilation is done first and not timed).
 
     python benchmarks/bench_policies.py [--deals N] [--ruleset R]
@@ -45,15 +47,21 @@ def main() -> None:
     parser.add_argument("--chunk", type=int, default=1 << 16)
     parser.add_argument("--repeat", type=int, default=3)
     parser.add_argument("--ruleset", default="common")
+    parser.add_argument("--only", help="comma-separated keys to measure (default: all)")
     args = parser.parse_args()
     numba.set_num_threads(1)
     result = {}
+    only = None if args.only is None else set(args.only.split(","))
     for key, play in (
         ("expert_deals_per_s", "expert"),
         ("greedy_deals_per_s", "greedy"),
         ("expert_model_only_deals_per_s", "expert:0"),  # the network, no endgame search
         ("expert_linear_deals_per_s", "expert:0,0,32,0,1"),  # the linear model alone
+        ("expert_suit_net_deals_per_s", "expert:0,24,32,0,3"),  # the suit network alone
+        ("expert_suit_net_endgame_deals_per_s", "expert:4,24,32,0,3"),
     ):
+        if only is not None and key not in only:
+            continue
         result[key] = round(
             rate(play, args.deals, min(args.chunk, args.deals), args.repeat, args.ruleset)
         )

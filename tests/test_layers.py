@@ -48,13 +48,16 @@ PACKAGE = Path(__file__).resolve().parents[1] / TOP
 #: are shown; the policies' kernels; their adapters to a seat; the switchboard; the
 #: play loop and the auction; the drivers that loop over many deals.
 KERNEL_FLOORS = [
-    (0.00, ("numba_internals", "tables", "expert_weights")),
+    (0.00, ("numba_internals", "tables", "expert_weights", "suit_net_weights")),
     (0.01, ("_cache",)),
     (0.02, ("_jit",)),
     (0.03, ("bits", "rng", "atomics", "pair_rows")),
     (0.10, ("core", "declarations", "scoring", "dealing", "suit_symmetry")),
     (0.20, ("records",)),
-    (0.30, ("greedy", "bidding", "solver", "expert", "expert_model", "expert_solo")),
+    (
+        0.30,
+        ("greedy", "bidding", "solver", "expert", "suit_net", "expert_model", "expert_solo"),
+    ),
     (0.40, ("search_policies", "expert_seat", "bidding_rules", "auction_atlas")),
     (0.50, ("switchboard",)),
     (0.60, ("play", "auction")),

@@ -373,12 +373,14 @@ def test_a_study_compiles_the_kernels_of_its_own_policies_only():
     assert not [k for k in compiled["expert:0"] if k.startswith(search)]
 
 
-def test_the_lean_expert_plays_the_same_cards_and_refuses_what_it_does_not_cover():
-    """``expert:0`` (the card model, no endgame search) is compiled through the lean
-    kernel: the same deals as through the full kernel, to the card; given parameters
-    it does not cover (an endgame search), it plays no card, so the run fails loudly
-    instead of playing other cards."""
-    study = make_study("common", "threshold", "expert:0", 5)
+@pytest.mark.parametrize("play", ["expert:0", "expert:0,24,32,0,3"])
+def test_the_lean_expert_plays_the_same_cards_and_refuses_what_it_does_not_cover(play):
+    """``expert:0`` (the card model, no endgame search; the feature network or the
+    suit network, model 3) is compiled through the lean kernel: the same deals as
+    through the full kernel, to the card; given parameters it does not cover (an
+    endgame search), it plays no card, so the run fails loudly instead of playing
+    other cards."""
+    study = make_study("common", "threshold", play, 5)
     bid_ids, bid_params, play_ids, play_params, announce, menu = study.policies
     assert {"lean_expert", "bid_threshold"} <= set(menu.dtype.names)
     assert "play_expert" not in menu.dtype.names

@@ -12,7 +12,7 @@ from typing import Any
 __all__ = ["bid_name", "play_name", "spec_note"]
 
 _STRAINS = ("clubs", "diamonds", "hearts", "spades", "no trumps", "all trumps")
-_MODELS = {0: "hand-written rules", 1: "linear model", 2: "network"}
+_MODELS = {0: "hand-written rules", 1: "linear model", 2: "network", 3: "suit network"}
 
 
 def _num(v: float) -> str:

@@ -76,7 +76,8 @@ EXPERT_DEFAULTS = (4.0, 24.0, 32.0, 0.0, 2.0, 0.0)
 #: params[0]: the endgame tricks solved exactly (0: no endgame search)
 EXPERT_ENDGAME = 0
 #: params[4], the learned card scores of ``expert_model`` instead of the rules:
-#: 1 = the linear model, 2 = the network (stronger, slower), 0 = the rules
+#: 1 = the linear model, 2 = the network (stronger, slower), 3 = the suit network over
+#: raw facts (``suit_net``, issue 41), 0 = the rules
 EXPERT_MODEL = 4
 #: params[5]: in all-trumps contracts the exact endgame starts this many tricks earlier
 #: (when there is an endgame at all, ``params[0] > 0``): the network's decisions are

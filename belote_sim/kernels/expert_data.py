@@ -6,7 +6,8 @@ of ``OBS_*`` columns) and the exact double-dummy value of each legal card on the
 real deal (card points of the mover's team from there, the current trick included,
 ``solver.dd_card_values``).  ``featurize`` turns the observations into the model's
 features (``expert_model.card_features``), so that features can change without
-solving again.  ``analyses/train_expert.py`` fits the model on them.
+solving again; ``suit_net_row_scores`` scores them with the suit network (model 3).
+``analyses/train_expert.py`` fits the model on them.
 """
 
 import numpy as np
@@ -21,6 +22,7 @@ from belote_sim.kernels.play import play_deal
 from belote_sim.kernels.records import Turn, announced_cards, deal_record, keep_alive
 from belote_sim.kernels.rng import random_below, seed_state
 from belote_sim.kernels.solver import dd_card_values
+from belote_sim.kernels.suit_net import SUIT_NET_INDEXES, SUIT_NET_SCRATCH, suit_net_scores
 from belote_sim.kernels.switchboard import MENU_NOTHING, POLICY_NONE
 from belote_sim.kernels.tables import (
     ALL_SEATS_MASK,
@@ -169,6 +171,37 @@ def featurize(obs, cards, feats, situations):
         situations[r] = situation(nt, partner_winning, (seat & 1) == (taker & 1), strain)
 
 
+@kernel
+def suit_net_row_scores(obs, cards, out):
+    """The suit network's scores (``suit_net.suit_net_scores``, card points) of the
+    cards ``cards`` (R, 8) (-1: none, scored -inf) of labelled decisions ``obs`` into
+    ``out`` (R, 8) float64, as the ``expert`` (model 3) scores them in play."""
+    work = np.zeros((4, 4), dtype=np.int64)
+    rules = np.zeros(NUM_RULE_FIELDS, dtype=np.int64)
+    feats = np.zeros(SUIT_NET_SCRATCH, dtype=np.float32)
+    index = np.zeros(SUIT_NET_INDEXES, dtype=np.int64)
+    for r in range(obs.shape[0]):
+        row = obs[r]
+        rules[R_RAISE_OVER_PARTNER] = row[OBS_RAISE_OVER_PARTNER]
+        rules[R_UNDERTRUMP] = row[OBS_UNDERTRUMP]
+        for s in range(4):
+            work[0, s] = row[OBS_KNOWN + s]
+        k = row[OBS_N_PLAYED]
+        first_leader = row[OBS_FIRST_LEADER]
+        strain = row[OBS_STRAIN]
+        hand = row[OBS_HAND]
+        seat, nt, _, _, wp, _, legal, _ = observe(
+            hand, row[:32], k, first_leader, strain, rules, work
+        )
+        at = suit_net_scores(
+            hand, row[:32], k, first_leader, strain, row[OBS_TAKER], rules, work[0],
+            work[1], seat, nt, wp, legal, feats, index,
+        )  # fmt: skip
+        for j in range(8):
+            card = cards[r, j]
+            out[r, j] = feats[at + card] if card >= 0 else -np.inf
+
+
 __all__ = [
     "OBS_COLUMNS",
     "OBS_DEAL",
@@ -183,4 +216,5 @@ __all__ = [
     "OBS_UNDERTRUMP",
     "featurize",
     "label_decisions",
+    "suit_net_row_scores",
 ]

@@ -50,6 +50,7 @@ from belote_sim.kernels.expert_weights import (
     WEIGHTS,
 )
 from belote_sim.kernels.greedy import trump_mask
+from belote_sim.kernels.suit_net import SUIT_NET_INDEXES, SUIT_NET_SCRATCH, suit_net_card
 from belote_sim.kernels.tables import CARD_POINTS, STRAIN_AT, STRAIN_NT, WIN_KEY
 
 N_FEATURES = WEIGHTS.shape[1]
@@ -57,10 +58,11 @@ N_HIDDEN = HIDDEN_OUT.shape[0]
 #: room for a sparse feature list padded to a multiple of 4 (``pad_rows``)
 MODEL_VALUES = N_FEATURES + 4
 #: the model's float32 scratch (``model_card``): the hidden units of a suit, the values
-#: of a sparse feature list, the hidden units of a card ...
-MODEL_SCRATCH = N_HIDDEN + MODEL_VALUES + N_HIDDEN
-#: ... and its int64 scratch: the list's feature indexes
-MODEL_INDEXES = MODEL_VALUES
+#: of a sparse feature list, the hidden units of a card (or the suit network's layers,
+#: ``suit_net.SUIT_NET_SCRATCH``, the longer) ...
+MODEL_SCRATCH = max(N_HIDDEN + MODEL_VALUES + N_HIDDEN, SUIT_NET_SCRATCH)
+#: ... and its int64 scratch: the list's feature indexes (or the suit network's facts)
+MODEL_INDEXES = max(MODEL_VALUES, SUIT_NET_INDEXES)
 #: the hidden layer in float32 (half the bytes a pass: twice the units per vector),
 #: with a row of zeros at ``N_FEATURES`` for the padding of the sparse lists
 HIDDEN_IN32 = np.vstack((HIDDEN_IN, np.zeros((1, HIDDEN_IN.shape[1])))).astype(np.float32)
@@ -503,6 +505,25 @@ def model_choice(
         )  # fmt: skip
         if card >= 0:
             return card
+    return learned_card(
+        params, hand, plays, n_played, first_leader, strain, taker, rules, work, feats,
+        index, seat, n_trick, led, wc, wp, trick_pts, legal, others,
+    )  # fmt: skip
+
+
+@lean_kernel(inline="always")
+def learned_card(
+    params, hand, plays, n_played, first_leader, strain, taker, rules, work, feats, index,
+    seat, n_trick, led, wc, wp, trick_pts, legal, others,
+):  # fmt: skip
+    """The card of the learned model ``params[EXPERT_MODEL]`` names: 3 the suit network
+    (``suit_net``), 2 the feature network, 1 the linear model (``model_card``), on
+    what ``model_view`` returned."""
+    if params[EXPERT_MODEL] >= 3:
+        return suit_net_card(
+            hand, plays, n_played, first_leader, strain, taker, rules, work[0], work[1],
+            seat, n_trick, wp, legal, feats, index,
+        )  # fmt: skip
     return model_card(
         hand, legal, work[2], n_trick, led, wc, wp, trick_pts, seat, taker, strain, others,
         n_played, params[EXPERT_MODEL] >= 2, feats, index,
@@ -529,9 +550,9 @@ def lean_model_choice(
     seat, n_trick, led, wc, wp, trick_pts, legal, others = view
     if legal & (legal - 1) == 0:
         return lowest_card(legal)
-    return model_card(
-        hand, legal, work[2], n_trick, led, wc, wp, trick_pts, seat, taker, strain, others,
-        n_played, params[EXPERT_MODEL] >= 2, feats, index,
+    return learned_card(
+        params, hand, plays, n_played, first_leader, strain, taker, rules, work, feats,
+        index, seat, n_trick, led, wc, wp, trick_pts, legal, others,
     )  # fmt: skip
 
 
@@ -552,6 +573,7 @@ __all__ = [
     "decision_terms",
     "hidden_score",
     "lean_model_choice",
+    "learned_card",
     "linear_sum",
     "model_card",
     "model_choice",

@@ -61,8 +61,13 @@ the weights of the pass that loses least on validation rows, when given.
 
 from __future__ import annotations
 
+import hashlib
+import io
+import re
 import time
+import zipfile
 from dataclasses import dataclass, field
+from pathlib import Path
 
 import numpy as np
 
@@ -78,6 +83,18 @@ from belote_sim.kernels.expert_data import (
 )
 from belote_sim.kernels.pair_rows import gather_pair_rows, scatter_pair_rows
 from belote_sim.kernels.solver import infer_forbidden
+from belote_sim.kernels.suit_net import (
+    N_FACTS,
+    N_GLOBALS,
+    N_PLACES,
+    N_ROLES,
+    PLACE_ANNOUNCED,
+    PLACE_HAND,
+    PLACE_PLAYED,
+    PLACE_TABLE,
+    PLACE_UNKNOWN,
+)
+from belote_sim.kernels.suit_net_weights import NAMES as SUIT_NET_NAMES
 from belote_sim.kernels.tables import (
     CARD_POINTS,
     NUM_RULE_FIELDS,
@@ -110,23 +127,13 @@ __all__ = [
     "first_layer_gradient",
     "full_accumulator",
     "loss_and_gradients",
+    "npz_bytes",
+    "ship_suit_net",
     "suit_inputs",
     "suit_roles",
     "train",
 ]
 
-#: Places of a card: in hand; played in trick t by relative seat r (1 + 4t + r);
-#: on the table by relative seat r = 1..3 (32 + r); announced, held by r (35 + r);
-#: unknown.
-PLACE_HAND = 0
-PLACE_PLAYED = 1
-PLACE_TABLE = 32
-PLACE_ANNOUNCED = 35
-PLACE_UNKNOWN = 39
-N_PLACES = 40
-#: Inputs per card: its place (one of N_PLACES) and three impossible flags.
-N_FACTS = N_PLACES + 3
-N_GLOBALS = 3 + 4 + 4 + 8 + 2 + 4 + 3
 N_INPUTS = 32 * N_FACTS + N_GLOBALS
 
 
@@ -568,9 +575,6 @@ def centred_error(
     return float((err * err).sum()) / len(s), g
 
 
-#: Roles of a suit for ``SuitNet``: the trump suit and a side suit of a suit contract, a
-#: suit of no trumps, a suit of all trumps.
-N_ROLES = 4
 #: A suit's card inputs in ``SuitNet``: each of its 8 ranks' ``N_FACTS``.
 SUIT_INPUTS = 8 * N_FACTS
 
@@ -879,3 +883,37 @@ def train(
         for p, b in zip(params, best):
             p[:] = b
     return net
+
+
+def npz_bytes(arrays: dict[str, np.ndarray]) -> bytes:
+    """``arrays`` (as float32) as the bytes of an ``.npz`` file that depend on the
+    arrays only (``np.savez`` stamps each member with the time of writing)."""
+    buffer = io.BytesIO()
+    with zipfile.ZipFile(buffer, "w", zipfile.ZIP_DEFLATED) as archive:
+        for name, array in arrays.items():
+            member = io.BytesIO()
+            np.lib.format.write_array(member, np.ascontiguousarray(array, np.float32))
+            info = zipfile.ZipInfo(name + ".npy", date_time=(1980, 1, 1, 0, 0, 0))
+            info.compress_type = zipfile.ZIP_DEFLATED
+            archive.writestr(info, member.getvalue())
+    return buffer.getvalue()
+
+
+def ship_suit_net(net: SuitNet, training: str, package: Path | None = None) -> str:
+    """Make ``net`` the ``expert`` policy's suit network (model 3): its arrays into
+    ``belote_sim/data/suit_net.npz`` and that file's SHA-256 and ``training`` (how the
+    weights were fitted, for the module's docstring) into
+    ``kernels/suit_net_weights.py``, so that every kernel that bakes the weights in is
+    compiled again (``kernels._cache``).  ``package``: the ``belote_sim`` folder to
+    write into (default: this one).  Returns the hash."""
+    root = Path(__file__).resolve().parent.parent if package is None else Path(package)
+    data = npz_bytes(dict(zip(SUIT_NET_NAMES, net.params(), strict=True)))
+    digest = hashlib.sha256(data).hexdigest()
+    (root / "data" / "suit_net.npz").write_bytes(data)
+    module = root / "kernels" / "suit_net_weights.py"
+    text = module.read_text()
+    text = re.sub(r'^SHA256 = "[0-9a-f]*"$', f'SHA256 = "{digest}"', text, count=1, flags=re.M)
+    start = text.index("do not edit.\n\n") + len("do not edit.\n\n")
+    end = text.index('\n"""', start)
+    module.write_text(text[:start] + training.strip() + text[end:])
+    return digest
