@@ -98,14 +98,14 @@ _PROJ = _BASE + H2
 _SCORES = _PROJ + 4 * H2
 _VALUES = _SCORES + 32
 #: float32 scratch a decision needs (``suit_net_scores``' ``feats``)
-SUIT_NET_SCRATCH = _VALUES + HS + 4
+SUIT_NET_SCRATCH = _VALUES + max(HS, 32) + 4
 # offsets of the int64 scratch: each card's place and impossible flags, then a list of
 # rows (a suit's 8 places and at most 24 flags, or the HS units, padded)
 _PLACE = 0
 _IMP = 32
 _ROWS = 64
 #: int64 scratch a decision needs (``suit_net_scores``' ``index``)
-SUIT_NET_INDEXES = _ROWS + HS + 4
+SUIT_NET_INDEXES = _ROWS + max(HS, 32) + 4
 
 
 @kernel(inline="always")
@@ -208,11 +208,11 @@ def active_units(feats, at, width, index):
     behind, ``pad_list``ed with row ``width``); returns its padded length."""
     n = 0
     for i in range(width):
+        # written always, kept when positive: no branch to mispredict (half the units)
         x = feats[at + i]
-        if x > ZERO:
-            index[_ROWS + n] = i
-            feats[_VALUES + n] = x
-            n += 1
+        index[_ROWS + n] = i
+        feats[_VALUES + n] = x
+        n += x > ZERO
     return pad_list(index, feats, n, width)
 
 
@@ -241,16 +241,15 @@ def suit_net_scores(
             feats[at + h] = SUIT_BASE[role, h]
         n = 0
         for c in range(8 * s, 8 * s + 8):
+            # each row written always and kept when it applies (no branches)
             row = (c & 7) * N_FACTS
             place = index[_PLACE + c]
-            if place != PLACE_UNKNOWN:
-                index[_ROWS + n] = row + place
-                n += 1
+            index[_ROWS + n] = row + place
+            n += place != PLACE_UNKNOWN
             imp = index[_IMP + c]
             for r in range(3):
-                if (imp >> r) & 1:
-                    index[_ROWS + n] = row + N_PLACES + r
-                    n += 1
+                index[_ROWS + n] = row + N_PLACES + r
+                n += (imp >> r) & 1
         add_rows(feats, at, WS_PAD, index, pad_list(index, feats, n, SN_WS.shape[0]), False)
         for h in range(HS):
             a = max(feats[at + h], ZERO)
@@ -280,9 +279,8 @@ def suit_net_scores(
     add_rows(feats, _BASE, WB_PAD, index, active_units(feats, _CTX, HS, index), True)
     for g in range(HG):
         x = feats[_GH + g]
-        if x > ZERO:
-            for h in range(H2):
-                feats[_BASE + h] += x * SN_WC[g, h]
+        for h in range(H2):
+            feats[_BASE + h] += x * SN_WC[g, h]
     # the part of each suit of a legal card, then each legal card's score
     suits = 0
     m = legal
