@@ -7,8 +7,9 @@ count as deals).  ``expert_deals_per_s`` and ``greedy_deals_per_s`` (and
 endgame search; ``expert_linear_deals_per_s``, ``expert:0,0,32,0,1``: the linear card
 model alone; ``expert_suit_net_deals_per_s``, ``expert:0,24,32,0,3``: the suit network
 over raw facts alone, and ``expert_suit_net_endgame_deals_per_s``, ``expert:4,24,32,0,3``:
-with the default endgame search, issue 41) come from the same run, one thread, chunks of ``--chunk`` deals, best of
-``--repeat`` timings (the compilation is done first and not timed).
+with the default endgame search, issue 41) come from the same run, one thread, chunks
+of ``--chunk`` deals, best of ``--repeat`` timings (the compilation is done first and not
+timed); ``--only`` measures some keys only.
 
     python benchmarks/bench_policies.py [--deals N] [--ruleset R]
 """
