@@ -199,7 +199,7 @@ def test_the_resumed_inference_is_the_inference_from_scratch():
 def test_an_unknown_expert_model_is_refused():
     from belote_sim.policies import PLAY_POLICIES, parse_policy
 
-    for spec in ("expert:4,24,32,0,3", "expert:0,0,32,0,1.5"):
+    for spec in ("expert:4,24,32,0,4", "expert:0,0,32,0,1.5"):
         with pytest.raises(ValueError, match="expert model must be 0 .rules., 1"):
             parse_policy(spec, PLAY_POLICIES, "play")
     assert parse_policy("expert:0", PLAY_POLICIES, "play").params[4] == 2.0
