@@ -87,6 +87,7 @@ WS_PAD = np.vstack(
 ).astype(np.float32)
 WA_PAD = np.vstack((SN_WA, np.zeros((1, H2), np.float32)))
 WB_PAD = np.vstack((SN_WB, np.zeros((1, H2), np.float32)))
+WC_PAD = np.vstack((SN_WC, np.zeros((1, H2), np.float32)))
 # offsets of the float32 scratch: the suits' layers, the context, the globals' layer,
 # the decision's part of every card's hidden layer, the suits' parts, the scores, the
 # values of a list of rows
@@ -98,14 +99,14 @@ _PROJ = _BASE + H2
 _SCORES = _PROJ + 4 * H2
 _VALUES = _SCORES + 32
 #: float32 scratch a decision needs (``suit_net_scores``' ``feats``)
-SUIT_NET_SCRATCH = _VALUES + max(HS, 32) + 4
+SUIT_NET_SCRATCH = _VALUES + max(HS, HG, 32) + 4
 # offsets of the int64 scratch: each card's place and impossible flags, then a list of
-# rows (a suit's 8 places and at most 24 flags, or the HS units, padded)
+# rows (a suit's 8 places and at most 24 flags, or the HS or HG units, padded)
 _PLACE = 0
 _IMP = 32
 _ROWS = 64
 #: int64 scratch a decision needs (``suit_net_scores``' ``index``)
-SUIT_NET_INDEXES = _ROWS + max(HS, 32) + 4
+SUIT_NET_INDEXES = _ROWS + max(HS, HG, 32) + 4
 
 
 @kernel(inline="always")
@@ -179,10 +180,10 @@ def pad_list(index, feats, n, pad):
 
 
 @kernel(inline="always")
-def add_rows(feats, at, w, index, n, weighted):
+def add_rows(feats, at, w, index, n):
     """``feats[at + j] += sum_t x_t * w[index[_ROWS + t], j]`` over a list of ``n`` rows
-    (a multiple of 4, ``pad_list``), ``x_t`` = ``feats[_VALUES + t]`` when ``weighted``,
-    else 1; four rows a pass (float32)."""
+    (a multiple of 4, ``pad_list``) of values ``x_t`` = ``feats[_VALUES + t]``; four
+    rows a pass (float32)."""
     width = w.shape[1]
     for t in range(0, n, 4):
         # unsigned row numbers: no negative-index wraparound in the lookups
@@ -190,16 +191,50 @@ def add_rows(feats, at, w, index, n, weighted):
         k2 = np.uint64(index[_ROWS + t + 1])
         k3 = np.uint64(index[_ROWS + t + 2])
         k4 = np.uint64(index[_ROWS + t + 3])
-        if weighted:
-            x1 = feats[_VALUES + t]
-            x2 = feats[_VALUES + t + 1]
-            x3 = feats[_VALUES + t + 2]
-            x4 = feats[_VALUES + t + 3]
-            for j in range(width):
-                feats[at + j] += (x1 * w[k1, j] + x2 * w[k2, j]) + (x3 * w[k3, j] + x4 * w[k4, j])
-        else:
-            for j in range(width):
-                feats[at + j] += (w[k1, j] + w[k2, j]) + (w[k3, j] + w[k4, j])
+        x1 = feats[_VALUES + t]
+        x2 = feats[_VALUES + t + 1]
+        x3 = feats[_VALUES + t + 2]
+        x4 = feats[_VALUES + t + 3]
+        for j in range(width):
+            feats[at + j] += (x1 * w[k1, j] + x2 * w[k2, j]) + (x3 * w[k3, j] + x4 * w[k4, j])
+
+
+@kernel(inline="always")
+def suit_units(feats, at, role, index, n):
+    """A suit's layer ``relu(SUIT_BASE[role] + its rows)`` into ``feats[at:at + HS]``,
+    added to the context ``feats[_CTX:]``; its ``n`` rows listed in ``index[_ROWS:]``.
+    The base and the first four rows are summed in one pass, and most suits have no
+    more than four rows: one pass over the units fewer than copying the base first."""
+    w = WS_PAD
+    n = pad_list(index, feats, n, w.shape[0] - 1)
+    if n == 0:  # no card of the suit known: four rows of zeros
+        for t in range(4):
+            index[_ROWS + t] = w.shape[0] - 1
+        n = 4
+    k1 = np.uint64(index[_ROWS])
+    k2 = np.uint64(index[_ROWS + 1])
+    k3 = np.uint64(index[_ROWS + 2])
+    k4 = np.uint64(index[_ROWS + 3])
+    if n == 4:
+        for h in range(HS):
+            u = SUIT_BASE[role, h] + (w[k1, h] + w[k2, h]) + (w[k3, h] + w[k4, h])
+            a = max(u, ZERO)
+            feats[at + h] = a
+            feats[_CTX + h] += a
+        return
+    for h in range(HS):
+        feats[at + h] = SUIT_BASE[role, h] + (w[k1, h] + w[k2, h]) + (w[k3, h] + w[k4, h])
+    for t in range(4, n, 4):
+        k1 = np.uint64(index[_ROWS + t])
+        k2 = np.uint64(index[_ROWS + t + 1])
+        k3 = np.uint64(index[_ROWS + t + 2])
+        k4 = np.uint64(index[_ROWS + t + 3])
+        for h in range(HS):
+            feats[at + h] += (w[k1, h] + w[k2, h]) + (w[k3, h] + w[k4, h])
+    for h in range(HS):
+        a = max(feats[at + h], ZERO)
+        feats[at + h] = a
+        feats[_CTX + h] += a
 
 
 @kernel(inline="always")
@@ -237,8 +272,6 @@ def suit_net_scores(
     for s in range(4):
         role = suit_role(s, strain)
         at = _U + s * HS
-        for h in range(HS):
-            feats[at + h] = SUIT_BASE[role, h]
         n = 0
         for c in range(8 * s, 8 * s + 8):
             # each row written always and kept when it applies (no branches)
@@ -247,14 +280,11 @@ def suit_net_scores(
             index[_ROWS + n] = row + place
             n += place != PLACE_UNKNOWN
             imp = index[_IMP + c]
-            for r in range(3):
-                index[_ROWS + n] = row + N_PLACES + r
-                n += (imp >> r) & 1
-        add_rows(feats, at, WS_PAD, index, pad_list(index, feats, n, SN_WS.shape[0]), False)
-        for h in range(HS):
-            a = max(feats[at + h], ZERO)
-            feats[at + h] = a
-            feats[_CTX + h] += a
+            if imp:  # rare before the late tricks: a branch the CPU predicts
+                for r in range(3):
+                    index[_ROWS + n] = row + N_PLACES + r
+                    n += (imp >> r) & 1
+        suit_units(feats, at, role, index, n)
     # the globals' layer (the one-hot inputs as rows, the others weighted)
     kind = 0 if strain < STRAIN_NT else strain - STRAIN_NT + 1
     winning = (wp - n_trick) & 3 if n_trick > 0 else 0
@@ -276,11 +306,10 @@ def suit_net_scores(
     # the part of every card's hidden layer that is the decision's
     for h in range(H2):
         feats[_BASE + h] = SN_B2[h]
-    add_rows(feats, _BASE, WB_PAD, index, active_units(feats, _CTX, HS, index), True)
-    for g in range(HG):
-        x = feats[_GH + g]
-        for h in range(H2):
-            feats[_BASE + h] += x * SN_WC[g, h]
+    add_rows(feats, _BASE, WB_PAD, index, active_units(feats, _CTX, HS, index))
+    # the globals' units as a list of rows too: about half of them are 0, and a dense
+    # loop here cost ~0.8 µs a decision when H2 was 32 (a code generation accident)
+    add_rows(feats, _BASE, WC_PAD, index, active_units(feats, _GH, HG, index))
     # the part of each suit of a legal card, then each legal card's score
     suits = 0
     m = legal
@@ -292,7 +321,7 @@ def suit_net_scores(
             at = _PROJ + s * H2
             for h in range(H2):
                 feats[at + h] = feats[_BASE + h]
-            add_rows(feats, at, WA_PAD, index, active_units(feats, _U + s * HS, HS, index), True)
+            add_rows(feats, at, WA_PAD, index, active_units(feats, _U + s * HS, HS, index))
     m = legal
     while m:
         c = lowest_card(m)
@@ -351,6 +380,7 @@ __all__ = [
     "SUIT_NET_SCRATCH",
     "WA_PAD",
     "WB_PAD",
+    "WC_PAD",
     "WS_PAD",
     "active_units",
     "add_rows",
@@ -359,4 +389,5 @@ __all__ = [
     "suit_net_card",
     "suit_net_scores",
     "suit_role",
+    "suit_units",
 ]
