@@ -274,7 +274,7 @@ def suit_net_scores(
         at = _U + s * HS
         n = 0
         for c in range(8 * s, 8 * s + 8):
-            # each row written always and kept when it applies (no branches)
+            # the place's row written always and kept when it applies (no branch)
             row = (c & 7) * N_FACTS
             place = index[_PLACE + c]
             index[_ROWS + n] = row + place
