@@ -38,8 +38,9 @@ i])`` for ruleset i; the network's own seed ``seed * 1000 + 41``), up to float32
         [--suits 128,32,64] [--residual 0] [--valid-share 0.1] [--more-labels 42] [--ship]
 
 Results: docs/benchmarks.md, "A card network over raw facts (issue 41, first step)",
-"..., second step: one suit at a time", "..., third step: the suit network in play" and
-"..., fourth step: a third label set, two tries at speed".
+"..., second step: one suit at a time", "..., third step: the suit network in play",
+"..., fourth step: a third label set, two tries at speed" and "..., fifth step: a
+cheaper kernel, a narrower network tried again".
 """
 
 from __future__ import annotations
