@@ -23,7 +23,9 @@ network over 80 hand-made features, on the same held-out decisions?
    its own rows.  ``--suits Hs,Hg,H2``: the one-suit-at-a-time ``card_net.SuitNet``
    instead of the flat network; ``--residual 1``: fitted on top of the shipped
    network's scores; ``--valid-share``: the best pass on validation deals kept;
-   ``--more-labels``: further label sets (other seeds), fitted on only.
+   ``--more-labels``: further label sets (other seeds), fitted on only; each set is
+   encoded as it is loaded and its observations dropped, but for the held-out rows
+   (``lean_sets``: six sets of 1.5 million decisions fit in 24 GB).
 5. The flat network's incremental accumulator (``card_net.accumulate``) with the
    trained first layer against the full recompute, on each seat's decisions in 50
    held-out deals.
@@ -51,6 +53,7 @@ import os
 import sys
 import time
 from concurrent.futures import ThreadPoolExecutor
+from dataclasses import dataclass, fields
 
 # The fit's matrices are small (a batch of 1,024 decisions): BLAS threads gain nothing
 # there and, on a shared 2-core machine, spin against each other (5x slower measured).
@@ -83,9 +86,9 @@ OUTPUT = os.path.join(os.path.dirname(os.path.abspath(__file__)), "output")
 SHIPPED_PLAY = "expert:0,0,32,0,2"  # the shipped network (as train_expert.MODEL_PLAY)
 
 
-def held_out(obs: np.ndarray) -> np.ndarray:
+def held_out(deal: np.ndarray, seat: np.ndarray) -> np.ndarray:
     """The held-out fifth (by deal and seat), the rule of ``train_expert.held_out``."""
-    return (obs[:, OBS_DEAL] * 7919 + obs[:, OBS_SEAT]) % 5 == 0
+    return (deal * 7919 + seat) % 5 == 0
 
 
 def labelled(args: argparse.Namespace) -> tuple[np.ndarray, np.ndarray, np.ndarray, float]:
@@ -113,6 +116,79 @@ def labelled(args: argparse.Namespace) -> tuple[np.ndarray, np.ndarray, np.ndarr
     os.makedirs(args.workdir, exist_ok=True)
     np.savez_compressed(path, obs=obs, values=values, cards=cards, seconds=seconds)
     return obs, values, cards, seconds
+
+
+#: The observation columns kept for every row (deal, seat, strain, cards played): the
+#: split and the report's subsets read them; the rest is encoded, then dropped.
+KEPT_COLUMNS = [OBS_DEAL, OBS_SEAT, OBS_STRAIN, OBS_N_PLAYED]
+#: Rows encoded at a time (``card_net.encode``'s temporaries take ~2 KB a row).
+ENCODE_ROWS = 200_000
+
+
+@dataclass
+class LabelSets:
+    """The label sets of ``--seed`` and ``--more-labels``, one after the other:
+    ``cols`` (R, 4) the ``KEPT_COLUMNS``, ``cards`` / ``values`` (R, 8) int16,
+    ``enc`` their raw facts (``card_net.encode``), ``extra`` (R,) True for rows of
+    the further sets; ``kept_obs`` the whole observations of every row (``whole``)
+    or of the first set's held-out rows only."""
+
+    cols: np.ndarray
+    cards: np.ndarray
+    values: np.ndarray
+    enc: card_net.Encoded
+    extra: np.ndarray
+    kept_obs: np.ndarray
+    seconds: float
+    encode_seconds: float
+
+
+def encoded(obs: np.ndarray, trick_numbers: bool) -> list[card_net.Encoded]:
+    """``card_net.encode`` of ``obs`` in parts of ``ENCODE_ROWS`` rows (the same
+    numbers as at once: every row is encoded on its own)."""
+    return [
+        card_net.encode(obs[start : start + ENCODE_ROWS], trick_numbers=trick_numbers)
+        for start in range(0, len(obs), ENCODE_ROWS)
+    ]
+
+
+def lean_sets(args: argparse.Namespace, whole: bool) -> LabelSets:
+    """Load (or make) every label set and keep only what the fit reads: ~300 bytes a
+    decision instead of ~1.3 KB (the observations, 360 bytes a row, kept only where
+    ``whole``), so that six sets of 1.5 million decisions fit in a 24 GB machine."""
+    seeds = [args.seed] + [int(x) for x in args.more_labels.split(",") if x]
+    cols, cards, values, enc, extra, kept = [], [], [], [], [], []
+    seconds = encode_seconds = 0.0
+    for k, seed in enumerate(seeds):
+        obs, set_values, set_cards, set_seconds = labelled(
+            argparse.Namespace(**{**vars(args), "seed": seed})
+        )
+        if k == 0:
+            print(f"{len(obs):,} decisions labelled in {set_seconds:.0f} s", flush=True)
+        else:
+            obs[:, OBS_DEAL] += k * 10_000_000  # deal numbers unique across the sets
+            print(f"{len(obs):,} more decisions (seed {seed})", flush=True)
+        seconds += set_seconds
+        if np.abs(set_values).max() >= 2**15:  # card points: never near; kept as int16
+            raise ValueError(f"label set {seed}: a value beyond int16 ({np.abs(set_values).max()})")
+        cols.append(obs[:, KEPT_COLUMNS])
+        cards.append(set_cards.astype(np.int16))
+        values.append(set_values.astype(np.int16))
+        start = time.perf_counter()
+        enc += encoded(obs, bool(args.trick_numbers))
+        encode_seconds += time.perf_counter() - start
+        extra.append(np.full(len(obs), k > 0))
+        if whole:
+            kept.append(obs)
+        elif k == 0:
+            kept.append(obs[held_out(obs[:, OBS_DEAL], obs[:, OBS_SEAT])])
+        del obs, set_values, set_cards
+    return LabelSets(
+        np.concatenate(cols), np.concatenate(cards), np.concatenate(values),
+        card_net.Encoded(*(np.concatenate([getattr(e, f.name) for e in enc])
+                           for f in fields(card_net.Encoded))),
+        np.concatenate(extra), np.concatenate(kept), seconds, encode_seconds,
+    )  # fmt: skip
 
 
 def lost_per_decision(scores: np.ndarray, values: np.ndarray) -> np.ndarray:
@@ -203,40 +279,37 @@ def main() -> None:
     args = parser.parse_args()
     if args.ship and not (args.suits and args.trick_numbers == 0 and not args.residual):
         parser.error("--ship needs --suits, --trick-numbers 0 and --residual 0")
-    obs, values, cards, seconds = labelled(args)
-    print(f"{len(obs):,} decisions labelled in {seconds:.0f} s", flush=True)
     if args.label_only:
+        obs, _, _, seconds = labelled(args)
+        print(f"{len(obs):,} decisions labelled in {seconds:.0f} s", flush=True)
         return
-    extra = np.zeros(len(obs), bool)
-    for k, seed in enumerate(int(x) for x in args.more_labels.split(",") if x):
-        more = labelled(argparse.Namespace(**{**vars(args), "seed": seed}))
-        more[0][:, OBS_DEAL] += (k + 1) * 10_000_000  # deal numbers unique across the sets
-        obs, values, cards = (np.concatenate([a, b]) for a, b in zip((obs, values, cards), more))
-        extra = np.concatenate([extra, np.ones(len(more[0]), bool)])
-        seconds += more[3]
-        print(f"{len(more[0]):,} more decisions (seed {seed})", flush=True)
-    test = held_out(obs) & ~extra
+    # the refit and the residual read every row's features (the whole observations
+    # kept); otherwise only the held-out rows' are kept, the rest encoded and dropped
+    whole = bool(args.baseline or args.residual)
+    data = lean_sets(args, whole)
+    cols, cards, values, enc, seconds = data.cols, data.cards, data.values, data.enc, data.seconds
+    test = held_out(cols[:, 0], cols[:, 1]) & ~data.extra
     train_rows = np.flatnonzero(~test)
     test_rows = np.flatnonzero(test)
+    deal, strain, n_played = cols[:, 0], cols[:, 2], cols[:, 3]
     if args.train_share < 1:
-        train_rows = train_rows[obs[train_rows, OBS_DEAL] % 1000 < args.train_share * 1000]
+        train_rows = train_rows[deal[train_rows] % 1000 < args.train_share * 1000]
     valid_rows = None
     if args.valid_share > 0:
-        in_valid = obs[train_rows, OBS_DEAL] % 997 < args.valid_share * 997
+        in_valid = deal[train_rows] % 997 < args.valid_share * 997
         train_rows, valid_rows = train_rows[~in_valid], train_rows[in_valid]
     # the suit contracts' first four tricks (issue 27's gap), per ruleset
     subsets = {
         "all": np.ones(len(test_rows), bool),
-        "suit_first_four_tricks": (obs[test_rows, OBS_STRAIN] < 4)
-        & (obs[test_rows, OBS_N_PLAYED] < 16),
+        "suit_first_four_tricks": (strain[test_rows] < 4) & (n_played[test_rows] < 16),
     }
     for i, r in enumerate(args.rulesets.split(",")):
-        subsets[r] = obs[test_rows, OBS_DEAL] // 1_000_000 == i
+        subsets[r] = deal[test_rows] // 1_000_000 == i
     report: dict = {
         "command": "python analyses/card_net_experiment.py " + " ".join(sys.argv[1:]),
         "deals_per_ruleset": args.deals,
         "rulesets": args.rulesets,
-        "decisions": len(obs),
+        "decisions": len(cols),
         "train_decisions": len(train_rows),
         "train_share": args.train_share,
         "more_labels": args.more_labels,
@@ -266,30 +339,32 @@ def main() -> None:
         print(name, {k: (v[name]["points_lost"], v[name]["vs_shipped"], v[name]["vs_shipped_se"])
                      for k, v in report["losses"].items()}, flush=True)  # fmt: skip
 
-    # the shipped network (and its linear model) on the held-out decisions
-    # (features in parts: all rows' at once take 2.5 GB per million decisions)
+    # the shipped network (and its linear model) on the held-out decisions (on every
+    # row when kept whole); features in parts: all rows' at once take 2.5 GB per
+    # million decisions
+    kept = data.kept_obs  # the observations of rows ``scored``
+    scored = np.arange(len(cols)) if whole else test_rows
     net, shipped_linear, ply_stage = shipped_models()
-    shipped_scores = np.zeros(values.shape)
-    linear_scores = np.zeros(values.shape)
-    rows = np.zeros(len(obs), np.int64)
-    for start in range(0, len(obs), 100_000):
+    shipped_scores = np.zeros((len(scored), values.shape[1]))
+    linear_scores = np.zeros((len(scored), values.shape[1]))
+    rows = np.zeros(len(scored), np.int64)
+    for start in range(0, len(scored), 100_000):
         part = slice(start, start + 100_000)
-        feats, situations = features(obs[part], cards[part])
-        rows[part] = class_rows(situations, obs[part], ply_stage)
+        feats, situations = features(kept[part], cards[scored[part]])
+        rows[part] = class_rows(situations, kept[part], ply_stage)
         shipped_scores[part] = net.scores(feats, rows[part])
         linear_scores[part] = shipped_linear.scores(feats, rows[part])
     del feats
-    score("shipped_network", shipped_scores[test_rows])
-    score("shipped_linear", linear_scores[test_rows])
+    at_test = test_rows if whole else np.arange(len(test_rows))
+    score("shipped_network", shipped_scores[at_test])
+    score("shipped_linear", linear_scores[at_test])
     # cross-check with evaluate (the metric train_expert prints)
-    test_feats = features(obs[test_rows], cards[test_rows])[0]
-    report["shipped_network_evaluate"] = evaluate(
-        test_feats, values[test_rows], rows[test_rows], net
-    )
+    test_feats = features(kept[at_test], cards[test_rows])[0]
+    report["shipped_network_evaluate"] = evaluate(test_feats, values[test_rows], rows[at_test], net)
     if args.baseline:
         start = time.perf_counter()
         n_classes = N_SITUATIONS * (int(ply_stage.max()) + 1)
-        train_feats = features(obs[train_rows], cards[train_rows])[0]
+        train_feats = features(kept[train_rows], cards[train_rows])[0]
         linear = fit(train_feats, values[train_rows], rows[train_rows], 1.0, n_classes)
         refit = fit_hidden(train_feats, values[train_rows], rows[train_rows], linear, 64, 8,
                            args.seed * 1000 + 27)  # fmt: skip
@@ -298,9 +373,7 @@ def main() -> None:
         score("features_refit_same_rows", refit.scores(test_feats, rows[test_rows]))
     del test_feats
     # the raw-facts network
-    start = time.perf_counter()
-    enc = card_net.encode(obs, trick_numbers=bool(args.trick_numbers))
-    report["encode_seconds"] = round(time.perf_counter() - start, 1)
+    report["encode_seconds"] = round(data.encode_seconds, 1)
     hidden = tuple(int(h) for h in args.hidden.split(","))
     suits = tuple(int(h) for h in args.suits.split(",")) if args.suits else None
     check = np.random.default_rng(0).choice(test_rows, min(20_000, len(test_rows)), replace=False)
@@ -338,10 +411,10 @@ def main() -> None:
     w1, b1 = model.w1.astype(np.float64), model.b1.astype(np.float64)
     worst, updates, steps = 0.0, 0, 0
     active = enc.active(test_rows[:1]).sum()
-    for deal in np.unique(obs[test_rows, OBS_DEAL])[:50]:
+    for one_deal in np.unique(deal[test_rows])[:50]:
         for seat in range(4):
-            order = np.flatnonzero((obs[:, OBS_DEAL] == deal) & (obs[:, OBS_SEAT] == seat))
-            order = order[np.argsort(obs[order, OBS_N_PLAYED])]
+            order = np.flatnonzero((deal == one_deal) & (cols[:, 1] == seat))
+            order = order[np.argsort(n_played[order])]
             if len(order) < 2:
                 continue
             inc, n_updates = card_net.accumulate(enc, order, w1, b1)
