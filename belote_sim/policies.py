@@ -70,8 +70,9 @@ PLAY_STRENGTH = {
     "greedy": "rules of thumb, the reference of the strength ladder",
     "expert:0,0,32,0,1": "+1.66 MP per deal over greedy",
     "expert:0": "+2.25 MP per deal over greedy",
-    # the suit network (model 3, issue 41), measured the same way on 2026-12-06
-    "expert:0,24,32,0,3": "+2.99 MP per deal over greedy",
+    # the suit network (model 3, issue 41: 64/32/32, seeds 41-46), measured the same
+    # way on 2026-12-06
+    "expert:0,24,32,0,3": "+2.90 MP per deal over greedy",
     "expert:3,8": "+2.61 MP per deal over greedy",
     "expert": "+2.94 MP per deal over greedy",
     "pimc:30": "+0.51 MP per deal over expert",

@@ -220,3 +220,18 @@ def test_solo_expert_tables_do_not_depend_on_the_threads():
     one = simulate(200, "bulgarian", options=dict(players=3), play="expert", seed=5, threads=1)
     two = simulate(200, "bulgarian", options=dict(players=3), play="expert", seed=5, threads=2)
     assert one.equals(two)
+
+
+@pytest.mark.parametrize("game", list(GAMES))
+def test_solo_expert_does_not_read_the_card_model(game):
+    """Where every player is alone ``expert`` samples and searches; no card model is
+    read (they are 4-player models), so switching the model (``params[4]``: 2, the
+    feature network; 3, the suit network of issue 41) leaves every card as it was."""
+    plays = [
+        simulate(60, "bulgarian", options=GAMES[game], play=spec, seed=8, threads=1)
+        for spec in ("expert:4,24,32,0,2", "expert:4,24,32,0,3", "expert:4,24,32,0,0")
+    ]
+    assert plays[0].equals(plays[1]) and plays[0].equals(plays[2])
+    # the parameters the solo expert does read still change its play
+    other = simulate(60, "bulgarian", options=GAMES[game], play="expert:4,2", seed=8, threads=1)
+    assert not plays[0].equals(other)
