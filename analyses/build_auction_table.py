@@ -23,6 +23,7 @@ import time
 
 import numpy as np
 
+from belote_sim.atlas import play_spec
 from belote_sim.policies import DEFAULT_PLAY
 from belote_sim.rules import Rules
 from belote_sim.simulation.auction_measure import measure
@@ -79,7 +80,9 @@ def main() -> int:
     meta = {
         "ruleset": rules.name,
         "options": rules.options(),
-        "play": args.play,
+        # the full spec: a short one ("expert:0") would name another player once the
+        # default parameters change
+        "play": play_spec(args.play, rules),
         "deals": len(samples),
         "seed": args.seed,
         "z": args.z,

@@ -769,7 +769,7 @@ _NAN = float("nan")
 
 def play_spec(play: Any, rules: Rules) -> str:
     """The play policy of all four seats as a full spec (``"expert:0"`` ->
-    ``"expert:0,24,32,0,2"``, the form an atlas's ``meta["play"]`` records); None:
+    ``"expert:0,24,32,0,3"``, the form an atlas's ``meta["play"]`` records); None:
     ``policies.default_play`` for these rules."""
     from belote_sim.policies import PLAY_POLICIES, default_play, parse_policy
 
@@ -781,7 +781,7 @@ def play_spec(play: Any, rules: Rules) -> str:
 def atlas_play(table: AtlasTable, rules: Rules) -> str:
     """The play policy an atlas's ``meta["play"]`` records, as a full spec (``play_spec``:
     parameters the atlas predates take their defaults, so ``expert:0,24,32,0,2`` is
-    today's ``expert:0``); the recorded text when it names no policy."""
+    ``expert:0,24,32,0,2,0``); the recorded text when it names no policy."""
     have = table.meta.get("play")
     try:
         return play_spec(have, rules) if isinstance(have, str) else str(have)

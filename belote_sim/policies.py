@@ -63,25 +63,26 @@ _BID_ENTRIES = {p.name: p for p in SW.BID_POLICIES}
 
 #: How strong each common play setting is: MP per deal over ``greedy`` on 20,000
 #: mirrored deals under ``common`` rules (``belote-sim duel --a SPEC --b greedy
-#: --deals 20000``; ``analyses/ladder_by_strain.py``, 2026-12-02), for reports and
+#: --deals 20000``; ``analyses/ladder_by_strain.py``, 2026-12-07), for reports and
 #: answers that name their players.
 PLAY_STRENGTH = {
     "random": "-5.2 MP per deal against greedy",
     "greedy": "rules of thumb, the reference of the strength ladder",
     "expert:0,0,32,0,1": "+1.66 MP per deal over greedy",
-    "expert:0": "+2.25 MP per deal over greedy",
-    # the suit network (model 3, issue 41: 64/32/32, seeds 41-46), measured the same
-    # way on 2026-12-06
-    "expert:0,24,32,0,3": "+2.90 MP per deal over greedy",
-    "expert:3,8": "+2.61 MP per deal over greedy",
-    "expert": "+2.94 MP per deal over greedy",
-    "pimc:30": "+0.51 MP per deal over expert",
+    # the feature network (model 2), the default until issue 41
+    "expert:0,24,32,0,2": "+2.25 MP per deal over greedy",
+    # the network over raw facts (model 3, issue 41: 64/32/32, seeds 41-46), the
+    # default since 2026-12-07; pimc:30 on 4,000 mirrored deals (2026-12-06)
+    "expert:0": "+2.90 MP per deal over greedy",
+    "expert:3,8": "+3.10 MP per deal over greedy",
+    "expert": "+3.35 MP per deal over greedy",
+    "pimc:30": "level with expert (+0.03 ± 0.10 MP per deal)",
 }
 
 
 def play_strength(spec: str) -> str | None:
     """``PLAY_STRENGTH`` of a play spec, written with or without its default
-    parameters (``expert:0`` and ``expert:0,24,32,0,2`` are one setting); None for a
+    parameters (``expert:0`` and ``expert:0,24,32,0,3`` are one setting); None for a
     setting the ladder does not list."""
     try:
         wanted = str(parse_policy(spec, PLAY_POLICIES, "play"))

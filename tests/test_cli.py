@@ -464,7 +464,7 @@ def test_hand_threads_give_the_same_answer(capsys):
 
 def test_hand_header_names_the_players_in_words_in_short_lines(capsys):
     """Issue 37: the answer's header was one 383-character line naming the players by
-    their spec (``expert:0,24,32,0,2,0``); now the players have a name a player reads,
+    their spec (``expert:0,24,32,0,3,0``); now the players have a name a player reads,
     the spec follows for reproducibility, and the legend is wrapped to the table."""
     assert main(["hand", "JC TD AD AH 9S", "--position", "1"]) == 0
     lines = capsys.readouterr().out.splitlines()

@@ -200,8 +200,6 @@ def test_an_unknown_expert_model_is_refused():
     from belote_sim.policies import PLAY_POLICIES, parse_policy
 
     for spec in ("expert:4,24,32,0,4", "expert:0,0,32,0,1.5"):
-        with pytest.raises(
-            ValueError, match="expert model must be 0 .rules., 1 .* 3 .suit network."
-        ):
+        with pytest.raises(ValueError, match="expert model must be 0 .rules., 1 .* 3 .network."):
             parse_policy(spec, PLAY_POLICIES, "play")
-    assert parse_policy("expert:0", PLAY_POLICIES, "play").params[4] == 2.0
+    assert parse_policy("expert:0", PLAY_POLICIES, "play").params[4] == 3.0

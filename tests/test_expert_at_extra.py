@@ -19,13 +19,13 @@ def _cards(strain, play, n=120):
 def test_at_extra_changes_only_the_endgame_of_at_contracts():
     for strain in (2, 4):  # a suit and NT: the same cards
         a, _ = _cards(strain, "expert:2,4")
-        b, _ = _cards(strain, "expert:2,4,32,0,2,3")
+        b, _ = _cards(strain, "expert:2,4,32,0,3,3")
         assert np.array_equal(a, b)
     a, _ = _cards(5, "expert:0")  # no endgame at all: the network's cards, unchanged
-    b, _ = _cards(5, "expert:0,4,32,0,2,3")
+    b, _ = _cards(5, "expert:0,4,32,0,3,3")
     assert np.array_equal(a, b)
     a, _ = _cards(5, "expert:2,4")
-    b, _ = _cards(5, "expert:2,4,32,0,2,3")
+    b, _ = _cards(5, "expert:2,4,32,0,3,3")
     assert not np.array_equal(a, b)
     # the endgame starts at trick 4 instead of 7: the first three tricks are the same
     assert np.array_equal(a[:, :12], b[:, :12])

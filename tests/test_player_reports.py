@@ -290,7 +290,8 @@ def test_hand_command_net_best_call_and_rejects_zero_deals(capsys):
     with pytest.raises(SystemExit):
         main(["hand", "JH 9H AH TS 7C", "--deals", "0"])
     assert "at least 2" in capsys.readouterr().err
-    assert main(["hand", "JH 9H AH TH KH", "--deals", "300", "--simulate"]) == 0
+    # H clearly (+5.5 ± 1.4 MP over AT at 300 deals): with KH for 7C, AT and H are level
+    assert main(["hand", "JH 9H AH TH 7C", "--deals", "300", "--simulate"]) == 0
     out = capsys.readouterr().out
     assert "net MP" in out and "300 deals per strain, the same deals" in out
     assert "best call: H" in out

@@ -287,7 +287,7 @@ def test_a_toy_policy_added_by_the_recipe_plays_in_every_game(tmp_path):
 def test_play_strength_names_a_setting_however_it_is_written():
     from belote_sim.policies import PLAY_STRENGTH, play_strength
 
-    assert play_strength("expert:0") == play_strength("expert:0,24,32,0,2")
+    assert play_strength("expert:0") == play_strength("expert:0,24,32,0,3")
     assert play_strength("expert:0") == PLAY_STRENGTH["expert:0"]
     assert play_strength("greedy:1,1") == PLAY_STRENGTH["greedy"]
     assert play_strength("expert:3,9") is None and play_strength("no such policy") is None
@@ -373,10 +373,10 @@ def test_a_study_compiles_the_kernels_of_its_own_policies_only():
     assert not [k for k in compiled["expert:0"] if k.startswith(search)]
 
 
-@pytest.mark.parametrize("play", ["expert:0", "expert:0,24,32,0,3"])
+@pytest.mark.parametrize("play", ["expert:0", "expert:0,24,32,0,2"])
 def test_the_lean_expert_plays_the_same_cards_and_refuses_what_it_does_not_cover(play):
-    """``expert:0`` (the card model, no endgame search; the feature network or the
-    suit network, model 3) is compiled through the lean kernel: the same deals as
+    """``expert:0`` (the card model, no endgame search; the network over raw facts, or
+    the feature network, model 2) is compiled through the lean kernel: the same deals as
     through the full kernel, to the card; given parameters it does not cover (an
     endgame search), it plays no card, so the run fails loudly instead of playing
     other cards."""

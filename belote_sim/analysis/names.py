@@ -1,6 +1,6 @@
 """Players and bidders by names a reader understands, for headings and captions.
 
-A policy spec (``expert:0,24,32,0,2,0``) is exact and reproducible but says nothing
+A policy spec (``expert:0,24,32,0,3,0``) is exact and reproducible but says nothing
 to a player; ``play_name`` and ``bid_name`` give the words (``expert (network
 only)``) and the pages keep the exact spec in a note for whoever reruns the study.
 """
@@ -12,7 +12,7 @@ from typing import Any
 __all__ = ["bid_name", "play_name", "spec_note"]
 
 _STRAINS = ("clubs", "diamonds", "hearts", "spades", "no trumps", "all trumps")
-_MODELS = {0: "hand-written rules", 1: "linear model", 2: "network", 3: "suit network"}
+_MODELS = {0: "hand-written rules", 1: "linear model", 2: "feature network", 3: "network"}
 
 
 def _num(v: float) -> str:
@@ -79,7 +79,7 @@ def bid_name(spec: Any) -> str:
 
 
 def spec_note(play: Any = None, bidding: Any = None) -> str:
-    """The exact specs, for a footnote: ``exact specs: play expert:0,24,32,0,2,0;
+    """The exact specs, for a footnote: ``exact specs: play expert:0,24,32,0,3,0;
     bidding atlas`` (whichever are given)."""
     parts = []
     if play is not None:

@@ -1137,7 +1137,7 @@ def provenance_words(provenance: dict) -> dict[str, str]:
     """The study's provenance as a reader says it: ``dealer`` None -> 'rotates (the
     next seat each deal)', empty predeal and constraints -> 'none (uniform deals)',
     per-seat policy lists -> 'expert (network only) at every seat; exact spec
-    expert:0,24,32,0,2,0' (``seat_list`` with ``names.play_name``/``bid_name``)."""
+    expert:0,24,32,0,3,0' (``seat_list`` with ``names.play_name``/``bid_name``)."""
     p = provenance
     rows: dict[str, str] = {}
     if "ruleset" in p:

@@ -55,7 +55,7 @@ import numpy as np
 import pandas as pd
 
 from belote_sim.analysis.comparisons import mirrored_bidding
-from belote_sim.atlas import rules_words
+from belote_sim.atlas import play_spec, rules_words
 from belote_sim.kernels.bidding import MAX_CALLS
 from belote_sim.policies import default_play
 from belote_sim.rules import Rules
@@ -513,7 +513,9 @@ def compare_systems(
         "systems": labels,
         "ruleset": rules_obj.name,
         "rules": rules_words(rules_obj),
-        "play": str(play),
+        # the full spec: a short one ("expert:0") names another player once the
+        # default parameters change
+        "play": play_spec(play, rules_obj),
         "deals": int(deals),
         "games": int(games),
         "seed": int(seed),

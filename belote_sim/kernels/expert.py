@@ -1,9 +1,11 @@
 """The ``expert`` play policy: what its player infers, rules or a learned card model,
 and an optional exact endgame.
 
-Two ways to choose a card (``params[4]``, ``model``): 1, the card model of
-``expert_model`` (a linear score of each legal card's features, fitted to
-double-dummy values; fast and the stronger); 0, the hand-written rules below.
+How it chooses a card (``params[4]``, ``model``): 3 (the default), the network of
+``suit_net`` over raw facts (where every card is as far as the player knows it);
+2 and 1, the card models of ``expert_model`` (a network, or a linear score, over
+hand-made features of each legal card); all fitted to double-dummy values; 0, the
+hand-written rules below.
 
 The policy sees only what its player sees (``expert_card`` takes nothing else): its
 own hand, every card played so far in order, the contract (strain, taker), the
@@ -44,7 +46,8 @@ inferences and announcements, are drawn uniformly and solved double-dummy
 (``pimc_best_card`` of the solver); the card with the most card points in total is
 played.
 
-Parameters ``[endgame_tricks, samples, switches, thin, model]``, default ``[4, 24, 32, 0, 1]``
+Parameters ``[endgame_tricks, samples, switches, thin, model, at_extra]``, default
+``[4, 24, 32, 0, 3, 0]``
 (``switches``: the ``X_*`` bits below; 32: leads the lowest card of its longest side
 suit, which measured better than the suit scoring of the rules).
 """
@@ -72,12 +75,12 @@ from belote_sim.kernels.tables import (
 #: rule switches (bits ``X_*``, 0 = all the expert rules), the "thin suit" count
 #: (an opponent may be void when this many cards of the suit or fewer are out), the
 #: model (``EXPERT_MODEL``) and the endgame's extra tricks in AT (``EXPERT_AT_EXTRA``).
-EXPERT_DEFAULTS = (4.0, 24.0, 32.0, 0.0, 2.0, 0.0)
+EXPERT_DEFAULTS = (4.0, 24.0, 32.0, 0.0, 3.0, 0.0)
 #: params[0]: the endgame tricks solved exactly (0: no endgame search)
 EXPERT_ENDGAME = 0
 #: params[4], the learned card scores of ``expert_model`` instead of the rules:
-#: 1 = the linear model, 2 = the network (stronger, slower), 3 = the suit network over
-#: raw facts (``suit_net``, issue 41), 0 = the rules
+#: 3 = the network over raw facts (``suit_net``, issue 41; the default, the strongest),
+#: 2 = the feature network (``expert_model``), 1 = the linear model, 0 = the rules
 EXPERT_MODEL = 4
 #: params[5]: in all-trumps contracts the exact endgame starts this many tricks earlier
 #: (when there is an endgame at all, ``params[0] > 0``): the network's decisions are

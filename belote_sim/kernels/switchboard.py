@@ -137,7 +137,7 @@ def _check_pimc(params: tuple[float, ...]) -> str | None:
 def _check_expert(params: tuple[float, ...]) -> str | None:
     if params[EXPERT_MODEL] not in (0.0, 1.0, 2.0, 3.0):
         return (
-            "expert model must be 0 (rules), 1 (linear), 2 (network) or 3 (suit network), "
+            "expert model must be 0 (rules), 1 (linear), 2 (feature network) or 3 (network), "
             f"got {params[EXPERT_MODEL]:g}"
         )
     return None
@@ -196,8 +196,9 @@ PLAY_POLICIES = (
         EXPERT_DEFAULTS,
         ("endgame_tricks", "samples", "switches", "thin", "model", "at_extra"),
         "a strong player from what it sees: infers voids and missing trumps, "
-        "scores each card with a model learned from exact values (model 2: a small "
-        "network, 3: a network over raw facts, 1: linear, 0: hand-written rules); "
+        "scores each card with a model learned from exact values (model 3: a network "
+        "over raw facts, 2: a network over hand-made features, 1: linear, 0: hand-written "
+        "rules); "
         "solves the last tricks on sampled consistent deals (2/3 players, open belot: "
         "every card tried on sampled deals finished by greedy, the last tricks exactly)",
         players=(2, 3, 4),
