@@ -5,8 +5,9 @@ Question: how many match points per deal does each play setting gain over ``gree
 ``common`` and the ``bulgarian`` rules?  Each row is one mirrored duel
 (``comparisons.duel``, threshold bidding; Seed 0 -- the deals of ``belote-sim duel``):
 ``--deals`` deals (default 20,000; ``random`` 4,000), ``--pimc-deals`` for pimc
-(default 4,000, as issue 41 asks; 0 skips it: ~32 minutes a ruleset on one thread).  Per strain the
-MP per deal of the deals played in that strain, with its paired standard error.
+(default 4,000, as issue 41 asks; 0 skips it: ~32 minutes a ruleset on one thread).
+Per strain the MP per deal of the deals played in that strain, with its paired
+standard error.
 
 Writes analyses/output/ladder_by_strain.json and prints the guide's table rows (the
 four suit contracts pooled: the suits are played under a random relabelling, so they

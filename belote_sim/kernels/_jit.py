@@ -22,18 +22,18 @@ kernel: Any = functools.partial(numba.njit, cache=CACHE, nogil=True, **nrt_optio
 #: Where numba does not take ``_nrt`` (``numba_internals.PROBES["nrt"]``), a plain kernel.
 lean_kernel: Any = functools.partial(numba.njit, cache=CACHE, nogil=True, **nrt_option(False))
 
-#: ``fastmath`` flags for the card models' float kernels: no NaN or infinity, and the
-#: sign of zero ignored, so ``max`` and the element-wise loops vectorise; but no
-#: reassociation or fused multiply-add (``reassoc``, ``contract``, ``fast``).  Those let
-#: LLVM sum in an order that depends on where a kernel is inlined and how it was
-#: compiled, and a score that differs in its last bit can flip a near-tie between two
-#: cards: the same deal then plays differently in two processes (a Dask worker and the
-#: client).  With these flags a score is the same to the bit wherever it is computed.
-EXACT_FASTMATH = frozenset({"nnan", "ninf", "nsz"})
-
+#: Decorator for the card models' float kernels: a ``lean_kernel`` whose ``fastmath`` is
+#: limited to no NaN or infinity and the sign of zero ignored, so ``max`` and the
+#: element-wise loops vectorise; but no reassociation or fused multiply-add
+#: (``reassoc``, ``contract``, ``fast``).  Those let LLVM sum in an order that depends on
+#: where a kernel is inlined and how it was compiled, and a score that differs in its
+#: last bit can flip a near-tie between two cards: the same deal then plays differently
+#: in two processes (a Dask worker and the client).  Here a score is the same to the bit
+#: wherever it is computed.
+exact_float_kernel: Any = functools.partial(lean_kernel, fastmath={"nnan", "ninf", "nsz"})
 
 __all__ = [
-    "EXACT_FASTMATH",
+    "exact_float_kernel",
     "kernel",
     "lean_kernel",
 ]

@@ -27,7 +27,7 @@ samples, at the cost of a few hundred multiplications per card.  They are rebuil
 
 import numpy as np
 
-from belote_sim.kernels._jit import EXACT_FASTMATH, kernel, lean_kernel
+from belote_sim.kernels._jit import exact_float_kernel, kernel, lean_kernel
 from belote_sim.kernels.bits import lowest_card, popcount
 from belote_sim.kernels.core import beats
 from belote_sim.kernels.expert import (
@@ -424,10 +424,10 @@ def linear_sum(w, index, values, n):
     return s
 
 
-# EXACT_FASTMATH: vectorised, but every sum in its written order, so a score is the
+# exact_float_kernel: vectorised, but every sum in its written order, so a score is the
 # same to the bit in every process and caller; the scores agree with
 # ``CardModel.scores`` to far below the card-cost tie-break.
-@lean_kernel(fastmath=set(EXACT_FASTMATH))  # numba takes a set, not a frozenset
+@exact_float_kernel
 def model_card(
     hand, legal, poss, n_trick, led, wc, wp, trick_pts, seat, taker, strain, others, n_played,
     net, feats, index,

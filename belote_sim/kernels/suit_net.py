@@ -25,7 +25,7 @@ long at least).  Checked against ``SuitNet.scores`` on labelled decisions
 
 import numpy as np
 
-from belote_sim.kernels._jit import EXACT_FASTMATH, kernel, lean_kernel
+from belote_sim.kernels._jit import exact_float_kernel, kernel, lean_kernel
 from belote_sim.kernels.bits import lowest_card
 from belote_sim.kernels.core import advance_trick
 from belote_sim.kernels.suit_net_weights import (
@@ -258,10 +258,10 @@ def active_units(feats, at, width, index):
     return pad_list(index, feats, n, width)
 
 
-# EXACT_FASTMATH: vectorised, but every sum in its written order, so a score is the
+# exact_float_kernel: vectorised, but every sum in its written order, so a score is the
 # same to the bit in every process and caller; the scores agree with
 # ``SuitNet.scores`` to ~1e-5 card points.
-@lean_kernel(fastmath=set(EXACT_FASTMATH))  # numba takes a set, not a frozenset
+@exact_float_kernel
 def suit_net_scores(
     hand, plays, n_played, first_leader, strain, taker, rules, known, forbidden, seat,
     n_trick, wp, legal, feats, index,
