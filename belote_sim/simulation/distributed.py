@@ -281,7 +281,7 @@ def local_cluster(n_workers: int, threads_per_worker: int = 1):
       prints a traceback);
     * a Ctrl-C or SIGTERM while it starts (a few seconds) waits until it is up; then the
       cluster is closed and the signal raised (``KeyboardInterrupt``);
-    * its workers log errors only.
+    * its workers log critical errors only.
     """
     import signal
     import threading
@@ -301,9 +301,12 @@ def local_cluster(n_workers: int, threads_per_worker: int = 1):
         for sig in (signal.SIGINT, signal.SIGTERM):
             previous[sig] = signal.signal(sig, lambda s, f: pending.append(s))
         signal.pthread_sigmask(signal.SIG_BLOCK, {signal.SIGINT})
-    # the workers log errors only (not the warnings of tasks cancelled by a Ctrl-C)
+    # the workers log critical errors only: not the warnings of tasks cancelled by a
+    # Ctrl-C, nor the heartbeat errors of a worker whose scheduler closed first (a run
+    # stopped by a full disk printed one, with its traceback, under its one line); a
+    # task's own error reaches the client, which reports it
     env = os.environ.get("DASK_LOGGING__DISTRIBUTED")
-    os.environ["DASK_LOGGING__DISTRIBUTED"] = "error"
+    os.environ["DASK_LOGGING__DISTRIBUTED"] = "critical"
     cluster = None
     try:
         cluster = LocalCluster(
